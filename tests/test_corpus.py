@@ -1,0 +1,201 @@
+"""Corpus construction, the tokenizer, labels, covariates, held-out mapping and validation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+
+from topicsup import Corpus, tokenize
+from topicsup.corpus import make_labels
+
+TEXTS = ["The rocket reached orbit; the orbit was stable.",
+         "Hockey playoffs: the goalie stopped 40 shots!",
+         "Orbit, rocket and goalie",
+         "a an the of"]
+
+
+def _csr(corpus):
+    return corpus.to_matrix().toarray()
+
+
+# ---------------------------------------------------------------- tokenizer
+def test_tokenizer_rules():
+    assert tokenize("The ROCKET's e-mail 3D x11 ab abc naïve") == ["rocket", "mail", "abc",
+                                                                    "naïve"]
+    assert tokenize("the and of", stop_words=None) == ["the", "and"]
+    assert tokenize("ab abc", min_length=2, stop_words=None) == ["ab", "abc"]
+    with pytest.raises(TypeError, match="text must be a str"):
+        tokenize(3)
+
+
+# ---------------------------------------------------------------- constructors
+def test_from_texts_builds_sorted_vocabulary_and_csr():
+    with pytest.warns(UserWarning, match="dropped 1 empty document"):
+        c = Corpus.from_texts(TEXTS, labels=["sci", "sport", "sci", "sport"])
+    assert c.vocabulary == tuple(sorted(c.vocabulary))
+    assert c.n_docs == 3 and c.dropped_documents.tolist() == [3]
+    assert c.doc_index.tolist() == [0, 1, 2]
+    assert c.document(0) == ["rocket", "reached", "orbit", "orbit", "stable"]
+    assert c.words.dtype == np.int32 and c.doc_ptr.dtype == np.int64
+    assert c.doc_ptr[-1] == c.n_tokens
+    assert c.labels.kind == "binary" and c.labels.classes == ("sci", "sport")
+    assert c.labels.values.tolist() == [0, 1, 0]
+
+
+def test_min_count_and_max_df_cutoffs():
+    docs = [["a1", "a1", "b1"], ["a1", "c1"], ["a1", "c1"]]
+    assert Corpus.from_tokens(docs).vocabulary == ("a1", "b1", "c1")
+    assert Corpus.from_tokens(docs, min_count=2).vocabulary == ("a1", "c1")
+    assert Corpus.from_tokens(docs, max_df=0.7).vocabulary == ("b1", "c1")  # a1 in 3/3 docs
+    assert Corpus.from_tokens(docs, max_df=2).vocabulary == ("b1", "c1")
+    with pytest.raises(ValueError, match="min_count"):
+        Corpus.from_tokens(docs, min_count=0)
+    with pytest.raises(ValueError, match="max_df"):
+        Corpus.from_tokens(docs, max_df=1.5)
+    with pytest.raises(ValueError, match="no word survives"):
+        Corpus.from_tokens(docs, min_count=100)
+
+
+def test_from_matrix_equals_from_tokens():
+    X = sp.csr_matrix(np.array([[2, 0, 1], [0, 3, 0], [1, 1, 1]]))
+    c = Corpus.from_matrix(X, ["x", "y", "zz"])
+    assert np.array_equal(_csr(c), X.toarray())
+    t = Corpus.from_tokens([["x", "x", "zz"], ["y"] * 3, ["x", "y", "zz"]], vocabulary=["x", "y", "zz"])
+    assert np.array_equal(_csr(t), X.toarray())
+    assert np.array_equal(_csr(Corpus.from_matrix(X.toarray().astype(float), ["x", "y", "zz"])),
+                          X.toarray())
+
+
+def test_countvectorizer_interop():
+    from sklearn.feature_extraction.text import CountVectorizer
+    cv = CountVectorizer()
+    X = cv.fit_transform(TEXTS[:3])
+    c = Corpus.from_matrix(X, cv.get_feature_names_out().tolist(), labels=[0, 1, 0])
+    assert np.array_equal(_csr(c), X.toarray())
+    c2 = Corpus.from_matrix(X, cv.vocabulary_)       # dict word -> column also accepted
+    assert c2.vocabulary == c.vocabulary
+
+
+# ---------------------------------------------------------------- labels
+def test_label_kinds():
+    assert make_labels(["b", "a", "b"], 3).kind == "binary"
+    lab = make_labels([-1, 1, 1], 3)
+    assert lab.classes == ("-1", "1") and lab.signs.tolist() == [-1.0, 1.0, 1.0]
+    mc = make_labels(pd.Series(["x", "y", "z", "x"]), 4)
+    assert mc.kind == "multiclass" and mc.n_classes == 3 and list(mc.names()) == ["x", "y", "z", "x"]
+    ml = make_labels([{"a", "b"}, ["b"], ()], 3)
+    assert ml.kind == "multilabel" and ml.values.tolist() == [[1, 1], [0, 1], [0, 0]]
+    assert make_labels(np.array([[1, 0], [0, 1]]), 2).kind == "multilabel"
+    real = make_labels([0.5, 1.25, -3.0], 3)
+    assert real.kind == "real" and real.values.dtype == np.float64
+    assert make_labels([1.0, 2.0, 3.0], 3, kind="real").kind == "real"
+    fixed = make_labels(["a", "a"], 2, kind="binary", classes=["a", "b"])
+    assert fixed.values.tolist() == [0, 0]
+
+
+@pytest.mark.parametrize("labels, kw, err, msg", [
+    ([0, 1], {}, ValueError, "labels has 2 entries but the corpus has 3"),
+    ([1, 1, 1], {}, ValueError, "single class"),
+    ([0.5, np.nan, 1.0], {}, ValueError, "NaN"),
+    ([1, None, 0], {}, ValueError, r"labels\[1\] is missing"),
+    ("abc", {}, TypeError, "sequence"),
+    ([0, 1, 2], {"kind": "binary"}, ValueError, "exactly 2 classes"),
+    (["a", "c", "a"], {"classes": ["a", "b"]}, ValueError, r"labels\[1\] is 'c'"),
+    ([{"a"}, "b", {"a"}], {"kind": "multilabel"}, TypeError, r"labels\[1\]"),
+    ([0, 1, 0], {"kind": "ordinal"}, ValueError, "label_type"),
+    (np.array([[0, 2], [1, 0], [0, 0]]), {}, ValueError, "0/1 indicator"),
+])
+def test_bad_labels(labels, kw, err, msg):
+    with pytest.raises(err, match=msg):
+        make_labels(labels, 3, **kw)
+
+
+def test_labels_are_dropped_with_empty_documents():
+    with pytest.warns(UserWarning):
+        c = Corpus.from_texts(TEXTS, labels=[0.1, 0.2, 0.3, 0.4],
+                              covariates=np.arange(8.0).reshape(4, 2))
+    assert c.labels.values.tolist() == [0.1, 0.2, 0.3]
+    assert c.covariates.shape == (3, 2) and c.covariates[2].tolist() == [4.0, 5.0]
+
+
+# ---------------------------------------------------------------- covariates
+def test_covariates_from_dataframe_keep_names():
+    df = pd.DataFrame({"age": [30, 40, 50], "score": [0.1, 0.2, 0.3]})
+    c = Corpus.from_tokens([["a1"], ["b1"], ["a1", "b1"]], covariates=df)
+    assert c.covariate_names == ("age", "score") and c.covariates.dtype == np.float64
+
+
+@pytest.mark.parametrize("cov, err, msg", [
+    (np.array([[1.0], [np.nan], [2.0]]), ValueError, "row 1"),
+    (np.array([[1.0], [np.inf], [2.0]]), ValueError, "finite"),
+    (np.ones((2, 1)), ValueError, "2 rows but the corpus has 3"),
+    (np.array([["a"], ["b"], ["c"]]), TypeError, "numeric"),
+    (pd.DataFrame({"g": ["x", "y", "z"]}), TypeError, r"column\(s\) \['g'\]"),
+    (np.ones((3, 1, 1)), ValueError, "2-d"),
+])
+def test_bad_covariates(cov, err, msg):
+    with pytest.raises(err, match=msg):
+        Corpus.from_tokens([["a1"], ["b1"], ["a1"]], covariates=cov)
+
+
+# ---------------------------------------------------------------- documents
+@pytest.mark.parametrize("call, err, msg", [
+    (lambda: Corpus.from_texts([]), ValueError, "empty: no documents"),
+    (lambda: Corpus.from_texts("one string"), TypeError, "single str"),
+    (lambda: Corpus.from_texts(["ok", 3]), TypeError, r"texts\[1\] must be a str"),
+    (lambda: Corpus.from_tokens([["a"], "ab"]), TypeError, r"docs\[1\]"),
+    (lambda: Corpus.from_tokens([["a", 1]]), TypeError, "tokens must be str"),
+    (lambda: Corpus.from_texts(["the of", "and"]), ValueError, "no word survives"),
+    (lambda: Corpus.from_tokens([["a"], []], empty="error"), ValueError, r"positions \[1\]"),
+    (lambda: Corpus.from_tokens([["a"]], empty="maybe"), ValueError, "empty must be"),
+    (lambda: Corpus.from_tokens([["a"], ["b"]], vocabulary=["c"]), ValueError, "every document"),
+    (lambda: Corpus.from_tokens([["a"]], vocabulary=["a", "a"]), ValueError, "duplicate word 'a'"),
+    (lambda: Corpus.from_tokens([["a"]], vocabulary="abc"), TypeError, "vocabulary"),
+    (lambda: Corpus.from_tokens([["a"]], vocabulary=["a", 2]), TypeError, r"vocabulary\[1\]"),
+])
+def test_bad_documents(call, err, msg):
+    with pytest.raises(err, match=msg):
+        call()
+
+
+@pytest.mark.parametrize("X, err, msg", [
+    (sp.csr_matrix(np.array([[1, -2], [0, 1]])), ValueError, "non-negative.*row 0, column 1"),
+    (np.array([[1.5, 0], [0, 1]]), ValueError, "integer counts"),
+    (np.array([[np.nan, 0], [0, 1]]), ValueError, "NaN"),
+    (np.array([[1, 0, 1], [0, 1, 1]]), ValueError, "3 columns but vocabulary has 2"),
+    (np.zeros((0, 2)), ValueError, "empty"),
+    (np.array(["a", "b"]), ValueError, "2-d"),
+    ("counts", TypeError, "sparse matrix or a 2-d array"),
+    (np.array([[True, False], [False, True]], dtype=object), TypeError, "numeric"),
+])
+def test_bad_matrix(X, err, msg):
+    with pytest.raises(err, match=msg):
+        Corpus.from_matrix(X, ["a", "b"])
+
+
+# ---------------------------------------------------------------- held-out documents
+def test_map_held_out_texts_onto_training_vocabulary():
+    with pytest.warns(UserWarning):
+        train = Corpus.from_texts(TEXTS, labels=["sci", "sport", "sci", "sport"])
+    test = train.map(["orbit of the zeppelin", "nothing known here"], labels=["sport", "sci"])
+    assert test.vocabulary == train.vocabulary
+    assert test.n_docs == 2 and test.doc_lengths.tolist() == [1, 0]   # empty kept, aligned
+    assert test.n_unknown_tokens == 2       # zeppelin, known ("nothing", "here" are stop words)
+    assert test.labels.classes == train.labels.classes and test.labels.values.tolist() == [1, 0]
+    m = train.map(sp.csr_matrix(np.ones((1, train.n_words), int)))
+    assert m.n_tokens == train.n_words
+    with pytest.raises(ValueError, match="not one of the classes"):
+        train.map(["orbit"], labels=["history"])
+
+
+def test_to_arrays_round_trip():
+    c = Corpus.from_tokens([["a1", "b1"], ["b1"]], labels=[{"x"}, {"x", "y"}],
+                           covariates=pd.DataFrame({"u": [1.0, 2.0]}))
+    arrs = c.to_arrays()
+    assert all(isinstance(v, np.ndarray) and v.dtype != object for v in arrs.values())
+    r = Corpus.from_arrays(arrs, {})
+    assert r.vocabulary == c.vocabulary and np.array_equal(r.words, c.words)
+    assert r.labels.kind == "multilabel" and np.array_equal(r.labels.values, c.labels.values)
+    assert r.covariate_names == ("u",)

@@ -1,0 +1,242 @@
+"""Session: reproducibility, incremental runs, checkpoints, stopping, invariants, bad input."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from topicsup import Corpus
+from topicsup.datasets import make_synthetic
+from topicsup.models import LDA
+from topicsup.session import Session
+
+
+@pytest.fixture(scope="module")
+def corpus() -> Corpus:
+    return make_synthetic(n_docs=120, n_topics=4, doc_length=40, seed=5).corpus
+
+
+def _chain(s: Session):
+    """Everything that defines where a chain is (not timings)."""
+    h = s.history
+    h = h[~h["metric"].isin(["seconds", "tokens_per_second"])].reset_index(drop=True)
+    return s.state["z"].copy(), s.rng.copy(), h
+
+
+def _same(a, b):
+    assert np.array_equal(a[0], b[0]), "assignments differ"
+    assert np.array_equal(a[1], b[1]), "random streams differ"
+    pd.testing.assert_frame_equal(a[2], b[2])
+
+
+def _session(corpus, seed=3, **kw):
+    return Session(LDA(K=5, alpha=0.2, beta=0.05), corpus, seed=seed, block_tokens=500, **kw)
+
+
+def test_same_seed_same_chain_and_other_seed_differs(corpus):
+    a, b, c = _session(corpus), _session(corpus), _session(corpus, seed=4)
+    for s in (a, b, c):
+        s.run(10)
+    _same(_chain(a), _chain(b))
+    assert not np.array_equal(a.state["z"], c.state["z"])
+
+
+def test_split_runs_equal_one_run(corpus):
+    a, b = _session(corpus), _session(corpus)
+    a.run(20)
+    b.run(7)
+    b.sweep()
+    b.run(12)
+    _same(_chain(a), _chain(b))
+    assert b.n_sweeps == 20
+
+
+def test_save_load_continue_equals_uninterrupted(corpus, tmp_path):
+    a, b = _session(corpus), _session(corpus)
+    a.run(12)
+    b.run(5)
+    path = b.save(tmp_path / "ck.npz")
+    del b
+    r = Session.load(path)
+    assert r.n_sweeps == 5 and r.model == LDA(K=5, alpha=0.2, beta=0.05)
+    r.run(7)
+    _same(_chain(a), _chain(r))
+
+
+def _stop_after_blocks(s: Session, n_blocks: int) -> None:
+    """Make ``s`` receive a stop request after its next ``n_blocks`` blocks."""
+    orig, count = s._run_block, [0]
+
+    def run_block():
+        orig()
+        count[0] += 1
+        if count[0] == n_blocks:
+            s.request_stop()
+    s._run_block = run_block
+
+
+def test_stop_mid_sweep_loses_nothing_and_resumes_exactly(corpus, tmp_path):
+    """A stop inside a sweep keeps the position; continuing (also after a checkpoint taken
+    mid-sweep) gives the uninterrupted chain."""
+    a = _session(corpus)
+    a.run(4)
+    b = _session(corpus)
+    assert b.n_blocks > 3
+    _stop_after_blocks(b, b.n_blocks + 2)          # stop in the 2nd sweep
+    assert b.run(4) == 1 and b.in_sweep and b.n_sweeps == 1
+    r = Session.load(b.save(tmp_path / "mid.npz"))
+    assert r.in_sweep
+    assert r.run(3) == 3
+    _same(_chain(a), _chain(r))
+
+
+def test_stop_from_another_thread(corpus):
+    """request_stop from another thread ends a long run early; the chain then continues to
+    the same state as an uninterrupted run of the same length."""
+    big = make_synthetic(n_docs=600, n_topics=4, doc_length=60, seed=1).corpus
+    a = Session(LDA(K=4), big, seed=0, block_tokens=2000, log_joint_every=0)
+    b = Session(LDA(K=4), big, seed=0, block_tokens=2000, log_joint_every=0)
+    started = threading.Event()
+    done = []
+    t = threading.Thread(target=lambda: done.append(b.run(10_000, callback=lambda s:
+                                                           started.set())))
+    t.start()
+    assert started.wait(30)
+    b.request_stop()
+    t.join(30)
+    assert not t.is_alive() and done[0] < 10_000
+    remaining = 5 if not b.in_sweep else 6
+    b.run(remaining)
+    a.run(b.n_sweeps)
+    assert np.array_equal(a.state["z"], b.state["z"]) and np.array_equal(a.rng, b.rng)
+
+
+def test_history_is_readable_while_a_worker_samples(corpus):
+    s = _session(corpus)
+    t = threading.Thread(target=s.run, args=(200,))
+    t.start()
+    seen = []
+    while t.is_alive():
+        seen.append(len(s.history))
+        s.topics(3)
+    t.join()
+    assert s.n_sweeps == 200 and seen == sorted(seen)
+
+
+def test_counts_consistent_with_assignments_after_every_sweep(corpus):
+    """Invariants: counts equal a recount from z, non-negative, with the right margins."""
+    lengths = corpus.doc_lengths
+
+    def check(s):
+        st = s.state
+        ref = s.model.allocate_state(corpus)
+        ref["z"][:] = st["z"]
+        s.model.refresh_state(ref, corpus)
+        for k in ("n_dk", "n_wk", "n_k"):
+            assert np.array_equal(st[k], ref[k]), k
+            assert st[k].min() >= 0
+        assert np.array_equal(st["n_dk"].sum(1), lengths)
+        assert st["n_k"].sum() == corpus.n_tokens
+        assert np.array_equal(st["n_wk"].sum(0), st["n_k"])
+        assert st["z"].min() >= 0 and st["z"].max() < s.model.K
+    s = _session(corpus)
+    calls = []
+    s.run(15, callback=lambda s: (check(s), calls.append(s.n_sweeps)))
+    assert calls == list(range(1, 16))
+
+
+def test_history_topics_and_summary(corpus):
+    s = _session(corpus, log_joint_every=2)
+    s.run(6, every=3, callback=lambda s: None)
+    h = s.history
+    assert list(h.columns) == ["sweep", "metric", "value", "proposal"]
+    per = h.groupby("metric")["sweep"].apply(list)
+    assert per["seconds"] == [1, 2, 3, 4, 5, 6] and per["log_joint"] == [2, 4, 6]
+    assert (s.metric("tokens_per_second") > 0).all()
+    lj = s.metric("log_joint_per_token")
+    assert np.allclose(s.metric("log_joint") / corpus.n_tokens, lj)
+    t = s.topics(4)
+    assert t.shape == (5, 6) and np.isclose(t["share"].sum(), 1.0)
+    assert t.loc[0, "top_words"].split() == list(t.loc[0, ["word_1", "word_2", "word_3",
+                                                           "word_4"]])
+    theta = s.doc_topics()
+    assert theta.shape == (corpus.n_docs, 5) and np.allclose(theta.sum(axis=1), 1.0)
+    assert np.allclose(s.topic_word().sum(axis=1), 1.0)
+    summ = s.summary()
+    assert summ["sweeps"] == 6 and summ["model"] == "LDA" and summ["param.K"] == 5
+    assert "sweeps=6" in repr(s)
+
+
+def test_same_chain_whatever_the_thread_count(corpus, tmp_path):
+    """NUMBA_NUM_THREADS=1 and =2 give bit-identical chains (run in fresh processes)."""
+    code = ("import hashlib;from topicsup.datasets import make_synthetic;"
+            "from topicsup.models import LDA;from topicsup.session import Session;"
+            "c=make_synthetic(n_docs=120,n_topics=4,doc_length=40,seed=5).corpus;"
+            "s=Session(LDA(K=5),c,seed=9);s.run(5);"
+            "print(hashlib.sha256(s.state['z'].tobytes()+s.rng.tobytes()).hexdigest())")
+    out = set()
+    for n in ("1", "2"):
+        env = {**os.environ, "NUMBA_NUM_THREADS": n}
+        out.add(subprocess.run([sys.executable, "-c", code], env=env, check=True,
+                               capture_output=True, text=True).stdout.strip())
+    assert len(out) == 1
+
+
+# ---------------------------------------------------------------- bad input
+@pytest.mark.parametrize("call, err, msg", [
+    (lambda c: Session("LDA", c), TypeError, "model must be a topicsup model"),
+    (lambda c: Session(LDA(), [["a"]]), TypeError, "corpus must be a topicsup.Corpus"),
+    (lambda c: Session(LDA(), c, seed=-1), ValueError, "seed"),
+    (lambda c: Session(LDA(), c, seed="1"), TypeError, "seed"),
+    (lambda c: Session(LDA(), c, block_tokens=0), ValueError, "block_tokens"),
+    (lambda c: Session(LDA(), c, log_joint_every=-1), ValueError, "log_joint_every"),
+    (lambda c: Session(LDA(), c).run(-1), ValueError, "n must be non-negative"),
+    (lambda c: Session(LDA(), c).run(1.5), TypeError, "n must be an integer"),
+    (lambda c: Session(LDA(), c).run(2, every=0), ValueError, "every"),
+    (lambda c: Session(LDA(), c).run(2, callback=3), TypeError, "callback"),
+    (lambda c: Session(LDA(), c).topics(0), ValueError, "n_words"),
+])
+def test_bad_session_input(corpus, call, err, msg):
+    with pytest.raises(err, match=msg):
+        call(corpus)
+
+
+@pytest.mark.parametrize("kw, err, msg", [
+    ({"K": 1}, ValueError, "K must be at least 2"),
+    ({"K": 2.0}, TypeError, "K must be an integer"),
+    ({"alpha": -0.1}, ValueError, "alpha must be a positive"),
+    ({"alpha": (0.1, 0.2)}, ValueError, "alpha has 2 values but K = 20"),
+    ({"beta": 0}, ValueError, "beta must be a positive"),
+    ({"beta": float("nan")}, ValueError, "beta"),
+    ({"beta": "0.1"}, TypeError, "beta"),
+])
+def test_bad_model_parameters(kw, err, msg):
+    with pytest.raises(err, match=msg):
+        LDA(**kw)
+
+
+def test_bad_checkpoints(corpus, tmp_path):
+    np.savez(tmp_path / "x.npz", a=np.zeros(3))
+    with pytest.raises(ValueError, match="not a topicsup session checkpoint"):
+        Session.load(tmp_path / "x.npz")
+    s = _session(corpus)
+    p = s.save(tmp_path / "ok.npz")
+    with np.load(p) as z:
+        arrays = {k: z[k] for k in z.files}
+    meta = json.loads(arrays["meta"].tobytes())
+    bad = dict(arrays, meta=np.frombuffer(json.dumps({**meta, "format_version": 99}).encode(),
+                                          np.uint8))
+    np.savez(tmp_path / "future.npz", **bad)
+    with pytest.raises(ValueError, match="format 99"):
+        Session.load(tmp_path / "future.npz")
+    arrays["state/z"] = arrays["state/z"] + 7
+    np.savez(tmp_path / "corrupt.npz", **arrays)
+    with pytest.raises(ValueError, match="topics outside"):
+        Session.load(tmp_path / "corrupt.npz")

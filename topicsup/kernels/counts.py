@@ -1,0 +1,34 @@
+"""Count bookkeeping shared by every collapsed topic sampler: random initialisation and
+rebuilding ``n_dk``, ``n_wk``, ``n_k`` from the assignments ``z``."""
+
+from __future__ import annotations
+
+from numba import njit
+
+from .rng import randint
+
+
+@njit(cache=True, nogil=True)
+def init_assignments(z, K, rng):
+    """Draw every ``z[i]`` uniformly from {0, ..., K-1} (the usual LDA start)."""
+    for i in range(z.shape[0]):
+        z[i] = randint(rng, K)
+
+
+@njit(cache=True, nogil=True)
+def rebuild_counts(words, doc_ptr, z, n_dk, n_wk, n_k):
+    """Set the count arrays from scratch so they agree with ``z``.
+
+    ``n_dk`` is (D, K) document-major and ``n_wk`` is (V, K) word-major, so a token reads all
+    K counts of its document and of its word from two contiguous rows.
+    """
+    n_dk[:] = 0
+    n_wk[:] = 0
+    n_k[:] = 0
+    D = doc_ptr.shape[0] - 1
+    for d in range(D):
+        for i in range(doc_ptr[d], doc_ptr[d + 1]):
+            k = z[i]
+            n_dk[d, k] += 1
+            n_wk[words[i], k] += 1
+            n_k[k] += 1

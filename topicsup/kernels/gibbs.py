@@ -1,0 +1,74 @@
+"""Exact collapsed Gibbs sampling for LDA topics: O(K) per token (Griffiths & Steyvers 2004).
+
+This is the reference topic sampler: every faster sampler in topicsup must leave the same
+target invariant, and the exact-target tests check them all against one enumeration.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from .rng import uniform
+
+# Layout of the info record a Gibbs block fills (int64 array).
+INFO_TOKENS = 0
+INFO_CHANGED = 1
+INFO_SIZE = 2
+
+
+@njit(cache=True, nogil=True, inline="always")
+def search_cumulative(cum, K, u):
+    """Smallest t with ``cum[t] > u`` by bisection (``cum`` non-decreasing, u < cum[K-1])."""
+    lo = 0
+    hi = K - 1
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if cum[mid] > u:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+@njit(cache=True, nogil=True)
+def gibbs_sweep(words, doc_ptr, z, n_dk, n_wk, n_k, alpha, beta, rng, d_start, d_end,
+                scratch, info):
+    """Resample every token of documents ``d_start .. d_end-1`` once, in order.
+
+    Parameters are the corpus (``words``, ``doc_ptr``), the state (``z`` and its counts, all
+    int32), the Dirichlet parameters (``alpha`` of length K, scalar symmetric ``beta``), the
+    xoshiro state ``rng``, a float64 ``scratch`` array of shape (2, K) and the int64 ``info``
+    record (see ``INFO_*``), which is incremented, not reset.
+    """
+    K = n_k.shape[0]
+    V_beta = beta * n_wk.shape[0]
+    cum = scratch[0]
+    inv_n_k = scratch[1]  # 1 / (n_k + V beta), kept current so the K-loop has no division
+    for k in range(K):
+        inv_n_k[k] = 1.0 / (n_k[k] + V_beta)
+    changed = 0
+    for d in range(d_start, d_end):
+        ndk = n_dk[d]
+        for i in range(doc_ptr[d], doc_ptr[d + 1]):
+            w = words[i]
+            nwk = n_wk[w]
+            old = z[i]
+            ndk[old] -= 1
+            nwk[old] -= 1
+            n_k[old] -= 1
+            inv_n_k[old] = 1.0 / (n_k[old] + V_beta)
+            # p(z_i = k | rest) ∝ (n_kd + alpha_k)(n_kw + beta)/(n_k + V beta)   (MATH.md sec. 2)
+            total = 0.0
+            for k in range(K):
+                total += (ndk[k] + alpha[k]) * (nwk[k] + beta) * inv_n_k[k]
+                cum[k] = total
+            new = search_cumulative(cum, K, uniform(rng) * total)
+            z[i] = new
+            ndk[new] += 1
+            nwk[new] += 1
+            n_k[new] += 1
+            inv_n_k[new] = 1.0 / (n_k[new] + V_beta)
+            if new != old:
+                changed += 1
+    info[INFO_TOKENS] += doc_ptr[d_end] - doc_ptr[d_start]
+    info[INFO_CHANGED] += changed

@@ -1,0 +1,80 @@
+"""Counter-free random streams for the kernels: xoshiro256** on a ``uint64[4]`` state.
+
+Why not numba's built-in ``np.random``: its state lives inside each thread and cannot be saved,
+restored or split, so a checkpoint could not resume the exact chain. Here the whole generator is
+four ``uint64`` words owned by the caller: saving them saves the chain, and independent streams
+(one per document block, per chain, per test) are derived deterministically from a seed with
+SplitMix64, so results do not depend on the number of threads.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, uint64
+
+_U64_MASK = (1 << 64) - 1
+_TWO_M53 = 1.0 / 9007199254740992.0  # 2**-53
+
+
+def _splitmix64(x: int) -> tuple[int, int]:
+    """One SplitMix64 step on a Python int; returns (new state, output)."""
+    x = (x + 0x9E3779B97F4A7C15) & _U64_MASK
+    z = x
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _U64_MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _U64_MASK
+    return x, z ^ (z >> 31)
+
+
+def seed_state(seed: int, stream: int = 0) -> np.ndarray:
+    """Return a fresh xoshiro256** state for ``(seed, stream)``.
+
+    Parameters
+    ----------
+    seed : int
+        Non-negative master seed.
+    stream : int
+        Index of an independent stream derived from the same seed.
+    """
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"seed must be a non-negative integer, got {seed!r}")
+    if seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed}")
+    x = (int(seed) * 0x9E3779B97F4A7C15 + int(stream) * 0xD1B54A32D192ED03) & _U64_MASK
+    words = []
+    for _ in range(4):
+        x, out = _splitmix64(x)
+        words.append(out)
+    if not any(words):  # the all-zero state is the one fixed point of xoshiro
+        words[0] = 1
+    return np.array(words, dtype=np.uint64)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _rotl(x, k):
+    return (x << k) | (x >> (uint64(64) - k))
+
+
+@njit(cache=True, nogil=True)
+def next_u64(s):
+    """Advance the state ``s`` (uint64[4]) in place and return 64 random bits."""
+    result = _rotl(s[1] * uint64(5), uint64(7)) * uint64(9)
+    t = s[1] << uint64(17)
+    s[2] ^= s[0]
+    s[3] ^= s[1]
+    s[1] ^= s[2]
+    s[0] ^= s[3]
+    s[2] ^= t
+    s[3] = _rotl(s[3], uint64(45))
+    return result
+
+
+@njit(cache=True, nogil=True)
+def uniform(s):
+    """A double uniform on [0, 1) with 53 random bits."""
+    return (next_u64(s) >> uint64(11)) * _TWO_M53
+
+
+@njit(cache=True, nogil=True)
+def randint(s, n):
+    """An integer uniform on {0, ..., n-1} (n < 2**31; bias below n / 2**53)."""
+    return int(uniform(s) * n)

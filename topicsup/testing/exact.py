@@ -1,0 +1,159 @@
+"""Exact-target testing of topic kernels by enumeration (MATH.md sec. 7).
+
+On a tiny corpus (a few documents of a few tokens, K = 2-3) every assignment Z can be listed,
+so the target p(Z | W, ...) is known exactly. A kernel is right iff it leaves that distribution
+invariant. The test here is exact, with no burn-in guess:
+
+1. draw ``n_chains`` independent starting states Z_0 from the exact target;
+2. build each start's state with the model's own ``refresh_state`` and run ``n_sweeps`` sweeps
+   of the model's own ``sweep_block`` (the code a Session runs);
+3. the final states are independent draws from pi P^n; if the kernel leaves pi invariant they
+   are exactly pi-distributed, so a chi-square goodness-of-fit test against pi is valid at its
+   nominal level for any run length, and its power grows with ``n_chains``.
+
+A kernel with a wrong conditional or acceptance ratio moves mass away from pi at every sweep
+and fails; ``tests/kernels/test_gibbs.py`` shows it for a perturbed alpha and for a
+forgotten count decrement.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+from scipy import stats
+from scipy.special import gammaln
+
+from ..corpus import Corpus
+from ..kernels.rng import seed_state
+
+
+def tiny_corpus(doc_words: list[list[int]], n_words: int | None = None) -> Corpus:
+    """A corpus from word ids, e.g. ``[[0, 1], [1, 2, 2], [0, 2, 1]]`` (words named w0..)."""
+    V = n_words if n_words is not None else 1 + max(max(d) for d in doc_words)
+    vocab = [f"w{j}" for j in range(V)]
+    return Corpus.from_tokens([[vocab[w] for w in d] for d in doc_words], vocabulary=vocab)
+
+
+def enumerate_assignments(n_tokens: int, K: int) -> np.ndarray:
+    """All K**n_tokens assignments as rows; row r has z_i = (r // K**i) % K."""
+    if K ** n_tokens > 2_000_000:
+        raise ValueError(f"{K}**{n_tokens} states are too many to enumerate")
+    r = np.arange(K ** n_tokens, dtype=np.int64)[:, None]
+    return ((r // K ** np.arange(n_tokens, dtype=np.int64)) % K).astype(np.int32)
+
+
+def state_index(Z: np.ndarray, K: int) -> np.ndarray:
+    """Inverse of ``enumerate_assignments`` for one assignment or a stack of them."""
+    Z = np.asarray(Z, dtype=np.int64)
+    return Z @ (K ** np.arange(Z.shape[-1], dtype=np.int64))
+
+
+def lda_log_joint_states(corpus: Corpus, K: int, alpha: float | np.ndarray, beta: float,
+                         Z: np.ndarray) -> np.ndarray:
+    """log p(W, Z) of collapsed LDA for every row of ``Z``, written independently of the
+    numba kernels (plain numpy over counts) so it can check them."""
+    alpha = np.broadcast_to(np.asarray(alpha, np.float64), (K,))
+    V, D = corpus.n_words, corpus.n_docs
+    doc_of = np.repeat(np.arange(D), corpus.doc_lengths)
+    S = Z.shape[0]
+    n_dk = np.zeros((S, D, K))
+    n_kw = np.zeros((S, K, V))
+    rows = np.arange(S)
+    for i in range(corpus.n_tokens):
+        np.add.at(n_dk, (rows, doc_of[i], Z[:, i]), 1)
+        np.add.at(n_kw, (rows, Z[:, i], corpus.words[i]), 1)
+    n_k = n_kw.sum(axis=2)
+    N_d = n_dk.sum(axis=2)
+    topic = (gammaln(V * beta) - V * gammaln(beta)) * K \
+        + gammaln(n_kw + beta).sum(axis=(1, 2)) - gammaln(n_k + V * beta).sum(axis=1)
+    doc = (gammaln(alpha.sum()) - gammaln(alpha).sum()) * D \
+        + gammaln(n_dk + alpha).sum(axis=(1, 2)) - gammaln(N_d + alpha.sum()).sum(axis=1)
+    return topic + doc
+
+
+def normalize_log(logp: np.ndarray) -> np.ndarray:
+    """exp and normalise a vector of unnormalised log probabilities."""
+    p = np.exp(logp - logp.max())
+    return p / p.sum()
+
+
+def sample_final_states(model: Any, corpus: Corpus, target: np.ndarray, *,
+                        n_chains: int, n_sweeps: int, seed: int,
+                        prepare: Callable[[dict], None] | None = None) -> np.ndarray:
+    """Run independent chains started from ``target`` and return their final state indices.
+
+    Parameters
+    ----------
+    model : a topicsup model (its ``allocate_state``, ``refresh_state``, ``sweep_block``)
+    corpus : the tiny corpus
+    target : exact probabilities over ``enumerate_assignments(corpus.n_tokens, model.K)``
+    n_chains, n_sweeps : number of independent draws and sweeps per chain
+    seed : fixes the starts and every chain's random stream
+    prepare : optional hook called on each fresh state (e.g. to fix supervised parameters)
+    """
+    K = model.K
+    Z = enumerate_assignments(corpus.n_tokens, K)
+    starts = np.random.default_rng(seed).choice(len(target), size=n_chains, p=target)
+    out = np.empty(n_chains, dtype=np.int64)
+    info = np.zeros(model.info_size, dtype=np.int64)
+    for c in range(n_chains):
+        state = model.allocate_state(corpus)
+        state["z"][:] = Z[starts[c]]
+        if prepare is not None:
+            prepare(state)
+        model.refresh_state(state, corpus)
+        rng = seed_state(seed, stream=c + 1)
+        for _ in range(n_sweeps):
+            model.sweep_block(state, corpus, rng, 0, corpus.n_docs, info)
+        out[c] = state_index(state["z"], K)
+    return out
+
+
+@dataclass(frozen=True)
+class GoodnessOfFit:
+    """Result of comparing sampled state indices with the exact target."""
+
+    statistic: float
+    df: int
+    pvalue: float
+    total_variation: float
+    expected_total_variation: float  # E[TV] of an exact sampler with this many draws (approx.)
+    n: int
+
+    def __str__(self) -> str:
+        return (f"chi2={self.statistic:.1f} on {self.df} df, p={self.pvalue:.3g}, "
+                f"TV={self.total_variation:.4f} (exact sampler ~{self.expected_total_variation:.4f}"
+                f", n={self.n})")
+
+
+def goodness_of_fit(indices: np.ndarray, target: np.ndarray,
+                    min_expected: float = 5.0) -> GoodnessOfFit:
+    """Pearson chi-square of i.i.d. draws against ``target``, pooling states whose expected
+    count is below ``min_expected`` into one cell so the chi-square approximation holds."""
+    n = len(indices)
+    counts = np.bincount(indices, minlength=len(target)).astype(np.float64)
+    expected = n * target
+    big = expected >= min_expected
+    obs = list(counts[big])
+    exp = list(expected[big])
+    if (~big).any():
+        obs.append(counts[~big].sum())
+        exp.append(expected[~big].sum())
+    obs_a, exp_a = np.asarray(obs), np.asarray(exp)
+    keep = exp_a > 0
+    stat = float(((obs_a[keep] - exp_a[keep]) ** 2 / exp_a[keep]).sum())
+    df = int(keep.sum() - 1)
+    tv = 0.5 * float(np.abs(counts / n - target).sum())
+    etv = 0.5 * float(np.sqrt(2 * target * (1 - target) / (np.pi * n)).sum())
+    return GoodnessOfFit(stat, df, float(stats.chi2.sf(stat, df)), tv, etv, n)
+
+
+def assert_matches_target(indices: np.ndarray, target: np.ndarray,
+                          level: float = 1e-3) -> GoodnessOfFit:
+    """Fail unless the draws are consistent with ``target`` at significance ``level``."""
+    gof = goodness_of_fit(indices, target)
+    if not gof.pvalue > level:
+        raise AssertionError(f"sampled states do not follow the exact target: {gof}")
+    return gof
