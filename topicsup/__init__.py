@@ -1,6 +1,12 @@
-"""topicsup: supervised topic models for Jupyter."""
+"""topicsup: supervised topic models for Jupyter.
 
+``Corpus`` holds validated documents, ``topicsup.models`` the model specifications,
+``Session`` runs a model's sampler incrementally, ``topicsup.views`` draws its history.
+"""
+
+from ._version import __version__
 from .corpus import Corpus, Labels, tokenize
+from .models import LDA
+from .session import Session
 
-__version__ = "0.1.0"
-__all__ = ["Corpus", "Labels", "tokenize", "__version__"]
+__all__ = ["Corpus", "LDA", "Labels", "Session", "tokenize", "__version__"]

@@ -19,7 +19,7 @@ from typing import Any, Callable
 import numpy as np
 import pandas as pd
 
-from . import __version__
+from ._version import __version__
 from .corpus import Corpus
 from .kernels.rng import seed_state
 from .models import model_from_params
