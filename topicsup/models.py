@@ -16,14 +16,18 @@ A model object is a small, immutable description. It knows how to
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
 from .corpus import Corpus
-from .kernels import gibbs
+from .kernels import aliaslda, gibbs, info as info_layout, light, word_tables
+from .kernels.alias import build_alias
 from .kernels.counts import init_assignments, rebuild_counts
 from .kernels.loglik import lda_log_joint
+
+SAMPLERS = {"gibbs": gibbs.KINDS, "alias": aliaslda.KINDS, "light": light.KINDS}
+COMPOSITIONS = {"cycle": light.CYCLE, "mixture": light.MIXTURE}
 
 _REGISTRY: dict[str, type["LDA"]] = {}
 
@@ -52,7 +56,7 @@ def _positive_number(name: str, value: Any) -> float:
 @register
 @dataclass(frozen=True)
 class LDA:
-    """Latent Dirichlet allocation sampled by exact collapsed Gibbs (O(K) per token).
+    """Latent Dirichlet allocation with a choice of collapsed topic sampler.
 
     Parameters
     ----------
@@ -62,16 +66,51 @@ class LDA:
         Document-topic Dirichlet parameter: a symmetric value per topic, or K values.
     beta : float
         Symmetric topic-word Dirichlet parameter.
+    sampler : {"gibbs", "alias", "light"}
+        ``"gibbs"``: exact conditional, O(K) per token. ``"alias"``: AliasLDA's
+        Metropolis-Hastings-Walker sampler, O(k_d) (Li et al. 2014). ``"light"``: LightLDA's
+        doc and word proposals, O(1) (Zheng et al. 2015 sec. 2.3). All leave the same posterior
+        invariant; the MH samplers record acceptance per proposal kind in the history.
+    mh_steps : int
+        Metropolis-Hastings steps per token (alias and light samplers).
+    composition : {"cycle", "mixture"}
+        Light sampler: alternate doc and word proposals, or pick one at random each step.
+    p_doc : float
+        Probability of the doc proposal at each step of the mixture.
+    word_proposal : {"exact", "stale"}
+        Light sampler: ``"exact"`` draws q_w ∝ n_kw + beta from the current state (a random
+        occurrence of the word), exact and table-free; ``"stale"`` is LightLDA's stale alias
+        table of (n_kw + beta)/(n_k + V beta), which is only approximately invariant (see
+        ``topicsup.kernels.light``). AliasLDA (``sampler="alias"``) always uses stale tables,
+        as in the paper, and is approximate for the same reason.
     """
 
     K: int = 20
     alpha: float | tuple[float, ...] = 0.1
     beta: float = 0.01
-
-    sampler: ClassVar[str] = "gibbs"
-    info_size: ClassVar[int] = gibbs.INFO_SIZE
+    sampler: str = "gibbs"
+    mh_steps: int = 2
+    composition: str = "cycle"
+    p_doc: float = 0.5
+    word_proposal: str = "exact"
 
     def __post_init__(self) -> None:
+        if self.word_proposal not in ("exact", "stale"):
+            raise ValueError(f"word_proposal must be 'exact' or 'stale', got "
+                             f"{self.word_proposal!r}")
+        if self.sampler not in SAMPLERS:
+            raise ValueError(f"sampler must be one of {sorted(SAMPLERS)}, got {self.sampler!r}")
+        if self.composition not in COMPOSITIONS:
+            raise ValueError(f"composition must be one of {sorted(COMPOSITIONS)}, got "
+                             f"{self.composition!r}")
+        if isinstance(self.mh_steps, bool) or not isinstance(self.mh_steps, (int, np.integer)) \
+                or self.mh_steps < 1:
+            raise ValueError(f"mh_steps must be a positive integer, got {self.mh_steps!r}")
+        object.__setattr__(self, "mh_steps", int(self.mh_steps))
+        p_doc = _positive_number("p_doc", self.p_doc)
+        if p_doc >= 1.0:
+            raise ValueError(f"p_doc must be in (0, 1), got {self.p_doc!r}")
+        object.__setattr__(self, "p_doc", p_doc)
         if isinstance(self.K, bool) or not isinstance(self.K, (int, np.integer)):
             raise TypeError(f"K must be an integer number of topics, got {self.K!r}")
         if self.K < 2:
@@ -105,15 +144,56 @@ class LDA:
         if not isinstance(corpus, Corpus):
             raise TypeError(f"corpus must be a topicsup.Corpus, got {type(corpus).__name__}")
 
+    @property
+    def proposal_kinds(self) -> tuple[str, ...]:
+        """Names of the MH proposal kinds whose acceptance the sampler records."""
+        return SAMPLERS[self.sampler]
+
+    @property
+    def info_size(self) -> int:
+        return info_layout.size(len(self.proposal_kinds))
+
+    @property
+    def uses_tables(self) -> bool:
+        """Whether the sampler keeps stale per-word tables (part of the chain's state)."""
+        return self.sampler == "alias" or (self.sampler == "light"
+                                          and self.word_proposal == "stale")
+
+    @property
+    def saved_state(self) -> tuple[str, ...]:
+        """The arrays that define the chain; the others are derived and rebuilt on load."""
+        if self.uses_tables:
+            return ("z", "wt_samples", "wt_q", "wt_mass", "wt_used")
+        return ("z",)
+
     def allocate_state(self, corpus: Corpus) -> dict[str, np.ndarray]:
-        """Arrays of the right shapes, counts not yet consistent with ``z``."""
-        return {
+        """Arrays of the right shapes, counts not yet consistent with ``z``; fresh word
+        tables (built on first use)."""
+        K = self.K
+        state = {
             "z": np.zeros(corpus.n_tokens, dtype=np.int32),
-            "n_dk": np.zeros((corpus.n_docs, self.K), dtype=np.int32),
-            "n_wk": np.zeros((corpus.n_words, self.K), dtype=np.int32),
-            "n_k": np.zeros(self.K, dtype=np.int32),
-            "scratch": np.zeros((2, self.K), dtype=np.float64),
+            "n_dk": np.zeros((corpus.n_docs, K), dtype=np.int32),
+            "n_wk": np.zeros((corpus.n_words, K), dtype=np.int32),
+            "n_k": np.zeros(K, dtype=np.int32),
+            "scratch": np.zeros((2, K), dtype=np.float64),
         }
+        if self.sampler != "gibbs":
+            # exact light proposals need no tables: numba still wants arrays of the right rank
+            V = corpus.n_words if self.uses_tables else 1
+            state.update(word_tables.allocate(V, K if self.uses_tables else 1))
+            state.update(word_tables.scratch(K))
+            state["ones"] = np.ones(K, dtype=np.float64)
+        if self.sampler == "light":
+            state["alpha_prob"] = np.zeros(K, dtype=np.float64)
+            state["alpha_alias"] = np.zeros(K, dtype=np.int32)
+            state["word_tok"] = np.argsort(corpus.words, kind="stable").astype(np.int64)
+            state["word_ptr"] = np.zeros(corpus.n_words + 1, dtype=np.int64)
+            np.cumsum(np.bincount(corpus.words, minlength=corpus.n_words),
+                      out=state["word_ptr"][1:])
+        if self.sampler == "alias":
+            state["nz"] = np.zeros(K, dtype=np.int32)
+            state["pos"] = np.full(K, -1, dtype=np.int32)
+        return state
 
     def init_state(self, corpus: Corpus, rng: np.ndarray) -> dict[str, np.ndarray]:
         """Draw a random start and the counts that go with it."""
@@ -127,6 +207,9 @@ class LDA:
         """Recompute every derived array from ``z`` (after a load, or a change of K)."""
         rebuild_counts(corpus.words, corpus.doc_ptr, state["z"], state["n_dk"], state["n_wk"],
                        state["n_k"])
+        if self.sampler == "light":
+            build_alias(self.alpha_vector, state["alpha_prob"], state["alpha_alias"],
+                        state["al_work"])
 
     def validate_state(self, state: dict[str, np.ndarray], corpus: Corpus) -> None:
         """Reject saved assignments that do not fit this model and corpus."""
@@ -135,23 +218,50 @@ class LDA:
             raise ValueError(f"saved z has shape {z.shape}, expected ({corpus.n_tokens},)")
         if z.size and (z.min() < 0 or z.max() >= self.K):
             raise ValueError(f"saved z has topics outside 0..{self.K - 1}")
-
-    # The arrays that define the chain; all others are derived and rebuilt on load.
-    saved_state: ClassVar[tuple[str, ...]] = ("z",)
+        if "wt_samples" in state:
+            s, u = state["wt_samples"], state["wt_used"]
+            if s.size and (s.min() < 0 or s.max() >= self.K) or u.min() < 0 or u.max() > self.K:
+                raise ValueError("saved word tables hold values outside their ranges")
 
     # ------------------------------------------------------------------ sampling
     def sweep_block(self, state: dict[str, np.ndarray], corpus: Corpus, rng: np.ndarray,
                     d_start: int, d_end: int, info: np.ndarray) -> None:
-        gibbs.gibbs_sweep(corpus.words, corpus.doc_ptr, state["z"], state["n_dk"],
-                          state["n_wk"], state["n_k"], self.alpha_vector, self.beta, rng,
-                          d_start, d_end, state["scratch"], info)
+        """Run the sampler on documents ``d_start .. d_end-1``, adding to ``info``."""
+        st = state
+        common = (corpus.words, corpus.doc_ptr, st["z"], st["n_dk"], st["n_wk"], st["n_k"],
+                  self.alpha_vector, self.beta, rng, d_start, d_end)
+        if self.sampler == "gibbs":
+            gibbs.gibbs_sweep(*common, st["scratch"], info)
+        elif self.sampler == "light":
+            light.light_sweep(*common, self.mh_steps, COMPOSITIONS[self.composition],
+                              self.p_doc, st["alpha_prob"], st["alpha_alias"],
+                              not isinstance(self.alpha, tuple), st["word_ptr"], st["word_tok"],
+                              self.word_proposal == "stale", st["ones"], st["wt_samples"],
+                              st["wt_q"], st["wt_mass"], st["wt_used"], st["al_prob"],
+                              st["al_alias"], st["al_work"], info)
+        else:
+            aliaslda.alias_sweep(*common, self.mh_steps, st["wt_samples"], st["wt_q"],
+                                 st["wt_mass"], st["wt_used"], st["al_prob"], st["al_alias"],
+                                 st["al_work"], st["nz"], st["pos"], st["scratch"][0], info)
 
     def sweep_metrics(self, info: np.ndarray) -> list[dict[str, Any]]:
-        """History rows for one sweep's info record."""
-        tokens = int(info[gibbs.INFO_TOKENS])
-        return [{"metric": "topic_change_rate",
-                 "value": info[gibbs.INFO_CHANGED] / tokens if tokens else float("nan"),
+        """History rows for one sweep's info record: the topic change rate, and per proposal
+        kind the proposals made, the acceptance rate and the mean acceptance probability."""
+        tokens = info[info_layout.TOKENS]
+        rows = [{"metric": "topic_change_rate",
+                 "value": info[info_layout.CHANGED] / tokens if tokens else float("nan"),
                  "proposal": None}]
+        for p, kind in enumerate(self.proposal_kinds):
+            b = info_layout.FIRST_KIND + info_layout.PER_KIND * p
+            made = info[b]
+            rows += [
+                {"metric": "proposals", "value": made, "proposal": kind},
+                {"metric": "acceptance_rate", "value": info[b + 1] / made if made else np.nan,
+                 "proposal": kind},
+                {"metric": "mean_acceptance_probability",
+                 "value": info[b + 2] / made if made else np.nan, "proposal": kind},
+            ]
+        return rows
 
     def log_joint(self, state: dict[str, np.ndarray], corpus: Corpus) -> float:
         """log p(W, Z) with Theta and Phi collapsed (MATH.md sec. 4)."""

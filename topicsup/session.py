@@ -21,6 +21,7 @@ import pandas as pd
 
 from ._version import __version__
 from .corpus import Corpus
+from .kernels import info as info_layout
 from .kernels.rng import seed_state
 from .models import model_from_params
 
@@ -71,7 +72,7 @@ class Session:
         self.state = model.init_state(corpus, self.rng)
         self.n_sweeps = 0          # completed sweeps
         self._block = 0            # next block of the current sweep
-        self._info = np.zeros(model.info_size, dtype=np.int64)
+        self._info = np.zeros(model.info_size, dtype=np.float64)
         self._seconds = 0.0        # kernel time spent in the current sweep so far
         self._records: list[dict[str, Any]] = []
         self._lock = threading.RLock()
@@ -111,7 +112,7 @@ class Session:
 
     def _finish_sweep(self) -> None:
         self.n_sweeps += 1
-        tokens = int(self._info[0])
+        tokens = int(self._info[info_layout.TOKENS])
         sweep = self.n_sweeps
         rows = [{"metric": "seconds", "value": self._seconds, "proposal": None},
                 {"metric": "tokens_per_second",
@@ -332,12 +333,17 @@ class Session:
         self.rng = np.array(arrays["rng"], dtype=np.uint64)
         self.state = model.allocate_state(corpus)
         for k in model.saved_state:
-            self.state[k][...] = arrays[f"state/{k}"]
+            saved = arrays.get(f"state/{k}")
+            if saved is None or saved.shape != self.state[k].shape:
+                raise ValueError(f"{path}: saved state {k!r} is missing or has shape "
+                                 f"{getattr(saved, 'shape', None)}, expected "
+                                 f"{self.state[k].shape}")
+            self.state[k][...] = saved
         model.validate_state(self.state, corpus)
         model.refresh_state(self.state, corpus)
         self.n_sweeps = int(meta["n_sweeps"])
         self._block = int(meta["block"])
-        self._info = np.array(arrays["info"], dtype=np.int64)
+        self._info = np.array(arrays["info"], dtype=np.float64)
         self._seconds = float(meta["seconds"])
         self._records = [dict(r) for r in meta["history"]]
         self._lock = threading.RLock()

@@ -89,7 +89,7 @@ def test_info_record_counts_tokens_and_changes():
     from topicsup.kernels.rng import seed_state
     rng = seed_state(0)
     state = m.init_state(corpus, rng)
-    info = np.zeros(m.info_size, np.int64)
+    info = np.zeros(m.info_size)
     before = state["z"].copy()
     m.sweep_block(state, corpus, rng, 0, corpus.n_docs, info)
     assert info[gibbs.INFO_TOKENS] == corpus.n_tokens

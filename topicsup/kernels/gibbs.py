@@ -8,12 +8,11 @@ from __future__ import annotations
 
 from numba import njit
 
+from .info import CHANGED as INFO_CHANGED
+from .info import TOKENS as INFO_TOKENS
 from .rng import uniform
 
-# Layout of the info record a Gibbs block fills (int64 array).
-INFO_TOKENS = 0
-INFO_CHANGED = 1
-INFO_SIZE = 2
+KINDS = ()  # exact draws: no proposals to accept or reject
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -37,8 +36,8 @@ def gibbs_sweep(words, doc_ptr, z, n_dk, n_wk, n_k, alpha, beta, rng, d_start, d
 
     Parameters are the corpus (``words``, ``doc_ptr``), the state (``z`` and its counts, all
     int32), the Dirichlet parameters (``alpha`` of length K, scalar symmetric ``beta``), the
-    xoshiro state ``rng``, a float64 ``scratch`` array of shape (2, K) and the int64 ``info``
-    record (see ``INFO_*``), which is incremented, not reset.
+    xoshiro state ``rng``, a float64 ``scratch`` array of shape (2, K) and the float64 ``info``
+    record (``kernels.info``), which is incremented, not reset.
     """
     K = n_k.shape[0]
     V_beta = beta * n_wk.shape[0]

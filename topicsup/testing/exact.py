@@ -97,7 +97,7 @@ def sample_final_states(model: Any, corpus: Corpus, target: np.ndarray, *,
     Z = enumerate_assignments(corpus.n_tokens, K)
     starts = np.random.default_rng(seed).choice(len(target), size=n_chains, p=target)
     out = np.empty(n_chains, dtype=np.int64)
-    info = np.zeros(model.info_size, dtype=np.int64)
+    info = np.zeros(model.info_size, dtype=np.float64)
     for c in range(n_chains):
         state = model.allocate_state(corpus)
         state["z"][:] = Z[starts[c]]

@@ -1,0 +1,105 @@
+"""AliasLDA: the Metropolis-Hastings-Walker sampler of Li et al. 2014 sec. 4.1, O(k_d) per token.
+
+The conditional splits into a sparse document part and a dense part (counts exclude token i):
+    p(k) ∝ n_kd (n_kw + beta)/(n_k + V beta)  +  alpha_k (n_kw + beta)/(n_k + V beta)
+The sparse part p_dw is computed exactly over the k_d topics present in the document; the dense
+part is replaced by its stale copy alpha_k q_w(k) from the word's stored samples. The proposal
+is the mixture q(k) ∝ p_dw(k) + alpha_k q_w(k) (eq. 10): the sparse part with probability
+P_dw / (P_dw + Q_w), else a stale sample. It does not depend on the current state, so the
+acceptance is min(1, p(t) q(s) / (p(s) q(t))) with unnormalised masses. The chain starts each
+token at its previous topic and takes ``mh_steps`` steps (2 in the paper).
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from . import word_tables
+from .info import CHANGED, TOKENS, record_mh
+from .rng import uniform
+
+KINDS = ("alias",)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _add_topic(k, nz, pos, n_nz):
+    pos[k] = n_nz
+    nz[n_nz] = k
+    return n_nz + 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _remove_topic(k, nz, pos, n_nz):
+    j = pos[k]
+    last = nz[n_nz - 1]
+    nz[j] = last
+    pos[last] = j
+    pos[k] = -1
+    return n_nz - 1
+
+
+@njit(cache=True, nogil=True)
+def alias_sweep(words, doc_ptr, z, n_dk, n_wk, n_k, alpha, beta, rng, d_start, d_end,
+                mh_steps, wt_samples, wt_q, wt_mass, wt_used, prob, alias, work, nz, pos, p_dw,
+                info):
+    """One pass over documents ``d_start .. d_end-1``. ``nz``/``pos`` (int32, length K;
+    ``pos`` all -1 on entry) hold the document's topic list; ``p_dw`` is float64 scratch."""
+    V_beta = beta * n_wk.shape[0]
+    changed = 0
+    for d in range(d_start, d_end):
+        ndk = n_dk[d]
+        n_nz = 0
+        for i in range(doc_ptr[d], doc_ptr[d + 1]):
+            if pos[z[i]] < 0:
+                n_nz = _add_topic(z[i], nz, pos, n_nz)
+        for i in range(doc_ptr[d], doc_ptr[d + 1]):
+            w = words[i]
+            nwk = n_wk[w]
+            old = z[i]
+            ndk[old] -= 1
+            nwk[old] -= 1
+            n_k[old] -= 1
+            if ndk[old] == 0:
+                n_nz = _remove_topic(old, nz, pos, n_nz)
+            P = 0.0  # sparse document part, exact, O(k_d)
+            for j in range(n_nz):
+                k = nz[j]
+                P += ndk[k] * (nwk[k] + beta) / (n_k[k] + V_beta)
+                p_dw[j] = P
+            s = old
+            for step in range(mh_steps):
+                word_tables.ensure(w, n_wk, n_k, alpha, beta, V_beta, wt_samples, wt_q, wt_mass,
+                                   wt_used, prob, alias, work, rng)
+                u = uniform(rng) * (P + wt_mass[w])
+                if u < P:
+                    lo = 0
+                    while p_dw[lo] <= u:
+                        lo += 1
+                    t = nz[lo]
+                else:
+                    t = word_tables.next_sample(w, wt_samples, wt_used)
+                if t == s:
+                    record_mh(info, 0, 1.0, True)
+                    continue
+                # eq. 10: pi(t) q(s) / (pi(s) q(t)), q = sparse exact + dense stale
+                q_t = ndk[t] * (nwk[t] + beta) / (n_k[t] + V_beta) + wt_q[w, t]
+                q_s = ndk[s] * (nwk[s] + beta) / (n_k[s] + V_beta) + wt_q[w, s]
+                a = ((ndk[t] + alpha[t]) * (nwk[t] + beta) * (n_k[s] + V_beta) * q_s) / \
+                    ((ndk[s] + alpha[s]) * (nwk[s] + beta) * (n_k[t] + V_beta) * q_t)
+                if a >= 1.0 or uniform(rng) < a:
+                    record_mh(info, 0, min(a, 1.0), True)
+                    s = t
+                else:
+                    record_mh(info, 0, a, False)
+            z[i] = s
+            ndk[s] += 1
+            nwk[s] += 1
+            n_k[s] += 1
+            if ndk[s] == 1:
+                n_nz = _add_topic(s, nz, pos, n_nz)
+            if s != old:
+                changed += 1
+        for j in range(n_nz):
+            pos[nz[j]] = -1
+    info[TOKENS] += doc_ptr[d_end] - doc_ptr[d_start]
+    info[CHANGED] += changed

@@ -1,0 +1,138 @@
+"""LightLDA's factored Metropolis-Hastings proposals for LDA: O(1) per token.
+
+Target for token i of document d, word w (counts exclude token i, MATH.md sec. 2):
+    p(k) ∝ (n_kd + alpha_k) (n_kw + beta) / (n_k + V beta)
+
+* doc proposal q_d(k) ∝ n_kd + alpha_k, counting token i at its CURRENT MH state: pick a
+  random token of the document (probability N_d / (N_d + sum alpha)), else draw from alpha.
+  From state s, q(t|s) ∝ n_td + alpha_t + [t = s] with n excluding i, so for t != s the reverse
+  probability q(s|t) ∝ n_sd + alpha_s and the document factors cancel: the acceptance is the
+  ratio of word factors alone. (LightLDA and Zheng et al. 2015 eq. 19 print (n_sd + alpha)
+  with token i counted in the numerator, which is not the reverse move's probability; the
+  exact-target test rejects that variant, see tests/kernels/test_light.py.)
+* word proposal, exact (default): q_w(k) ∝ n_kw + beta, counting token i at its current MH
+  state: pick a random occurrence of word w in the corpus (probability n_w / (n_w + K beta)),
+  else a uniform topic. As for the doc proposal the reverse move's probability is known, the
+  word factors cancel and the acceptance is (n_td + alpha_t)(n_s + V beta) /
+  ((n_sd + alpha_s)(n_t + V beta)). O(1) per draw with no tables.
+* word proposal, stale (``stale_word=True``; LightLDA, Zheng et al. 2015 eq. 20 with beta_w for
+  their beta_s, beta_t): q_w(k) ∝ (n_kw + beta)/(n_k + V beta) from stored samples of a Walker
+  table rebuilt after K draws, ratio with the stale values. NOT exact: a table built while
+  token i sat at topic s depends on the current state, which the printed ratio ignores. The
+  exact-target test detects the bias on tiny corpora (tests/kernels/test_light.py); it shrinks
+  as counts grow. Kept to reproduce the papers.
+
+Compositions: ``cycle`` alternates doc, word, doc, ... over the ``mh_steps`` steps of a token;
+``mixture`` picks doc with probability ``p_doc`` at each step. Each step leaves the target
+invariant on its own, so every composition does (Zheng et al. 2015 Theorem 1).
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from . import word_tables
+from .alias import draw_alias
+from .info import CHANGED, TOKENS, record_mh
+from .rng import randint, uniform
+
+DOC = 0
+WORD = 1  # the word-proposal slot, exact or stale
+KINDS = ("doc", "word")
+CYCLE = 0
+MIXTURE = 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def draw_doc_proposal(z, p0, N_d, alpha_sum, alpha_prob, alpha_alias, alpha_symmetric, rng):
+    """q_d: the topic of a random token of the document (z[i] = current state), or alpha."""
+    u = uniform(rng) * (N_d + alpha_sum)
+    if u < N_d:
+        return z[p0 + int(u)]
+    if alpha_symmetric:
+        return randint(rng, alpha_prob.shape[0])
+    return draw_alias(alpha_prob, alpha_alias, rng)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def draw_word_proposal(z, word_ptr, word_tok, w, K, beta, rng):
+    """Exact q_w: the topic of a random occurrence of word w (z[i] = current state), or uniform."""
+    n_w = word_ptr[w + 1] - word_ptr[w]
+    u = uniform(rng) * (n_w + K * beta)
+    if u < n_w:
+        return z[word_tok[word_ptr[w] + int(u)]]
+    return randint(rng, K)
+
+
+@njit(cache=True, nogil=True)
+def light_sweep(words, doc_ptr, z, n_dk, n_wk, n_k, alpha, beta, rng, d_start, d_end,
+                mh_steps, composition, p_doc, alpha_prob, alpha_alias, alpha_symmetric,
+                word_ptr, word_tok, stale_word, ones, wt_samples, wt_q, wt_mass, wt_used,
+                prob, alias, work, info):
+    """One pass of ``mh_steps`` MH steps per token over documents ``d_start .. d_end-1``."""
+    V_beta = beta * n_wk.shape[0]
+    K = n_k.shape[0]
+    alpha_sum = 0.0
+    for k in range(alpha.shape[0]):
+        alpha_sum += alpha[k]
+    changed = 0
+    for d in range(d_start, d_end):
+        ndk = n_dk[d]
+        p0 = doc_ptr[d]
+        N_d = doc_ptr[d + 1] - p0
+        for i in range(p0, doc_ptr[d + 1]):
+            w = words[i]
+            nwk = n_wk[w]
+            old = z[i]
+            ndk[old] -= 1
+            nwk[old] -= 1
+            n_k[old] -= 1
+            s = old
+            for step in range(mh_steps):
+                if composition == CYCLE:
+                    kind = DOC if step % 2 == 0 else WORD
+                else:
+                    kind = DOC if uniform(rng) < p_doc else WORD
+                if kind == DOC:
+                    t = draw_doc_proposal(z, p0, N_d, alpha_sum, alpha_prob, alpha_alias,
+                                          alpha_symmetric, rng)
+                    if t == s:
+                        record_mh(info, DOC, 1.0, True)
+                        continue
+                    # doc factors cancel; ratio of (n_kw + beta)/(n_k + V beta)
+                    a = ((nwk[t] + beta) * (n_k[s] + V_beta)) / \
+                        ((nwk[s] + beta) * (n_k[t] + V_beta))
+                elif not stale_word:
+                    t = draw_word_proposal(z, word_ptr, word_tok, w, K, beta, rng)
+                    if t == s:
+                        record_mh(info, WORD, 1.0, True)
+                        continue
+                    # word factors cancel; ratio of (n_kd + alpha_k)/(n_k + V beta)
+                    a = ((ndk[t] + alpha[t]) * (n_k[s] + V_beta)) / \
+                        ((ndk[s] + alpha[s]) * (n_k[t] + V_beta))
+                else:
+                    word_tables.ensure(w, n_wk, n_k, ones, beta, V_beta, wt_samples, wt_q,
+                                       wt_mass, wt_used, prob, alias, work, rng)
+                    t = word_tables.next_sample(w, wt_samples, wt_used)
+                    if t == s:
+                        record_mh(info, WORD, 1.0, True)
+                        continue
+                    # Zheng 2015 eq. 20 with beta_w: pi(t) q_w(s) / (pi(s) q_w(t)), q stale
+                    a = ((ndk[t] + alpha[t]) * (nwk[t] + beta) * (n_k[s] + V_beta)
+                         * wt_q[w, s]) / \
+                        ((ndk[s] + alpha[s]) * (nwk[s] + beta) * (n_k[t] + V_beta)
+                         * wt_q[w, t])
+                if a >= 1.0 or uniform(rng) < a:
+                    record_mh(info, kind, min(a, 1.0), True)
+                    s = t
+                    z[i] = s  # doc and word proposals must see token i at its current state
+                else:
+                    record_mh(info, kind, a, False)
+            z[i] = s
+            ndk[s] += 1
+            nwk[s] += 1
+            n_k[s] += 1
+            if s != old:
+                changed += 1
+    info[TOKENS] += doc_ptr[d_end] - doc_ptr[d_start]
+    info[CHANGED] += changed
