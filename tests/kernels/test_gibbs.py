@@ -9,16 +9,15 @@ p-value, at the same run length.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import pytest
 
 from topicsup.models import LDA
-from topicsup.testing.exact import (assert_matches_target, enumerate_assignments,
-                                    goodness_of_fit, lda_log_joint_states, normalize_log,
-                                    sample_final_states, tiny_corpus)
 from topicsup.kernels import gibbs
+from topicsup.testing.exact import (PerturbedModel, assert_matches_target,
+                                    enumerate_assignments, goodness_of_fit,
+                                    lda_log_joint_states, normalize_log, sample_final_states,
+                                    tiny_corpus)
 
 N_CHAINS = 20_000
 
@@ -56,25 +55,12 @@ def test_gibbs_converges_from_a_random_start():
     assert_matches_target(idx, p)
 
 
-@dataclass(frozen=True)
-class _PerturbedLDA(LDA):
-    """Test-only mutant: its conditional uses alpha * fa and beta * fb instead of the target's."""
-
-    fa: float = 1.0
-    fb: float = 1.0
-
-    def sweep_block(self, state, corpus, rng, d_start, d_end, info):
-        gibbs.gibbs_sweep(corpus.words, corpus.doc_ptr, state["z"], state["n_dk"],
-                          state["n_wk"], state["n_k"], self.alpha_vector * self.fa,
-                          self.beta * self.fb, rng, d_start, d_end, state["scratch"], info)
-
-
 @pytest.mark.parametrize("fa, fb", [(1.33, 1.0), (1.0, 1.5)])
 def test_harness_rejects_a_perturbed_conditional(fa, fb):
     """Teeth: alpha 0.3 -> 0.4, or beta 0.2 -> 0.3, in the conditional is caught (p < 1e-8)."""
     docs, K, alpha, beta = CASES["K2"]
     corpus, p = _target(docs, K, alpha, beta)
-    mutant = _PerturbedLDA(K=K, alpha=alpha, beta=beta, fa=fa, fb=fb)
+    mutant = PerturbedModel(LDA(K=K, alpha=alpha, beta=beta), fa, fb)
     idx = sample_final_states(mutant, corpus, p, n_chains=N_CHAINS, n_sweeps=3, seed=11)
     gof = goodness_of_fit(idx, p)
     assert gof.pvalue < 1e-8, f"a wrong conditional went undetected: {gof}"

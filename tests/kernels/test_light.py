@@ -14,14 +14,12 @@ at level 1e-3 on the final states). Proven here:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import pytest
 
 from topicsup.kernels import light
 from topicsup.models import LDA
-from topicsup.testing.exact import (assert_matches_target, enumerate_assignments,
+from topicsup.testing.exact import (PerturbedModel, assert_matches_target, enumerate_assignments,
                                     goodness_of_fit, lda_log_joint_states, normalize_log,
                                     sample_final_states, tiny_corpus)
 
@@ -64,28 +62,14 @@ def test_light_converges_from_a_random_start():
     assert_matches_target(idx, p)
 
 
-@dataclass(frozen=True)
-class _PerturbedLight(LDA):
-    """Test-only mutant: the kernel runs with alpha * fa and beta * fb."""
-
-    fa: float = 1.0
-    fb: float = 1.0
-
-    def sweep_block(self, state, corpus, rng, d_start, d_end, info):
-        wrong = LDA(K=self.K, alpha=tuple(self.alpha_vector * self.fa), beta=self.beta * self.fb,
-                    sampler=self.sampler, mh_steps=self.mh_steps, composition=self.composition,
-                    p_doc=self.p_doc)
-        wrong.sweep_block(state, corpus, rng, d_start, d_end, info)
-
-
 @pytest.mark.parametrize("variant, fa, fb", [("doc-alone", 1.0, 1.6), ("word-alone", 1.5, 1.0),
                                              ("cycle", 1.4, 1.0)])
 def test_harness_rejects_a_perturbed_mh_kernel(variant, fa, fb):
     """Teeth: the same protocol rejects MH kernels whose ratio uses a wrong alpha or beta."""
     docs, K, alpha, beta = K2
     corpus, p = _target(K2)
-    mutant = _PerturbedLight(K=K, alpha=alpha, beta=beta, sampler="light", fa=fa, fb=fb,
-                             **LIGHT[variant])
+    mutant = PerturbedModel(LDA(K=K, alpha=alpha, beta=beta, sampler="light",
+                                **LIGHT[variant]), fa, fb)
     idx = sample_final_states(mutant, corpus, p, n_chains=N_CHAINS, n_sweeps=3, seed=11)
     gof = goodness_of_fit(idx, p)
     assert gof.pvalue < 1e-6, f"a wrong MH kernel went undetected: {gof}"

@@ -16,6 +16,7 @@ from numba import njit
 
 from . import word_tables
 from .info import CHANGED, TOKENS, record_mh
+from .counts import move_token
 from .rng import uniform
 
 KINDS = ("alias",)
@@ -56,9 +57,7 @@ def alias_sweep(words, doc_ptr, z, n_dk, n_wk, n_k, alpha, beta, rng, d_start, d
             w = words[i]
             nwk = n_wk[w]
             old = z[i]
-            ndk[old] -= 1
-            nwk[old] -= 1
-            n_k[old] -= 1
+            move_token(ndk, nwk, n_k, old, -1)
             if ndk[old] == 0:
                 n_nz = _remove_topic(old, nz, pos, n_nz)
             P = 0.0  # sparse document part, exact, O(k_d)
@@ -92,9 +91,7 @@ def alias_sweep(words, doc_ptr, z, n_dk, n_wk, n_k, alpha, beta, rng, d_start, d
                 else:
                     record_mh(info, 0, a, False)
             z[i] = s
-            ndk[s] += 1
-            nwk[s] += 1
-            n_k[s] += 1
+            move_token(ndk, nwk, n_k, s, 1)
             if ndk[s] == 1:
                 n_nz = _add_topic(s, nz, pos, n_nz)
             if s != old:

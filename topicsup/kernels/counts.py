@@ -32,3 +32,12 @@ def rebuild_counts(words, doc_ptr, z, n_dk, n_wk, n_k):
             n_dk[d, k] += 1
             n_wk[words[i], k] += 1
             n_k[k] += 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def move_token(ndk, nwk, n_k, k, delta):
+    """Add ``delta`` (+1 or -1) to the counts of topic k for one token: its document row
+    ``ndk``, its word row ``nwk`` and the topic totals."""
+    ndk[k] += delta
+    nwk[k] += delta
+    n_k[k] += delta

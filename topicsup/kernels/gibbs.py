@@ -10,6 +10,7 @@ from numba import njit
 
 from .info import CHANGED as INFO_CHANGED
 from .info import TOKENS as INFO_TOKENS
+from .counts import move_token
 from .rng import uniform
 
 KINDS = ()  # exact draws: no proposals to accept or reject
@@ -52,9 +53,7 @@ def gibbs_sweep(words, doc_ptr, z, n_dk, n_wk, n_k, alpha, beta, rng, d_start, d
             w = words[i]
             nwk = n_wk[w]
             old = z[i]
-            ndk[old] -= 1
-            nwk[old] -= 1
-            n_k[old] -= 1
+            move_token(ndk, nwk, n_k, old, -1)
             inv_n_k[old] = 1.0 / (n_k[old] + V_beta)
             # p(z_i = k | rest) ∝ (n_kd + alpha_k)(n_kw + beta)/(n_k + V beta)   (MATH.md sec. 2)
             total = 0.0
@@ -63,9 +62,7 @@ def gibbs_sweep(words, doc_ptr, z, n_dk, n_wk, n_k, alpha, beta, rng, d_start, d
                 cum[k] = total
             new = search_cumulative(cum, K, uniform(rng) * total)
             z[i] = new
-            ndk[new] += 1
-            nwk[new] += 1
-            n_k[new] += 1
+            move_token(ndk, nwk, n_k, new, 1)
             inv_n_k[new] = 1.0 / (n_k[new] + V_beta)
             if new != old:
                 changed += 1

@@ -34,6 +34,7 @@ from numba import njit
 from . import word_tables
 from .alias import draw_alias
 from .info import CHANGED, TOKENS, record_mh
+from .counts import move_token
 from .rng import randint, uniform
 
 DOC = 0
@@ -84,9 +85,7 @@ def light_sweep(words, doc_ptr, z, n_dk, n_wk, n_k, alpha, beta, rng, d_start, d
             w = words[i]
             nwk = n_wk[w]
             old = z[i]
-            ndk[old] -= 1
-            nwk[old] -= 1
-            n_k[old] -= 1
+            move_token(ndk, nwk, n_k, old, -1)
             s = old
             for step in range(mh_steps):
                 if composition == CYCLE:
@@ -129,9 +128,7 @@ def light_sweep(words, doc_ptr, z, n_dk, n_wk, n_k, alpha, beta, rng, d_start, d
                 else:
                     record_mh(info, kind, a, False)
             z[i] = s
-            ndk[s] += 1
-            nwk[s] += 1
-            n_k[s] += 1
+            move_token(ndk, nwk, n_k, s, 1)
             if s != old:
                 changed += 1
     info[TOKENS] += doc_ptr[d_end] - doc_ptr[d_start]

@@ -157,3 +157,23 @@ def assert_matches_target(indices: np.ndarray, target: np.ndarray,
     if not gof.pvalue > level:
         raise AssertionError(f"sampled states do not follow the exact target: {gof}")
     return gof
+
+
+class PerturbedModel:
+    """Test-only mutant: behaves as ``model`` but its kernel sweeps with alpha * alpha_factor
+    and beta * beta_factor, i.e. a conditional or acceptance ratio that is slightly wrong. The
+    exact-target test must reject it; that is how a test proves it has teeth."""
+
+    def __init__(self, model: Any, alpha_factor: float = 1.0, beta_factor: float = 1.0):
+        import dataclasses
+        a = model.alpha
+        wrong_alpha = (tuple(x * alpha_factor for x in a) if isinstance(a, tuple)
+                       else a * alpha_factor)
+        self._model = model
+        self._wrong = dataclasses.replace(model, alpha=wrong_alpha, beta=model.beta * beta_factor)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._model, name)
+
+    def sweep_block(self, state, corpus, rng, d_start, d_end, info) -> None:
+        self._wrong.sweep_block(state, corpus, rng, d_start, d_end, info)
