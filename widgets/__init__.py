@@ -1,6 +1,7 @@
 """ipywidgets dashboards for topicsup sessions (shipped as ``topicsup.widgets``).
 
-This layer composes a Session, controls and the Altair views of ``topicsup.views``; it is the
-only layer that imports ipywidgets. The live dashboard is built on the Session's block-wise
-stop requests and GIL-free kernels (see ``topicsup.session``).
+Nothing is here yet: the live dashboard (run / pause / step, live views) is its own issue. It
+will be the only layer that imports ipywidgets, and it will build on what the Session already
+offers for it: block-wise ``request_stop`` from another thread and kernels that release the GIL
+(see ``topicsup.session``).
 """

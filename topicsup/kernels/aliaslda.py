@@ -15,8 +15,8 @@ from __future__ import annotations
 from numba import njit
 
 from . import word_tables
-from .info import CHANGED, TOKENS, record_mh
 from .counts import move_token
+from .info import CHANGED, TOKENS, record_mh
 from .rng import uniform
 
 KINDS = ("alias",)
@@ -66,9 +66,14 @@ def alias_sweep(words, doc_ptr, z, n_dk, n_wk, n_k, alpha, beta, rng, d_start, d
                 P += ndk[k] * (nwk[k] + beta) / (n_k[k] + V_beta)
                 p_dw[j] = P
             s = old
+            q_s = -1.0  # proposal mass of the current state; recomputed after a table rebuild
             for step in range(mh_steps):
+                if wt_used[w] >= wt_samples.shape[1]:
+                    q_s = -1.0
                 word_tables.ensure(w, n_wk, n_k, alpha, beta, V_beta, wt_samples, wt_q, wt_mass,
                                    wt_used, prob, alias, work, rng)
+                if q_s < 0.0:
+                    q_s = ndk[s] * (nwk[s] + beta) / (n_k[s] + V_beta) + wt_q[w, s]
                 u = uniform(rng) * (P + wt_mass[w])
                 if u < P:
                     lo = 0
@@ -82,12 +87,12 @@ def alias_sweep(words, doc_ptr, z, n_dk, n_wk, n_k, alpha, beta, rng, d_start, d
                     continue
                 # eq. 10: pi(t) q(s) / (pi(s) q(t)), q = sparse exact + dense stale
                 q_t = ndk[t] * (nwk[t] + beta) / (n_k[t] + V_beta) + wt_q[w, t]
-                q_s = ndk[s] * (nwk[s] + beta) / (n_k[s] + V_beta) + wt_q[w, s]
                 a = ((ndk[t] + alpha[t]) * (nwk[t] + beta) * (n_k[s] + V_beta) * q_s) / \
                     ((ndk[s] + alpha[s]) * (nwk[s] + beta) * (n_k[t] + V_beta) * q_t)
                 if a >= 1.0 or uniform(rng) < a:
                     record_mh(info, 0, min(a, 1.0), True)
                     s = t
+                    q_s = q_t
                 else:
                     record_mh(info, 0, a, False)
             z[i] = s

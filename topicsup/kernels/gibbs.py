@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from numba import njit
 
+from .counts import move_token
 from .info import CHANGED as INFO_CHANGED
 from .info import TOKENS as INFO_TOKENS
-from .counts import move_token
 from .rng import uniform
 
 KINDS = ()  # exact draws: no proposals to accept or reject

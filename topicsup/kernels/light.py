@@ -33,8 +33,8 @@ from numba import njit
 
 from . import word_tables
 from .alias import draw_alias
-from .info import CHANGED, TOKENS, record_mh
 from .counts import move_token
+from .info import CHANGED, TOKENS, record_mh
 from .rng import randint, uniform
 
 DOC = 0
