@@ -23,7 +23,7 @@ import numpy as np
 from .corpus import Corpus
 from .kernels import aliaslda, gibbs, info as info_layout, light, word_tables
 from .kernels.alias import build_alias
-from .kernels.counts import init_assignments, rebuild_counts
+from .kernels.counts import doc_topic_counts, init_assignments, rebuild_counts
 from .kernels.loglik import lda_log_joint
 
 SAMPLERS = {"gibbs": gibbs.KINDS, "alias": aliaslda.KINDS, "light": light.KINDS}
@@ -168,28 +168,36 @@ class LDA:
 
     def allocate_state(self, corpus: Corpus) -> dict[str, np.ndarray]:
         """Arrays of the right shapes, counts not yet consistent with ``z``; fresh word
-        tables (built on first use)."""
+        tables (built on first use).
+
+        Every sampler keeps ``n_wk`` (V, K) and ``n_k``. Gibbs and AliasLDA also keep
+        ``n_dk`` (D, K); the light sampler rebuilds the current document's n_kd in ``k_row``
+        instead, so the memory it touches per token does not grow with K.
+        """
         K = self.K
+        word_counts = np.bincount(corpus.words, minlength=corpus.n_words)
+        index_type = np.int32 if corpus.n_tokens < 2**31 else np.int64
         state = {
             "z": np.zeros(corpus.n_tokens, dtype=np.int32),
-            "n_dk": np.zeros((corpus.n_docs, K), dtype=np.int32),
-            "n_wk": np.zeros((corpus.n_words, K), dtype=np.int32),
             "n_k": np.zeros(K, dtype=np.int32),
-            "scratch": np.zeros((2, K), dtype=np.float64),
+            "n_wk": np.zeros((corpus.n_words, K), dtype=np.int32),
+            "k_row": np.zeros(K, dtype=np.int32),  # zeroed scratch row; see loglik
+            # the corpus word by word: tokens of word w are word_tok[word_ptr[w]:word_ptr[w+1]]
+            "word_tok": np.argsort(corpus.words, kind="stable").astype(index_type),
+            "word_ptr": np.concatenate([[0], np.cumsum(word_counts)]).astype(np.int64),
         }
+        if self.sampler == "light":
+            state["alpha_prob"] = np.zeros(K, dtype=np.float64)
+            state["alpha_alias"] = np.zeros(K, dtype=np.int32)
+        else:
+            state["n_dk"] = np.zeros((corpus.n_docs, K), dtype=np.int32)
+            state["scratch"] = np.zeros((2, K), dtype=np.float64)
         if self.sampler != "gibbs":
             # exact light proposals need no tables: numba still wants arrays of the right rank
             V = corpus.n_words if self.uses_tables else 1
             state.update(word_tables.allocate(V, K if self.uses_tables else 1))
             state.update(word_tables.scratch(K))
             state["ones"] = np.ones(K, dtype=np.float64)
-        if self.sampler == "light":
-            state["alpha_prob"] = np.zeros(K, dtype=np.float64)
-            state["alpha_alias"] = np.zeros(K, dtype=np.int32)
-            state["word_tok"] = np.argsort(corpus.words, kind="stable").astype(np.int64)
-            state["word_ptr"] = np.zeros(corpus.n_words + 1, dtype=np.int64)
-            np.cumsum(np.bincount(corpus.words, minlength=corpus.n_words),
-                      out=state["word_ptr"][1:])
         if self.sampler == "alias":
             state["nz"] = np.zeros(K, dtype=np.int32)
             state["pos"] = np.full(K, -1, dtype=np.int32)
@@ -205,8 +213,8 @@ class LDA:
 
     def refresh_state(self, state: dict[str, np.ndarray], corpus: Corpus) -> None:
         """Recompute every derived array from ``z`` (after a load, or a change of K)."""
-        rebuild_counts(corpus.words, corpus.doc_ptr, state["z"], state["n_dk"], state["n_wk"],
-                       state["n_k"])
+        rebuild_counts(corpus.words, corpus.doc_ptr, state["z"], state.get("n_dk"),
+                       state["n_wk"], state["n_k"])
         if self.sampler == "light":
             build_alias(self.alpha_vector, state["alpha_prob"], state["alpha_alias"],
                         state["al_work"])
@@ -228,17 +236,20 @@ class LDA:
                     d_start: int, d_end: int, info: np.ndarray) -> None:
         """Run the sampler on documents ``d_start .. d_end-1``, adding to ``info``."""
         st = state
-        common = (corpus.words, corpus.doc_ptr, st["z"], st["n_dk"], st["n_wk"], st["n_k"],
-                  self.alpha_vector, self.beta, rng, d_start, d_end)
-        if self.sampler == "gibbs":
-            gibbs.gibbs_sweep(*common, st["scratch"], info)
-        elif self.sampler == "light":
-            light.light_sweep(*common, self.mh_steps, COMPOSITIONS[self.composition],
+        if self.sampler == "light":
+            light.light_sweep(corpus.words, corpus.doc_ptr, st["z"], st["n_wk"],
+                              st["n_k"], st["k_row"], self.alpha_vector, self.beta, rng,
+                              d_start, d_end, self.mh_steps, COMPOSITIONS[self.composition],
                               self.p_doc, st["alpha_prob"], st["alpha_alias"],
                               not isinstance(self.alpha, tuple), st["word_ptr"], st["word_tok"],
                               self.word_proposal == "stale", st["ones"], st["wt_samples"],
                               st["wt_q"], st["wt_mass"], st["wt_used"], st["al_prob"],
                               st["al_alias"], st["al_work"], info)
+            return
+        common = (corpus.words, corpus.doc_ptr, st["z"], st["n_dk"], st["n_wk"], st["n_k"],
+                  self.alpha_vector, self.beta, rng, d_start, d_end)
+        if self.sampler == "gibbs":
+            gibbs.gibbs_sweep(*common, st["scratch"], info)
         else:
             aliaslda.alias_sweep(*common, self.mh_steps, st["wt_samples"], st["wt_q"],
                                  st["wt_mass"], st["wt_used"], st["al_prob"], st["al_alias"],
@@ -265,18 +276,25 @@ class LDA:
 
     def log_joint(self, state: dict[str, np.ndarray], corpus: Corpus) -> float:
         """log p(W, Z) with Theta and Phi collapsed (MATH.md sec. 4)."""
-        return float(lda_log_joint(corpus.doc_ptr, state["n_dk"], state["n_wk"], state["n_k"],
-                                   self.alpha_vector, self.beta))
+        return float(lda_log_joint(corpus.words, corpus.doc_ptr, state["z"], state["word_ptr"],
+                                   state["word_tok"], state["n_k"], self.alpha_vector,
+                                   self.beta, state["k_row"]))
 
     # ------------------------------------------------------------------ estimates
+    def doc_topic_counts(self, state: dict[str, np.ndarray], corpus: Corpus) -> np.ndarray:
+        """n_dk as a dense (D, K) int32 matrix."""
+        if "n_dk" in state:
+            return state["n_dk"]
+        return doc_topic_counts(corpus.doc_ptr, state["z"], self.K)
+
     def topic_word(self, state: dict[str, np.ndarray]) -> np.ndarray:
         """Point estimate phi[k, w] = (n_kw + beta) / (n_k + V beta) (MATH.md sec. 5)."""
         n_wk = state["n_wk"]
         V = n_wk.shape[0]
         return ((n_wk.T + self.beta) / (state["n_k"][:, None] + V * self.beta))
 
-    def doc_topic(self, state: dict[str, np.ndarray]) -> np.ndarray:
+    def doc_topic(self, state: dict[str, np.ndarray], corpus: Corpus) -> np.ndarray:
         """Point estimate theta[d, k] = (n_kd + alpha_k) / (N_d + sum alpha)."""
         a = self.alpha_vector
-        n_dk = state["n_dk"]
+        n_dk = self.doc_topic_counts(state, corpus)
         return (n_dk + a) / (n_dk.sum(axis=1, keepdims=True) + a.sum())

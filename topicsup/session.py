@@ -231,7 +231,7 @@ class Session:
     def doc_topics(self, as_frame: bool = True) -> pd.DataFrame | np.ndarray:
         """Document-topic proportions theta (n_docs x K) from the current state."""
         with self._lock:
-            theta = self.model.doc_topic(self.state)
+            theta = self.model.doc_topic(self.state, self.corpus)
         if not as_frame:
             return theta
         return pd.DataFrame(theta, index=pd.Index(self.corpus.doc_index, name="document"),

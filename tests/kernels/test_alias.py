@@ -5,12 +5,12 @@ import pytest
 from numba import njit
 from scipy import stats
 
-from topicsup.kernels.alias import build_alias, draw_alias
-from topicsup.kernels.rng import seed_state
+from topicsup.kernels.alias import alias_from_uniform, build_alias, draw_alias
+from topicsup.kernels.rng import seed_state, uniform
 
 
 @njit
-def _draws(weights, n, rng):
+def _draws(weights, n, rng, one_uniform=False):
     K = weights.shape[0]
     prob = np.zeros(K)
     alias = np.zeros(K, np.int32)
@@ -18,7 +18,10 @@ def _draws(weights, n, rng):
     total = build_alias(weights, prob, alias, work)
     out = np.empty(n, np.int64)
     for i in range(n):
-        out[i] = draw_alias(prob, alias, rng)
+        if one_uniform:
+            out[i] = alias_from_uniform(prob, alias, uniform(rng))
+        else:
+            out[i] = draw_alias(prob, alias, rng)
     return out, total
 
 
@@ -29,11 +32,13 @@ def _draws(weights, n, rng):
     list(np.random.default_rng(0).gamma(0.1, size=50)),   # sparse-ish, K = 50
     [0.25, 0.25, 0.25, 0.25],                   # uniform (every bin full)
 ])
-def test_alias_draws_follow_the_weights(weights):
+@pytest.mark.parametrize("one_uniform", [False, True], ids=["two-uniforms", "one-uniform"])
+def test_alias_draws_follow_the_weights(weights, one_uniform):
     """Chi-square of 200k draws against the normalised weights (p > 1e-4); zero-weight
-    outcomes are never drawn; the returned total is the sum of the weights."""
+    outcomes are never drawn; the returned total is the sum of the weights. Both draw_alias
+    and the one-uniform alias_from_uniform (used by the light doc proposal)."""
     w = np.asarray(weights, dtype=np.float64)
-    x, total = _draws(w, 200_000, seed_state(3))
+    x, total = _draws(w, 200_000, seed_state(3), one_uniform)
     assert np.isclose(total, w.sum())
     p = w / w.sum()
     counts = np.bincount(x, minlength=len(w))

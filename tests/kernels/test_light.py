@@ -53,6 +53,20 @@ def test_light_proposals_leave_exact_posterior_invariant(case, variant):
     assert_matches_target(idx, p)
 
 
+@pytest.mark.parametrize("variant", ["cycle", "mixture", "cycle-4-steps"])
+def test_light_on_a_document_longer_than_the_prefetch_pipeline(variant):
+    """The light kernel draws each token's first doc and word uniforms AHEAD and 3 AHEAD tokens
+    early (to prefetch); a document longer than 3 AHEAD + 1 tokens runs every stage of that
+    pipeline. One document of 14 tokens, K = 2 (16,384 states): still the exact posterior."""
+    n = 3 * light.AHEAD + 2
+    assert n == 14, "resize the case when AHEAD changes"
+    case = ([[0, 1, 2, 0, 1, 2, 0, 3, 3, 1, 2, 0, 1, 2]], 2, (0.3, 0.6), 0.2)
+    corpus, p = _target(case)
+    model = LDA(K=2, alpha=case[2], beta=case[3], sampler="light", **LIGHT[variant])
+    idx = sample_final_states(model, corpus, p, n_chains=N_CHAINS, n_sweeps=2, seed=21)
+    assert_matches_target(idx, p)
+
+
 def test_light_converges_from_a_random_start():
     docs, K, alpha, beta = K2
     corpus, p = _target(K2)

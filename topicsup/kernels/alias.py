@@ -61,3 +61,16 @@ def draw_alias(prob, alias, rng):
     if uniform(rng) < prob[b]:
         return b
     return alias[b]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def alias_from_uniform(prob, alias, v):
+    """The draw of a table built by ``build_alias`` determined by one uniform ``v`` in [0, 1):
+    its integer part picks the column and its fraction the coin (Walker's original one-number
+    scheme), so a caller can draw ``v`` ahead of time."""
+    K = prob.shape[0]
+    x = v * K
+    b = min(int(x), K - 1)
+    if x - b < prob[b]:
+        return b
+    return alias[b]

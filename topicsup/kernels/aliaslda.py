@@ -70,7 +70,7 @@ def alias_sweep(words, doc_ptr, z, n_dk, n_wk, n_k, alpha, beta, rng, d_start, d
             for step in range(mh_steps):
                 if wt_used[w] >= wt_samples.shape[1]:
                     q_s = -1.0
-                word_tables.ensure(w, n_wk, n_k, alpha, beta, V_beta, wt_samples, wt_q, wt_mass,
+                word_tables.ensure(w, nwk, n_k, alpha, beta, V_beta, wt_samples, wt_q, wt_mass,
                                    wt_used, prob, alias, work, rng)
                 if q_s < 0.0:
                     q_s = ndk[s] * (nwk[s] + beta) / (n_k[s] + V_beta) + wt_q[w, s]

@@ -3,6 +3,7 @@ rebuilding ``n_dk``, ``n_wk``, ``n_k`` from the assignments ``z``."""
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from .rng import randint
@@ -16,22 +17,31 @@ def init_assignments(z, K, rng):
 
 
 @njit(cache=True, nogil=True)
+def doc_topic_counts(doc_ptr, z, K):
+    """The (D, K) matrix n_dk from the assignments."""
+    D = doc_ptr.shape[0] - 1
+    n_dk = np.zeros((D, K), np.int32)
+    for d in range(D):
+        for i in range(doc_ptr[d], doc_ptr[d + 1]):
+            n_dk[d, z[i]] += 1
+    return n_dk
+
+
+@njit(cache=True, nogil=True)
 def rebuild_counts(words, doc_ptr, z, n_dk, n_wk, n_k):
     """Set the count arrays from scratch so they agree with ``z``.
 
-    ``n_dk`` is (D, K) document-major and ``n_wk`` is (V, K) word-major, so a token reads all
-    K counts of its document and of its word from two contiguous rows.
+    ``n_dk`` is (D, K) document-major (None for the light sampler, which keeps no such
+    matrix) and ``n_wk`` (V, K) word-major, so a token reads all K counts of its document and
+    of its word from two contiguous rows.
     """
-    n_dk[:] = 0
     n_wk[:] = 0
     n_k[:] = 0
-    D = doc_ptr.shape[0] - 1
-    for d in range(D):
-        for i in range(doc_ptr[d], doc_ptr[d + 1]):
-            k = z[i]
-            n_dk[d, k] += 1
-            n_wk[words[i], k] += 1
-            n_k[k] += 1
+    for i in range(z.shape[0]):
+        n_wk[words[i], z[i]] += 1
+        n_k[z[i]] += 1
+    if n_dk is not None:
+        n_dk[:] = doc_topic_counts(doc_ptr, z, n_k.shape[0])
 
 
 @njit(cache=True, nogil=True, inline="always")

@@ -29,63 +29,127 @@ invariant on its own, so every composition does (Zheng et al. 2015 Theorem 1).
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from . import word_tables
-from .alias import draw_alias
-from .counts import move_token
+from .alias import alias_from_uniform
 from .info import CHANGED, TOKENS, record_mh
-from .rng import randint, uniform
+from .prefetch import prefetch
+from .rng import uniform
 
 DOC = 0
 WORD = 1  # the word-proposal slot, exact or stale
 KINDS = ("doc", "word")
 CYCLE = 0
+AHEAD = 4  # tokens between prefetch stages (see light_sweep)
+RING = 4 * AHEAD
 MIXTURE = 1
 
 
+# Each proposal is a function of one uniform u01 and the current z, so the caller can draw
+# u01 tokens ahead and prefetch what the proposal will read (see light_sweep).
 @njit(cache=True, nogil=True, inline="always")
-def draw_doc_proposal(z, p0, N_d, alpha_sum, alpha_prob, alpha_alias, alpha_symmetric, rng):
+def draw_doc_proposal(z, p0, N_d, alpha_sum, alpha_prob, alpha_alias, alpha_symmetric, u01):
     """q_d: the topic of a random token of the document (z[i] = current state), or alpha."""
-    u = uniform(rng) * (N_d + alpha_sum)
+    u = u01 * (N_d + alpha_sum)
     if u < N_d:
         return z[p0 + int(u)]
+    v = (u - N_d) / alpha_sum  # uniform on [0, 1) given this branch
     if alpha_symmetric:
-        return randint(rng, alpha_prob.shape[0])
-    return draw_alias(alpha_prob, alpha_alias, rng)
+        return min(int(v * alpha_prob.shape[0]), alpha_prob.shape[0] - 1)
+    return alias_from_uniform(alpha_prob, alpha_alias, v)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def draw_word_proposal(z, word_ptr, word_tok, w, K, beta, rng):
-    """Exact q_w: the topic of a random occurrence of word w (z[i] = current state), or uniform."""
+def _occurrence(word_ptr, w, K, beta, u01):
+    """Where in ``word_tok`` the word proposal with uniform ``u01`` looks, or -1 (uniform)."""
     n_w = word_ptr[w + 1] - word_ptr[w]
-    u = uniform(rng) * (n_w + K * beta)
+    u = u01 * (n_w + K * beta)
+    return word_ptr[w] + int(u) if u < n_w else -1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def draw_word_proposal(z, word_ptr, word_tok, w, K, beta, u01):
+    """Exact q_w: the topic of a random occurrence of word w (z[i] = current state), or
+    uniform."""
+    n_w = word_ptr[w + 1] - word_ptr[w]
+    u = u01 * (n_w + K * beta)
     if u < n_w:
         return z[word_tok[word_ptr[w] + int(u)]]
-    return randint(rng, K)
+    return min(int((u - n_w) / beta), K - 1)  # (u - n_w) / (K beta) * K
+
+
+@njit(cache=True, nogil=True, inline="always")
+def load_doc_row(z, p0, p1, ndk, delta):
+    """Add ``delta`` per token of a document to its count row (fill with +1, clear with -1)."""
+    for i in range(p0, p1):
+        ndk[z[i]] += delta
 
 
 @njit(cache=True, nogil=True)
-def light_sweep(words, doc_ptr, z, n_dk, n_wk, n_k, alpha, beta, rng, d_start, d_end,
+def light_sweep(words, doc_ptr, z, n_wk, n_k, ndk, alpha, beta, rng, d_start, d_end,
                 mh_steps, composition, p_doc, alpha_prob, alpha_alias, alpha_symmetric,
                 word_ptr, word_tok, stale_word, ones, wt_samples, wt_q, wt_mass, wt_used,
                 prob, alias, work, info):
-    """One pass of ``mh_steps`` MH steps per token over documents ``d_start .. d_end-1``."""
+    """One pass of ``mh_steps`` MH steps per token over documents ``d_start .. d_end-1``.
+
+    ``ndk`` is a zeroed int32 row of length K holding the current document's n_kd, rebuilt
+    from ``z`` per document: no (D, K) matrix is read, and the row stays in L1 whatever K.
+    """
     V_beta = beta * n_wk.shape[0]
     K = n_k.shape[0]
+    flat_wk = n_wk.reshape(n_wk.size)
+    u_doc = np.empty(RING, np.float64)
+    u_word = np.empty(RING, np.float64)
     alpha_sum = 0.0
     for k in range(alpha.shape[0]):
         alpha_sum += alpha[k]
     changed = 0
     for d in range(d_start, d_end):
-        ndk = n_dk[d]
         p0 = doc_ptr[d]
-        N_d = doc_ptr[d + 1] - p0
-        for i in range(p0, doc_ptr[d + 1]):
+        p1 = doc_ptr[d + 1]
+        N_d = p1 - p0
+        load_doc_row(z, p0, p1, ndk, 1)
+        # The uniforms of each token's first doc and first word proposal are drawn AHEAD and
+        # 3 AHEAD tokens early, so the memory they lead to can be prefetched in stages: the
+        # word's occurrence list, then z there, then n_tw for both proposed topics t, with the
+        # token's own n_{z_i w}. At large K these are a sweep's cache misses. Uniforms drawn
+        # earlier are still independent of the state, so the proposals are unchanged.
+        for j in range(p0, min(p0 + 3 * AHEAD, p1)):
+            if j < p0 + AHEAD:
+                u_doc[j % RING] = uniform(rng)
+            u_word[j % RING] = uniform(rng)
+        for i in range(p0, p1):
+            u_first_doc = u_doc[i % RING]
+            u_first_word = u_word[i % RING]
+            j = i + AHEAD
+            if j < p1:
+                u_doc[j % RING] = uniform(rng)
+                row = words[j] * K
+                prefetch(flat_wk, row + z[j])
+                prefetch(flat_wk, row + draw_doc_proposal(z, p0, N_d, alpha_sum, alpha_prob,
+                                                          alpha_alias, alpha_symmetric,
+                                                          u_doc[j % RING]))
+                prefetch(flat_wk, row + draw_word_proposal(z, word_ptr, word_tok, words[j], K,
+                                                           beta, u_word[j % RING]))
+            j = i + 2 * AHEAD
+            if j < p1:
+                occ = _occurrence(word_ptr, words[j], K, beta, u_word[j % RING])
+                if occ >= 0:
+                    prefetch(z, word_tok[occ])
+            j = i + 3 * AHEAD
+            if j < p1:
+                u_word[j % RING] = uniform(rng)
+                occ = _occurrence(word_ptr, words[j], K, beta, u_word[j % RING])
+                if occ >= 0:
+                    prefetch(word_tok, occ)
             w = words[i]
             nwk = n_wk[w]
             old = z[i]
-            move_token(ndk, nwk, n_k, old, -1)
+            ndk[old] -= 1
+            nwk[old] -= 1
+            n_k[old] -= 1
             s = old
             for step in range(mh_steps):
                 if composition == CYCLE:
@@ -93,8 +157,10 @@ def light_sweep(words, doc_ptr, z, n_dk, n_wk, n_k, alpha, beta, rng, d_start, d
                 else:
                     kind = DOC if uniform(rng) < p_doc else WORD
                 if kind == DOC:
+                    u01 = u_first_doc if u_first_doc >= 0.0 else uniform(rng)
+                    u_first_doc = -1.0
                     t = draw_doc_proposal(z, p0, N_d, alpha_sum, alpha_prob, alpha_alias,
-                                          alpha_symmetric, rng)
+                                          alpha_symmetric, u01)
                     if t == s:
                         record_mh(info, DOC, 1.0, True)
                         continue
@@ -102,7 +168,9 @@ def light_sweep(words, doc_ptr, z, n_dk, n_wk, n_k, alpha, beta, rng, d_start, d
                     a = ((nwk[t] + beta) * (n_k[s] + V_beta)) / \
                         ((nwk[s] + beta) * (n_k[t] + V_beta))
                 elif not stale_word:
-                    t = draw_word_proposal(z, word_ptr, word_tok, w, K, beta, rng)
+                    u01 = u_first_word if u_first_word >= 0.0 else uniform(rng)
+                    u_first_word = -1.0
+                    t = draw_word_proposal(z, word_ptr, word_tok, w, K, beta, u01)
                     if t == s:
                         record_mh(info, WORD, 1.0, True)
                         continue
@@ -110,7 +178,7 @@ def light_sweep(words, doc_ptr, z, n_dk, n_wk, n_k, alpha, beta, rng, d_start, d
                     a = ((ndk[t] + alpha[t]) * (n_k[s] + V_beta)) / \
                         ((ndk[s] + alpha[s]) * (n_k[t] + V_beta))
                 else:
-                    word_tables.ensure(w, n_wk, n_k, ones, beta, V_beta, wt_samples, wt_q,
+                    word_tables.ensure(w, nwk, n_k, ones, beta, V_beta, wt_samples, wt_q,
                                        wt_mass, wt_used, prob, alias, work, rng)
                     t = word_tables.next_sample(w, wt_samples, wt_used)
                     if t == s:
@@ -128,8 +196,11 @@ def light_sweep(words, doc_ptr, z, n_dk, n_wk, n_k, alpha, beta, rng, d_start, d
                 else:
                     record_mh(info, kind, a, False)
             z[i] = s
-            move_token(ndk, nwk, n_k, s, 1)
+            ndk[s] += 1
+            nwk[s] += 1
+            n_k[s] += 1
             if s != old:
                 changed += 1
+        load_doc_row(z, p0, p1, ndk, -1)
     info[TOKENS] += doc_ptr[d_end] - doc_ptr[d_start]
     info[CHANGED] += changed

@@ -1,7 +1,9 @@
 """The collapsed LDA log joint log p(W, Z | alpha, beta) (MATH.md sec. 4).
 
-Zero counts contribute nothing once lgamma(0 + a) - lgamma(a) is folded in, so only non-zero
-counts cost an lgamma: the evaluation is O(K V) comparisons plus O(#tokens) lgamma calls.
+Computed from the assignments alone, document by document and then word by word, with one
+zeroed scratch row of K counts: O(#tokens) work and lgamma calls, whatever K and whatever
+layout a sampler keeps its counts in. Zero counts contribute nothing once
+lgamma(0 + a) - lgamma(a) is folded in, so only the non-zero counts met are summed.
 """
 
 from __future__ import annotations
@@ -12,30 +14,38 @@ from numba import njit
 
 
 @njit(cache=True, nogil=True)
-def lda_log_joint(doc_ptr, n_dk, n_wk, n_k, alpha, beta):
-    """log p(W, Z) with Theta and Phi integrated out; ``alpha`` is a length-K array."""
-    D, K = n_dk.shape
-    V = n_wk.shape[0]
+def lda_log_joint(words, doc_ptr, z, word_ptr, word_tok, n_k, alpha, beta, row):
+    """log p(W, Z) with Theta and Phi integrated out; ``alpha`` is a length-K array, ``row``
+    a zeroed int32 scratch of length K (zeroed again on return);
+    ``word_tok[word_ptr[w]:word_ptr[w+1]]`` are the tokens of word w."""
+    K = n_k.shape[0]
+    V = word_ptr.shape[0] - 1
+    D = doc_ptr.shape[0] - 1
     V_beta = V * beta
     lg_beta = math.lgamma(beta)
     topic_part = K * math.lgamma(V_beta)
-    for w in range(V):
-        for k in range(K):
-            c = n_wk[w, k]
-            if c > 0:
-                topic_part += math.lgamma(c + beta) - lg_beta
     for k in range(K):
         topic_part -= math.lgamma(n_k[k] + V_beta)
+    for w in range(V):
+        for j in range(word_ptr[w], word_ptr[w + 1]):
+            row[z[word_tok[j]]] += 1
+        for j in range(word_ptr[w], word_ptr[w + 1]):
+            k = z[word_tok[j]]
+            if row[k] > 0:  # each topic of the word once, then cleared
+                topic_part += math.lgamma(row[k] + beta) - lg_beta
+                row[k] = 0
 
     alpha_sum = 0.0
     for k in range(K):
         alpha_sum += alpha[k]
-    lg_alpha_sum = math.lgamma(alpha_sum)
-    doc_part = 0.0
+    doc_part = D * math.lgamma(alpha_sum)
     for d in range(D):
-        doc_part += lg_alpha_sum - math.lgamma(doc_ptr[d + 1] - doc_ptr[d] + alpha_sum)
-        for k in range(K):
-            c = n_dk[d, k]
-            if c > 0:
-                doc_part += math.lgamma(c + alpha[k]) - math.lgamma(alpha[k])
+        doc_part -= math.lgamma(doc_ptr[d + 1] - doc_ptr[d] + alpha_sum)
+        for i in range(doc_ptr[d], doc_ptr[d + 1]):
+            row[z[i]] += 1
+        for i in range(doc_ptr[d], doc_ptr[d + 1]):
+            k = z[i]
+            if row[k] > 0:
+                doc_part += math.lgamma(row[k] + alpha[k]) - math.lgamma(alpha[k])
+                row[k] = 0
     return topic_part + doc_part

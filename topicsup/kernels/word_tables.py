@@ -30,13 +30,13 @@ def scratch(K: int) -> dict[str, np.ndarray]:
 
 
 @njit(cache=True, nogil=True)
-def ensure(w, n_wk, n_k, m, beta, V_beta, samples, q, mass, used, prob, alias, work, rng):
-    """Rebuild word w's table from the current counts if its supply is used up."""
+def ensure(w, nwk, n_k, m, beta, V_beta, samples, q, mass, used, prob, alias, work, rng):
+    """Rebuild word w's table from its current counts ``nwk`` (length K) if its supply is
+    used up."""
     K = n_k.shape[0]
     if used[w] < K:
         return
     qw = q[w]
-    nwk = n_wk[w]
     for k in range(K):
         qw[k] = m[k] * (nwk[k] + beta) / (n_k[k] + V_beta)
     mass[w] = build_alias(qw, prob, alias, work)
