@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from numba import njit
 
 from topicsup.kernels import light
+from topicsup.kernels.rng import uniform
 from topicsup.models import LDA
 from topicsup.testing.exact import (PerturbedModel, assert_matches_target, enumerate_assignments,
                                     goodness_of_fit, lda_log_joint_states, normalize_log,
@@ -87,6 +89,55 @@ def test_harness_rejects_a_perturbed_mh_kernel(variant, fa, fb):
     idx = sample_final_states(mutant, corpus, p, n_chains=N_CHAINS, n_sweeps=3, seed=11)
     gof = goodness_of_fit(idx, p)
     assert gof.pvalue < 1e-6, f"a wrong MH kernel went undetected: {gof}"
+
+
+@njit
+def _printed_doc_ratio_sweep(words, doc_ptr, z, n_wk, n_k, alpha, beta, rng):
+    """Test-only doc-proposal MH sweep with the acceptance ratio as printed in LightLDA and
+    Zheng et al. 2015 eq. 19: q(s) from counts that include token i at s."""
+    V_beta = beta * n_wk.shape[0]
+    K = n_k.shape[0]
+    ndk = np.zeros(K, np.int64)
+    for d in range(doc_ptr.shape[0] - 1):
+        p0, p1 = doc_ptr[d], doc_ptr[d + 1]
+        ndk[:] = 0
+        for i in range(p0, p1):
+            ndk[z[i]] += 1
+        for i in range(p0, p1):
+            w, s = words[i], z[i]
+            ndk[s] -= 1
+            n_wk[w, s] -= 1
+            n_k[s] -= 1
+            u = uniform(rng) * (p1 - p0 + alpha * K)
+            t = z[p0 + int(u)] if u < p1 - p0 else int((u - (p1 - p0)) / alpha)
+            if t != s:
+                a = ((ndk[t] + alpha) * (n_wk[w, t] + beta) * (n_k[s] + V_beta)
+                     * (ndk[s] + 1 + alpha)) / \
+                    ((ndk[s] + alpha) * (n_wk[w, s] + beta) * (n_k[t] + V_beta)
+                     * (ndk[t] + alpha))
+                if a >= 1.0 or uniform(rng) < a:
+                    s = t
+            z[i] = s
+            ndk[s] += 1
+            n_wk[w, s] += 1
+            n_k[s] += 1
+
+
+class _PrintedDocRatio(LDA):
+    def sweep_block(self, state, corpus, rng, d_start, d_end, info):
+        _printed_doc_ratio_sweep(corpus.words, corpus.doc_ptr, state["z"], state["n_wk"],
+                                 state["n_k"], float(self.alpha), self.beta, rng)
+
+
+def test_the_printed_doc_proposal_ratio_is_rejected():
+    """Settles the misprint: the doc-proposal ratio as printed (q(s) counting token i at s)
+    fails the exact-target test at the run length the kernel's ratio passes (doc-alone above)."""
+    docs, K, alpha, beta = K2
+    corpus, p = _target(K2)
+    model = _PrintedDocRatio(K=K, alpha=alpha, beta=beta, sampler="light", mh_steps=1)
+    gof = goodness_of_fit(sample_final_states(model, corpus, p, n_chains=N_CHAINS, n_sweeps=3,
+                                              seed=11), p)
+    assert gof.pvalue < 1e-6, gof
 
 
 STALE = {"aliaslda": dict(sampler="alias"),

@@ -1,0 +1,53 @@
+"""Losses: each supplies an augmentation draw and the per-(document, task) pair (b, w).
+
+Given its augmentation u, every loss here contributes exp(b s - w s^2 / 2) in the score
+s = eta . xt_d (MATH.md sec. 1), so the topic and weight samplers never see the loss itself.
+Adding a loss means adding a class with ``augment(y, scores, rng, b, w)``; no topic kernel
+changes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from .kernels.draws import inverse_gaussian
+
+
+@njit(cache=True, nogil=True)
+def hinge_augment(y, scores, lam, rng, b, w):
+    """Hinge loss 2 lam max(0, 1 - y s) (Zheng et al. 2015 eq. 8-16), for (D, T) arrays.
+
+    xi ~ IG(mean 1/(lam |zeta|), shape 1), zeta = 1 - y s, is the inverse of Gibbs MedLDA's
+    gamma (eq. 14); then b = lam y (1 + lam xi), w = lam^2 xi.
+    """
+    D, T = scores.shape
+    for d in range(D):
+        for t in range(T):
+            zeta = 1.0 - y[d, t] * scores[d, t]
+            mean = 1.0 / (lam * abs(zeta)) if zeta != 0.0 else np.inf
+            xi = inverse_gaussian(rng, mean, 1.0)
+            b[d, t] = lam * y[d, t] * (1.0 + lam * xi)
+            w[d, t] = lam * lam * xi
+
+
+@dataclass(frozen=True)
+class Hinge:
+    """The max-margin hinge loss of (Light)MedLDA with regularisation ``lam`` (lambda, the
+    papers' c); labels are +-1 per task."""
+
+    lam: float = 1.0
+
+    def __post_init__(self) -> None:
+        v = self.lam
+        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) \
+                or not np.isfinite(v) or v <= 0:
+            raise ValueError(f"lam must be a positive finite number, got {v!r}")
+        object.__setattr__(self, "lam", float(v))
+
+    def augment(self, y: np.ndarray, scores: np.ndarray, rng: np.ndarray, b: np.ndarray,
+                w: np.ndarray) -> None:
+        """Draw the augmentation given the scores and write (b, w), all (D, T)."""
+        hinge_augment(y, scores, self.lam, rng, b, w)
