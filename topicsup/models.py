@@ -171,7 +171,7 @@ class LDA:
         tables (built on first use).
 
         Every sampler keeps ``n_wk`` (V, K) and ``n_k``. Gibbs and AliasLDA also keep
-        ``n_dk`` (D, K); the light sampler rebuilds the current document's n_kd in ``k_row``
+        ``n_dk`` (D, K); the light sampler rebuilds the current document's n_kd in ``ndk_row``
         instead, so the memory it touches per token does not grow with K.
         """
         K = self.K
@@ -181,12 +181,12 @@ class LDA:
             "z": np.zeros(corpus.n_tokens, dtype=np.int32),
             "n_k": np.zeros(K, dtype=np.int32),
             "n_wk": np.zeros((corpus.n_words, K), dtype=np.int32),
-            "k_row": np.zeros(K, dtype=np.int32),  # zeroed scratch row; see loglik
             # the corpus word by word: tokens of word w are word_tok[word_ptr[w]:word_ptr[w+1]]
             "word_tok": np.argsort(corpus.words, kind="stable").astype(index_type),
             "word_ptr": np.concatenate([[0], np.cumsum(word_counts)]).astype(np.int64),
         }
         if self.sampler == "light":
+            state["ndk_row"] = np.zeros(K, dtype=np.int32)  # zero between documents
             state["alpha_prob"] = np.zeros(K, dtype=np.float64)
             state["alpha_alias"] = np.zeros(K, dtype=np.int32)
         else:
@@ -237,8 +237,8 @@ class LDA:
         """Run the sampler on documents ``d_start .. d_end-1``, adding to ``info``."""
         st = state
         if self.sampler == "light":
-            light.light_sweep(corpus.words, corpus.doc_ptr, st["z"], st["n_wk"],
-                              st["n_k"], st["k_row"], self.alpha_vector, self.beta, rng,
+            light.light_sweep(corpus.words, corpus.doc_ptr, st["z"], st["n_wk"], st["n_k"],
+                              st["ndk_row"], self.alpha_vector, self.beta, rng,
                               d_start, d_end, self.mh_steps, COMPOSITIONS[self.composition],
                               self.p_doc, st["alpha_prob"], st["alpha_alias"],
                               not isinstance(self.alpha, tuple), st["word_ptr"], st["word_tok"],
@@ -276,9 +276,9 @@ class LDA:
 
     def log_joint(self, state: dict[str, np.ndarray], corpus: Corpus) -> float:
         """log p(W, Z) with Theta and Phi collapsed (MATH.md sec. 4)."""
-        return float(lda_log_joint(corpus.words, corpus.doc_ptr, state["z"], state["word_ptr"],
+        return float(lda_log_joint(corpus.doc_ptr, state["z"], state["word_ptr"],
                                    state["word_tok"], state["n_k"], self.alpha_vector,
-                                   self.beta, state["k_row"]))
+                                   self.beta))
 
     # ------------------------------------------------------------------ estimates
     def doc_topic_counts(self, state: dict[str, np.ndarray], corpus: Corpus) -> np.ndarray:

@@ -55,7 +55,7 @@ def test_light_proposals_leave_exact_posterior_invariant(case, variant):
     assert_matches_target(idx, p)
 
 
-@pytest.mark.parametrize("variant", ["cycle", "mixture", "cycle-4-steps"])
+@pytest.mark.parametrize("variant", list(LIGHT))
 def test_light_on_a_document_longer_than_the_prefetch_pipeline(variant):
     """The light kernel draws each token's first doc and word uniforms AHEAD and 3 AHEAD tokens
     early (to prefetch); a document longer than 3 AHEAD + 1 tokens runs every stage of that

@@ -17,13 +17,18 @@ def init_assignments(z, K, rng):
 
 
 @njit(cache=True, nogil=True)
-def doc_topic_counts(doc_ptr, z, K):
-    """The (D, K) matrix n_dk from the assignments."""
-    D = doc_ptr.shape[0] - 1
-    n_dk = np.zeros((D, K), np.int32)
-    for d in range(D):
+def fill_doc_topic_counts(doc_ptr, z, n_dk):
+    """Set the (D, K) matrix ``n_dk`` from the assignments."""
+    n_dk[:] = 0
+    for d in range(doc_ptr.shape[0] - 1):
         for i in range(doc_ptr[d], doc_ptr[d + 1]):
             n_dk[d, z[i]] += 1
+
+
+def doc_topic_counts(doc_ptr, z, K):
+    """A new (D, K) int32 matrix n_dk from the assignments."""
+    n_dk = np.zeros((doc_ptr.shape[0] - 1, K), np.int32)
+    fill_doc_topic_counts(doc_ptr, z, n_dk)
     return n_dk
 
 
@@ -41,7 +46,7 @@ def rebuild_counts(words, doc_ptr, z, n_dk, n_wk, n_k):
         n_wk[words[i], z[i]] += 1
         n_k[z[i]] += 1
     if n_dk is not None:
-        n_dk[:] = doc_topic_counts(doc_ptr, z, n_k.shape[0])
+        fill_doc_topic_counts(doc_ptr, z, n_dk)
 
 
 @njit(cache=True, nogil=True, inline="always")

@@ -79,11 +79,11 @@ def _occurrence(word_ptr, w, K, beta, u01):
 def draw_word_proposal(z, word_ptr, word_tok, w, K, beta, u01):
     """Exact q_w: the topic of a random occurrence of word w (z[i] = current state), or
     uniform."""
+    occ = _occurrence(word_ptr, w, K, beta, u01)
+    if occ >= 0:
+        return z[word_tok[occ]]
     n_w = word_ptr[w + 1] - word_ptr[w]
-    u = u01 * (n_w + K * beta)
-    if u < n_w:
-        return z[word_tok[word_ptr[w] + int(u)]]
-    return min(int((u - n_w) / beta), K - 1)  # (u - n_w) / (K beta) * K
+    return min(int((u01 * (n_w + K * beta) - n_w) / beta), K - 1)  # uniform on 0..K-1
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -121,11 +121,13 @@ def light_sweep(words, doc_ptr, z, n_wk, n_k, ndk, alpha, beta, rng, d_start, d_
         # 3 AHEAD tokens early, so the memory they lead to can be prefetched in stages: the
         # word's occurrence list, then z there, then n_tw for both proposed topics t, with the
         # token's own n_{z_i w}. At large K these are a sweep's cache misses. Uniforms drawn
-        # earlier are still independent of the state, so the proposals are unchanged.
+        # earlier are still independent of the state, so the proposals are unchanged. (The
+        # stale word tables serve stored samples: nothing to draw ahead for them.)
         for j in range(p0, min(p0 + 3 * AHEAD, p1)):
             if j < p0 + AHEAD:
                 u_doc[j % RING] = uniform(rng)
-            u_word[j % RING] = uniform(rng)
+            if not stale_word:
+                u_word[j % RING] = uniform(rng)
         for i in range(p0, p1):
             u_first_doc = u_doc[i % RING]
             u_first_word = u_word[i % RING]
@@ -137,15 +139,16 @@ def light_sweep(words, doc_ptr, z, n_wk, n_k, ndk, alpha, beta, rng, d_start, d_
                 prefetch(flat_wk, row + draw_doc_proposal(z, p0, N_d, alpha_sum, alpha_prob,
                                                           alpha_alias, alpha_symmetric,
                                                           u_doc[j % RING]))
-                prefetch(flat_wk, row + draw_word_proposal(z, word_ptr, word_tok, words[j], K,
-                                                           beta, u_word[j % RING]))
+                if not stale_word:
+                    prefetch(flat_wk, row + draw_word_proposal(z, word_ptr, word_tok, words[j],
+                                                               K, beta, u_word[j % RING]))
             j = i + 2 * AHEAD
-            if j < p1:
+            if j < p1 and not stale_word:
                 occ = _occurrence(word_ptr, words[j], K, beta, u_word[j % RING])
                 if occ >= 0:
                     prefetch(z, word_tok[occ])
             j = i + 3 * AHEAD
-            if j < p1:
+            if j < p1 and not stale_word:
                 u_word[j % RING] = uniform(rng)
                 occ = _occurrence(word_ptr, words[j], K, beta, u_word[j % RING])
                 if occ >= 0:

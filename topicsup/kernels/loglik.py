@@ -1,7 +1,7 @@
 """The collapsed LDA log joint log p(W, Z | alpha, beta) (MATH.md sec. 4).
 
-Computed from the assignments alone, document by document and then word by word, with one
-zeroed scratch row of K counts: O(#tokens) work and lgamma calls, whatever K and whatever
+Computed from the assignments alone, word by word and then document by document, with one
+scratch row of K counts: O(#tokens) work and lgamma calls, whatever K and whatever
 layout a sampler keeps its counts in. Zero counts contribute nothing once
 lgamma(0 + a) - lgamma(a) is folded in, so only the non-zero counts met are summed.
 """
@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import njit
 
 
 @njit(cache=True, nogil=True)
-def lda_log_joint(words, doc_ptr, z, word_ptr, word_tok, n_k, alpha, beta, row):
-    """log p(W, Z) with Theta and Phi integrated out; ``alpha`` is a length-K array, ``row``
-    a zeroed int32 scratch of length K (zeroed again on return);
+def lda_log_joint(doc_ptr, z, word_ptr, word_tok, n_k, alpha, beta):
+    """log p(W, Z) with Theta and Phi integrated out; ``alpha`` is a length-K array and
     ``word_tok[word_ptr[w]:word_ptr[w+1]]`` are the tokens of word w."""
     K = n_k.shape[0]
+    row = np.zeros(K, np.int64)  # counts of one word or document; own scratch, so thread-safe
     V = word_ptr.shape[0] - 1
     D = doc_ptr.shape[0] - 1
     V_beta = V * beta

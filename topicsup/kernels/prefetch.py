@@ -29,7 +29,8 @@ def prefetch(typingctx, arr, idx):
         i8p = ir.IntType(8).as_pointer()
         i32 = ir.IntType(32)
         fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+        # llvmlite mangles the name for the pointer type: .p0 (opaque) or .p0i8 (typed)
+        fn = builder.module.declare_intrinsic("llvm.prefetch", [i8p], fnty)
         # read access, high temporal locality, data cache
         builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])
         return context.get_dummy_value()
