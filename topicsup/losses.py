@@ -18,7 +18,8 @@ from .kernels.draws import inverse_gaussian
 
 @njit(cache=True, nogil=True)
 def hinge_augment(y, scores, lam, rng, b, w):
-    """Hinge loss 2 lam max(0, 1 - y s) (Zheng et al. 2015 eq. 8-16), for (D, T) arrays.
+    """Hinge loss 2 lam max(0, 1 - y s) (Zheng et al. 2015 eq. 8-16), elementwise over 2-d
+    arrays of one shape (the models use (T, D): tasks by documents).
 
     xi ~ IG(mean 1/(lam |zeta|), shape 1), zeta = 1 - y s, is the inverse of Gibbs MedLDA's
     gamma (eq. 14); then b = lam y (1 + lam xi), w = lam^2 xi.
@@ -49,5 +50,13 @@ class Hinge:
 
     def augment(self, y: np.ndarray, scores: np.ndarray, rng: np.ndarray, b: np.ndarray,
                 w: np.ndarray) -> None:
-        """Draw the augmentation given the scores and write (b, w), all (D, T)."""
+        """Draw the augmentation given the scores and write (b, w), all (T, D)."""
         hinge_augment(y, scores, self.lam, rng, b, w)
+
+    def log_pseudo_likelihood(self, y: np.ndarray, scores: np.ndarray) -> float:
+        """sum log psi(y | s) = -2 lam sum max(0, 1 - y s), the loss's part of the log joint."""
+        return float(-2.0 * self.lam * np.maximum(0.0, 1.0 - y * scores).sum())
+
+    def mean_loss(self, y: np.ndarray, scores: np.ndarray) -> float:
+        """Mean hinge max(0, 1 - y s) over documents and tasks."""
+        return float(np.maximum(0.0, 1.0 - y * scores).mean()) if y.size else float("nan")

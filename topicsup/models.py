@@ -24,7 +24,11 @@ from .corpus import Corpus
 from .kernels import aliaslda, gibbs, info as info_layout, light, word_tables
 from .kernels.alias import build_alias
 from .kernels.counts import doc_topic_counts, init_assignments, rebuild_counts
+from .kernels.fold_in import fold_in
 from .kernels.loglik import lda_log_joint
+from .kernels.weights import compute_scores, sample_weights
+from .losses import Hinge
+from .priors import Normal
 
 SAMPLERS = {"gibbs": gibbs.KINDS, "alias": aliaslda.KINDS, "light": light.KINDS}
 COMPOSITIONS = {"cycle": light.CYCLE, "mixture": light.MIXTURE}
@@ -201,7 +205,22 @@ class LDA:
         if self.sampler == "alias":
             state["nz"] = np.zeros(K, dtype=np.int32)
             state["pos"] = np.full(K, -1, dtype=np.int32)
+        T = self.n_tasks(corpus)
+        D = corpus.n_docs
+        # the supervised term's arrays (kernels.supervised); T = 0 makes it vanish
+        state.update(eta_kt=np.zeros((K, T)), b=np.zeros((T, D)), w=np.zeros((T, D)),
+                     r=np.zeros((T, D)), sup_A=np.zeros(K), sup_c=np.zeros(T),
+                     sup_v=np.zeros(T), exp_prob=np.zeros(K), exp_alias=np.zeros(K, np.int32))
         return state
+
+    def n_tasks(self, corpus: Corpus) -> int:
+        """Number of supervised tasks T (0: unsupervised)."""
+        return 0
+
+    @property
+    def kind_cumulative(self) -> np.ndarray:
+        """Cumulative mixture probabilities of the proposal kinds (light sampler)."""
+        return np.array([self.p_doc, 1.0])
 
     def init_state(self, corpus: Corpus, rng: np.ndarray) -> dict[str, np.ndarray]:
         """Draw a random start and the counts that go with it."""
@@ -236,24 +255,33 @@ class LDA:
                     d_start: int, d_end: int, info: np.ndarray) -> None:
         """Run the sampler on documents ``d_start .. d_end-1``, adding to ``info``."""
         st = state
+        sup = (st["eta_kt"], st["b"], st["w"], st["r"], st["sup_A"], st["sup_c"], st["sup_v"])
         if self.sampler == "light":
+            kinds = self.proposal_kinds
             light.light_sweep(corpus.words, corpus.doc_ptr, st["z"], st["n_wk"], st["n_k"],
                               st["ndk_row"], self.alpha_vector, self.beta, rng,
                               d_start, d_end, self.mh_steps, COMPOSITIONS[self.composition],
-                              self.p_doc, st["alpha_prob"], st["alpha_alias"],
-                              not isinstance(self.alpha, tuple), st["word_ptr"], st["word_tok"],
-                              self.word_proposal == "stale", st["ones"], st["wt_samples"],
-                              st["wt_q"], st["wt_mass"], st["wt_used"], st["al_prob"],
-                              st["al_alias"], st["al_work"], info)
+                              len(kinds), self.kind_cumulative, st["alpha_prob"],
+                              st["alpha_alias"], not isinstance(self.alpha, tuple),
+                              st["word_ptr"], st["word_tok"], self.word_proposal == "stale",
+                              st["ones"], st["wt_samples"], st["wt_q"], st["wt_mass"],
+                              st["wt_used"], st["al_prob"], st["al_alias"], st["al_work"],
+                              *sup, st["exp_prob"], st["exp_alias"], info)
             return
         common = (corpus.words, corpus.doc_ptr, st["z"], st["n_dk"], st["n_wk"], st["n_k"],
                   self.alpha_vector, self.beta, rng, d_start, d_end)
         if self.sampler == "gibbs":
-            gibbs.gibbs_sweep(*common, st["scratch"], info)
+            gibbs.gibbs_sweep(*common, *sup, st["scratch"], info)
         else:
             aliaslda.alias_sweep(*common, self.mh_steps, st["wt_samples"], st["wt_q"],
                                  st["wt_mass"], st["wt_used"], st["al_prob"], st["al_alias"],
                                  st["al_work"], st["nz"], st["pos"], st["scratch"][0], info)
+
+    def end_sweep(self, state: dict[str, np.ndarray], corpus: Corpus, rng: np.ndarray,
+                  sweep: int) -> list[dict[str, Any]]:
+        """Work done once per sweep after the topic sweep (weights, augmentation); returns
+        history rows. LDA has none."""
+        return []
 
     def sweep_metrics(self, info: np.ndarray) -> list[dict[str, Any]]:
         """History rows for one sweep's info record: the topic change rate, and per proposal
@@ -298,3 +326,299 @@ class LDA:
         a = self.alpha_vector
         n_dk = self.doc_topic_counts(state, corpus)
         return (n_dk + a) / (n_dk.sum(axis=1, keepdims=True) + a.sum())
+
+
+# ---------------------------------------------------------------------- supervised models
+WEIGHT_SAMPLERS = ("cholesky", "coordinate")
+LOSSES = {"hinge": Hinge}
+TASK_KINDS = ("binary", "multiclass", "multilabel")
+
+
+@register
+@dataclass(frozen=True)
+class SupervisedLDA(LDA):
+    """A supervised topic model: loss x prior x topic sampler x weight sampler (MATH.md sec. 1).
+
+    The corpus's labels define the tasks: binary labels give one classifier (T = 1);
+    multi-class and multi-label give one classifier per class on shared topics (the
+    multi-task form of Zheng et al. 2015 sec. 4.1, T = C). Each task t scores a document by
+    s_td = eta_t . (zbar_d, x_d) with its covariates x_d, if any.
+
+    A sweep resamples every topic assignment given (eta, augmentation) with the topic sampler,
+    then draws the weights given the assignments and the augmentation, then the augmentation
+    given both (Zheng et al. 2015 sec. 3.5).
+
+    Parameters
+    ----------
+    K, alpha, beta, sampler, mh_steps, composition, word_proposal
+        As for ``LDA``; ``alpha=None`` means 6.4 / K (Zheng et al. 2015 sec. 5). The samplers
+        are ``"gibbs"`` (exact, O(K T) per token) and ``"light"`` (doc, word and exp MH
+        proposals, O(T) per proposal).
+    loss : {"hinge"}
+        The loss; its augmentation supplies (b, w) (``topicsup.losses``).
+    lam : float
+        Regularisation constant of the loss (lambda of Zheng et al. 2015; the hinge is
+        2 lam max(0, 1 - y s)).
+    nu : float
+        Prior precision of every weight, eta ~ N(0, 1/nu) (``topicsup.priors.Normal``).
+    weight_sampler : {"cholesky", "coordinate"}
+        Exact joint draw of each task's weights, O(M^3 + D M^2), or ``S_gibbs`` passes of
+        coordinate-wise Gibbs, O(D M) each (Zheng et al. 2015 eq. 23-24).
+    S_gibbs : int
+        Coordinate passes per sweep.
+    proposal_weights : tuple of 3 floats, optional
+        Light sampler with ``composition="mixture"``: probabilities of the doc, word and exp
+        proposals at each MH step (default equal). A zero switches a proposal off.
+    burn_in : int
+        Sweeps before weight samples enter the average used for prediction.
+    """
+
+    alpha: float | tuple[float, ...] | None = None
+    loss: str = "hinge"
+    lam: float = 1.0
+    nu: float = 1.0
+    weight_sampler: str = "cholesky"
+    S_gibbs: int = 2
+    proposal_weights: tuple[float, ...] | None = None
+    burn_in: int = 0
+
+    def __post_init__(self) -> None:
+        if isinstance(self.K, (int, np.integer)) and not isinstance(self.K, bool) \
+                and self.alpha is None and self.K > 0:
+            object.__setattr__(self, "alpha", 6.4 / int(self.K))
+        super().__post_init__()
+        if self.sampler not in ("gibbs", "light"):
+            raise ValueError(f"supervised models sample topics with sampler 'gibbs' or "
+                             f"'light', got {self.sampler!r}")
+        if self.loss not in LOSSES:
+            raise ValueError(f"loss must be one of {sorted(LOSSES)}, got {self.loss!r}")
+        object.__setattr__(self, "lam", _positive_number("lam", self.lam))
+        object.__setattr__(self, "nu", _positive_number("nu", self.nu))
+        if self.weight_sampler not in WEIGHT_SAMPLERS:
+            raise ValueError(f"weight_sampler must be one of {WEIGHT_SAMPLERS}, got "
+                             f"{self.weight_sampler!r}")
+        for name in ("S_gibbs", "burn_in"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0 \
+                    or (name == "S_gibbs" and v < 1):
+                raise ValueError(f"{name} must be a {'positive' if name == 'S_gibbs' else 'non-negative'} "
+                                 f"integer, got {v!r}")
+            object.__setattr__(self, name, int(v))
+        pw = self.proposal_weights
+        if pw is not None:
+            pw = tuple(float(x) if isinstance(x, (int, float, np.integer, np.floating))
+                       and not isinstance(x, bool) else np.nan for x in pw)
+            if len(pw) != 3 or not all(np.isfinite(x) and x >= 0 for x in pw) or sum(pw) <= 0:
+                raise ValueError(f"proposal_weights must be 3 non-negative numbers (doc, word, "
+                                 f"exp) with a positive sum, got {self.proposal_weights!r}")
+            object.__setattr__(self, "proposal_weights", pw)
+
+    # ------------------------------------------------------------------ parts of the frame
+    @property
+    def loss_function(self) -> Hinge:
+        return LOSSES[self.loss](self.lam)
+
+    @property
+    def prior(self) -> Normal:
+        return Normal(self.nu)
+
+    @property
+    def proposal_kinds(self) -> tuple[str, ...]:
+        return light.SUPERVISED_KINDS if self.sampler == "light" else ()
+
+    @property
+    def kind_cumulative(self) -> np.ndarray:
+        pw = np.asarray(self.proposal_weights or (1.0, 1.0, 1.0))
+        cum = np.cumsum(pw / pw.sum())
+        cum[-1] = 1.0
+        return cum
+
+    def get_params(self) -> dict[str, Any]:
+        p = super().get_params()
+        if p["proposal_weights"] is not None:
+            p["proposal_weights"] = list(p["proposal_weights"])
+        return p
+
+    # ------------------------------------------------------------------ tasks
+    def check_corpus(self, corpus: Corpus) -> None:
+        super().check_corpus(corpus)
+        if corpus.labels is None:
+            raise ValueError(f"{type(self).__name__} needs a labelled corpus: corpus.labels is "
+                             f"None (pass labels= when building the Corpus)")
+        if corpus.labels.kind not in TASK_KINDS:
+            raise ValueError(f"{type(self).__name__} with the {self.loss} loss classifies; "
+                             f"corpus.labels are {corpus.labels.kind!r}, expected one of "
+                             f"{TASK_KINDS}")
+
+    def n_tasks(self, corpus: Corpus) -> int:
+        return 1 if corpus.labels.kind == "binary" else corpus.labels.n_classes
+
+    def task_signs(self, corpus: Corpus) -> np.ndarray:
+        """(T, D) labels as +-1 per task: the positive class for binary, one class per task
+        (one-vs-rest within the shared model) otherwise."""
+        lab = corpus.labels
+        if lab.kind == "binary":
+            return lab.signs[None, :].copy()
+        if lab.kind == "multiclass":
+            onehot = np.arange(lab.n_classes)[:, None] == lab.values[None, :]
+        else:
+            onehot = lab.values.T.astype(bool)
+        return np.where(onehot, 1.0, -1.0)
+
+    def n_features(self, corpus: Corpus) -> int:
+        return self.K + (0 if corpus.covariates is None else corpus.covariates.shape[1])
+
+    # ------------------------------------------------------------------ state
+    @property
+    def saved_state(self) -> tuple[str, ...]:
+        return super().saved_state + ("eta", "b", "w", "eta_sum", "eta_kept")
+
+    def allocate_state(self, corpus: Corpus) -> dict[str, np.ndarray]:
+        state = super().allocate_state(corpus)
+        T, M, D = self.n_tasks(corpus), self.n_features(corpus), corpus.n_docs
+        state.update(eta=np.zeros((T, M)), eta_sum=np.zeros((T, M)),
+                     eta_kept=np.zeros(1, np.int64), scores=np.zeros((T, D)),
+                     X=np.zeros((D, M)), y=np.zeros((T, D)), prior_precision=np.zeros((T, M)))
+        return state
+
+    def init_state(self, corpus: Corpus, rng: np.ndarray) -> dict[str, np.ndarray]:
+        """Random topics, eta = 0, and the augmentation drawn given the zero scores."""
+        state = super().init_state(corpus, rng)
+        self.features(state, corpus)
+        compute_scores(state["X"], state["eta"], state["scores"])
+        self.loss_function.augment(state["y"], state["scores"], rng, state["b"], state["w"])
+        return state
+
+    def refresh_state(self, state: dict[str, np.ndarray], corpus: Corpus) -> None:
+        super().refresh_state(state, corpus)
+        state["y"][...] = self.task_signs(corpus)
+        state["prior_precision"][...] = self.prior.precision(*state["eta"].shape)
+        self._weights_changed(state, corpus)
+
+    def _weights_changed(self, state: dict[str, np.ndarray], corpus: Corpus) -> None:
+        """Derive the kernels' view of eta: eta_kt (K, T) and the covariate scores r."""
+        eta = state["eta"]
+        state["eta_kt"][...] = eta[:, :self.K].T
+        if corpus.covariates is not None and corpus.covariates.shape[1]:
+            state["r"][...] = eta[:, self.K:] @ corpus.covariates.T
+        else:
+            state["r"][...] = 0.0
+
+    def validate_state(self, state: dict[str, np.ndarray], corpus: Corpus) -> None:
+        super().validate_state(state, corpus)
+        for k in ("eta", "b", "w", "eta_sum"):
+            if not np.isfinite(state[k]).all():
+                raise ValueError(f"saved {k} has non-finite values")
+        if (state["w"] < 0).any() or state["eta_kept"][0] < 0:
+            raise ValueError("saved augmentation weights w or eta_kept are negative")
+
+    def features(self, state: dict[str, np.ndarray], corpus: Corpus) -> np.ndarray:
+        """Fill and return X (D, M) = (zbar_d, x_d) from the current assignments."""
+        X = state["X"]
+        n_dk = self.doc_topic_counts(state, corpus)
+        N = np.maximum(corpus.doc_lengths, 1).astype(np.float64)
+        X[:, :self.K] = n_dk / N[:, None]
+        if X.shape[1] > self.K:
+            X[:, self.K:] = corpus.covariates
+        return X
+
+    # ------------------------------------------------------------------ sampling
+    def end_sweep(self, state: dict[str, np.ndarray], corpus: Corpus, rng: np.ndarray,
+                  sweep: int) -> list[dict[str, Any]]:
+        """eta | Z, augmentation; then the augmentation | Z, eta. Rows: training fit."""
+        X = self.features(state, corpus)
+        sample_weights(X, state["b"], state["w"], state["prior_precision"], state["eta"],
+                       state["scores"], self.weight_sampler == "cholesky", self.S_gibbs, rng)
+        y, scores = state["y"], state["scores"]
+        rows = [{"metric": "train_" + self.score_name(corpus),
+                 "value": self.score_labels(y, scores), "proposal": None},
+                {"metric": f"{self.loss}_loss", "value": self.loss_function.mean_loss(y, scores),
+                 "proposal": None}]
+        self.loss_function.augment(y, scores, rng, state["b"], state["w"])
+        self._weights_changed(state, corpus)
+        if sweep > self.burn_in:
+            state["eta_sum"] += state["eta"]
+            state["eta_kept"][0] += 1
+        return rows
+
+    def log_joint(self, state: dict[str, np.ndarray], corpus: Corpus) -> float:
+        """Collapsed LDA log joint + the loss's log pseudo-likelihood + log prior of eta."""
+        scores = np.zeros_like(state["scores"])
+        compute_scores(self.features(state, corpus), state["eta"], scores)
+        return (super().log_joint(state, corpus)
+                + self.loss_function.log_pseudo_likelihood(state["y"], scores)
+                + self.prior.log_density(state["eta"]))
+
+    # ------------------------------------------------------------------ prediction
+    def coefficients(self, state: dict[str, np.ndarray]) -> np.ndarray:
+        """eta averaged over the kept samples (T, M); the current eta before any is kept."""
+        kept = int(state["eta_kept"][0])
+        return state["eta_sum"] / kept if kept else state["eta"].copy()
+
+    def fold_in(self, state: dict[str, np.ndarray], corpus: Corpus, rng: np.ndarray,
+                n_burn: int = 10, n_keep: int = 10) -> np.ndarray:
+        """Held-out features (D, M): zbar from ``n_keep`` fold-in sweeps after ``n_burn``
+        with the topics fixed at their point estimate, then the covariates (MATH.md sec. 5)."""
+        phi_wk = np.ascontiguousarray(self.topic_word(state).T)
+        D = corpus.n_docs
+        zbar = np.zeros((D, self.K))
+        fold_in(corpus.words, corpus.doc_ptr, phi_wk, self.alpha_vector, int(n_burn),
+                int(n_keep), rng, np.zeros(corpus.n_tokens, np.int32),
+                np.zeros((D, self.K), np.int32), zbar)
+        if corpus.covariates is not None and corpus.covariates.shape[1]:
+            return np.hstack([zbar, corpus.covariates])
+        return zbar
+
+    def decision_scores(self, state: dict[str, np.ndarray], X: np.ndarray) -> np.ndarray:
+        """(D, T) scores of features X with the averaged weights."""
+        eta = self.coefficients(state)
+        if X.shape[1] != eta.shape[1]:
+            raise ValueError(f"features have {X.shape[1]} columns, the model's weights "
+                             f"{eta.shape[1]} (K = {self.K} topics + covariates)")
+        scores = np.zeros((eta.shape[0], X.shape[0]))
+        compute_scores(np.ascontiguousarray(X, dtype=np.float64), eta, scores)
+        return scores.T
+
+    @staticmethod
+    def score_name(corpus: Corpus) -> str:
+        return "f1" if corpus.labels.kind == "multilabel" else "accuracy"
+
+    @staticmethod
+    def score_labels(y: np.ndarray, scores: np.ndarray) -> float:
+        """Accuracy (binary: sign; multi-class: argmax) or micro F1 (multi-label: s > 0)
+        of (T, D) scores against (T, D) +-1 labels, as the prediction rules of MATH.md
+        sec. 5 decide."""
+        if y.shape[0] == 1:
+            return float(np.mean((scores[0] > 0) == (y[0] > 0)))
+        if ((y > 0).sum(axis=0) == 1).all():
+            return float(np.mean(scores.argmax(axis=0) == y.argmax(axis=0)))
+        return micro_f1(y > 0, scores > 0)
+
+
+def micro_f1(truth: np.ndarray, predicted: np.ndarray) -> float:
+    """Micro-averaged F1 of boolean indicator arrays of one shape."""
+    tp = float(np.logical_and(truth, predicted).sum())
+    denom = float(truth.sum() + predicted.sum())
+    return 2 * tp / denom if denom else 1.0
+
+
+@register
+@dataclass(frozen=True)
+class MedLDA(SupervisedLDA):
+    """Gibbs MedLDA (Zhu et al. 2014; Zheng et al. 2015 sec. 3.1-3.2): hinge loss, normal
+    prior, exact collapsed Gibbs topics (O(K T) per token), exact Cholesky weights."""
+
+    sampler: str = "gibbs"
+    weight_sampler: str = "cholesky"
+
+
+@register
+@dataclass(frozen=True)
+class LightMedLDA(SupervisedLDA):
+    """LightMedLDA (Zheng et al. 2015): hinge loss, normal prior, doc/word/exp MH proposals
+    (``mh_steps`` = S_mh = 6, uniform mixture), coordinate-Gibbs weights (S_gibbs = 2)."""
+
+    sampler: str = "light"
+    mh_steps: int = 6
+    composition: str = "mixture"
+    weight_sampler: str = "coordinate"

@@ -114,11 +114,14 @@ class Session:
         self.n_sweeps += 1
         tokens = int(self._info[info_layout.TOKENS])
         sweep = self.n_sweeps
+        t0 = time.perf_counter()
+        end_rows = self.model.end_sweep(self.state, self.corpus, self.rng, sweep)
+        self._seconds += time.perf_counter() - t0
         rows = [{"metric": "seconds", "value": self._seconds, "proposal": None},
                 {"metric": "tokens_per_second",
                  "value": tokens / self._seconds if self._seconds > 0 else float("nan"),
                  "proposal": None}]
-        rows += self.model.sweep_metrics(self._info)
+        rows += self.model.sweep_metrics(self._info) + end_rows
         if self.log_joint_every and sweep % self.log_joint_every == 0:
             lj = self.model.log_joint(self.state, self.corpus)
             rows += [{"metric": "log_joint", "value": lj, "proposal": None},

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from numba import njit
 
+import math
+
+from . import supervised
 from .counts import move_token
 from .info import CHANGED as INFO_CHANGED
 from .info import TOKENS as INFO_TOKENS
@@ -32,15 +35,18 @@ def search_cumulative(cum, K, u):
 
 @njit(cache=True, nogil=True)
 def gibbs_sweep(words, doc_ptr, z, n_dk, n_wk, n_k, alpha, beta, rng, d_start, d_end,
-                scratch, info):
+                eta_kt, b, w, r, A, c, v, scratch, info):
     """Resample every token of documents ``d_start .. d_end-1`` once, in order.
 
     Parameters are the corpus (``words``, ``doc_ptr``), the state (``z`` and its counts, all
     int32), the Dirichlet parameters (``alpha`` of length K, scalar symmetric ``beta``), the
-    xoshiro state ``rng``, a float64 ``scratch`` array of shape (2, K) and the float64 ``info``
-    record (``kernels.info``), which is incremented, not reset.
+    xoshiro state ``rng``, the supervised term's arrays (``kernels.supervised``: ``eta_kt``
+    (K, T), ``b``, ``w``, ``r`` (T, D) and scratch ``A`` (K), ``c``, ``v`` (T); T = 0 for
+    LDA), a float64 ``scratch`` array of shape (2, K) and the float64 ``info`` record
+    (``kernels.info``), which is incremented, not reset.
     """
     K = n_k.shape[0]
+    T = eta_kt.shape[1]
     V_beta = beta * n_wk.shape[0]
     cum = scratch[0]
     inv_n_k = scratch[1]  # 1 / (n_k + V beta), kept current so the K-loop has no division
@@ -49,22 +55,38 @@ def gibbs_sweep(words, doc_ptr, z, n_dk, n_wk, n_k, alpha, beta, rng, d_start, d
     changed = 0
     for d in range(d_start, d_end):
         ndk = n_dk[d]
-        for i in range(doc_ptr[d], doc_ptr[d + 1]):
-            w = words[i]
-            nwk = n_wk[w]
+        p0, p1 = doc_ptr[d], doc_ptr[d + 1]
+        if T > 0 and p1 > p0:
+            supervised.load_doc(eta_kt, b, w, r, d, z, p0, p1, A, c)
+        for i in range(p0, p1):
+            nwk = n_wk[words[i]]
             old = z[i]
             move_token(ndk, nwk, n_k, old, -1)
             inv_n_k[old] = 1.0 / (n_k[old] + V_beta)
-            # p(z_i = k | rest) ∝ (n_kd + alpha_k)(n_kw + beta)/(n_k + V beta)   (MATH.md sec. 2)
             total = 0.0
-            for k in range(K):
-                total += (ndk[k] + alpha[k]) * (nwk[k] + beta) * inv_n_k[k]
-                cum[k] = total
+            if T == 0:
+                # p(z_i = k | rest) ∝ (n_kd + alpha_k)(n_kw + beta)/(n_k + V beta)  (MATH.md 2)
+                for k in range(K):
+                    total += (ndk[k] + alpha[k]) * (nwk[k] + beta) * inv_n_k[k]
+                    cum[k] = total
+            else:
+                # the same times exp(g_d(k))   (Zheng 2015 eq. 15-17)
+                supervised.token_coupling(eta_kt, w, d, c, old, p1 - p0, v)
+                top = -math.inf
+                for k in range(K):
+                    cum[k] = supervised.g_value(A, eta_kt, v, k)
+                    top = max(top, cum[k])
+                for k in range(K):
+                    total += (ndk[k] + alpha[k]) * (nwk[k] + beta) * inv_n_k[k] \
+                        * math.exp(cum[k] - top)
+                    cum[k] = total
             new = search_cumulative(cum, K, uniform(rng) * total)
             z[i] = new
             move_token(ndk, nwk, n_k, new, 1)
             inv_n_k[new] = 1.0 / (n_k[new] + V_beta)
             if new != old:
                 changed += 1
+                if T > 0:
+                    supervised.move(eta_kt, c, old, new)
     info[INFO_TOKENS] += doc_ptr[d_end] - doc_ptr[d_start]
     info[INFO_CHANGED] += changed

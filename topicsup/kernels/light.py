@@ -38,15 +38,19 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from . import word_tables
-from .alias import alias_from_uniform
+import math
+
+from . import supervised, word_tables
+from .alias import alias_from_uniform, draw_alias
 from .info import CHANGED, TOKENS, record_mh
 from .prefetch import prefetch
 from .rng import uniform
 
 DOC = 0
 WORD = 1  # the word-proposal slot, exact or stale
+EXP = 2   # supervised models only: q_e(k) ∝ exp(A_d(k)) (kernels.supervised)
 KINDS = ("doc", "word")
+SUPERVISED_KINDS = ("doc", "word", "exp")
 CYCLE = 0
 AHEAD = 4  # tokens between prefetch stages (see light_sweep)
 RING = 4 * AHEAD
@@ -95,16 +99,23 @@ def load_doc_row(z, p0, p1, ndk, delta):
 
 @njit(cache=True, nogil=True)
 def light_sweep(words, doc_ptr, z, n_wk, n_k, ndk, alpha, beta, rng, d_start, d_end,
-                mh_steps, composition, p_doc, alpha_prob, alpha_alias, alpha_symmetric,
-                word_ptr, word_tok, stale_word, ones, wt_samples, wt_q, wt_mass, wt_used,
-                prob, alias, work, info):
+                mh_steps, composition, n_kinds, kind_cum, alpha_prob, alpha_alias,
+                alpha_symmetric, word_ptr, word_tok, stale_word, ones, wt_samples, wt_q, wt_mass,
+                wt_used, prob, alias, work, eta_kt, b, w_td, r, A, c, v, exp_prob, exp_alias,
+                info):
     """One pass of ``mh_steps`` MH steps per token over documents ``d_start .. d_end-1``.
 
     ``ndk`` is a zeroed int32 row of length K holding the current document's n_kd, rebuilt
     from ``z`` per document: no (D, K) matrix is read, and the row stays in L1 whatever K.
+    ``n_kinds`` is 2 (doc, word) or 3 (and exp, supervised models); a cycle runs them in
+    turn, a mixture picks kind j with probability ``kind_cum[j] - kind_cum[j-1]``. The
+    supervised term's arrays (``eta_kt`` (K, T), ``b``, ``w_td``, ``r`` (T, D), scratch ``A``
+    (K), ``c``, ``v`` (T), the exp table ``exp_prob``, ``exp_alias`` (K)) are those of
+    ``kernels.supervised``; T = 0 for LDA.
     """
     V_beta = beta * n_wk.shape[0]
     K = n_k.shape[0]
+    T = eta_kt.shape[1]
     flat_wk = n_wk.reshape(n_wk.size)
     u_doc = np.empty(RING, np.float64)
     u_word = np.empty(RING, np.float64)
@@ -117,6 +128,10 @@ def light_sweep(words, doc_ptr, z, n_wk, n_k, ndk, alpha, beta, rng, d_start, d_
         p1 = doc_ptr[d + 1]
         N_d = p1 - p0
         load_doc_row(z, p0, p1, ndk, 1)
+        if T > 0 and N_d > 0:
+            supervised.load_doc(eta_kt, b, w_td, r, d, z, p0, p1, A, c)
+            if n_kinds > EXP:
+                supervised.build_exp_table(A, prob, exp_prob, exp_alias, work)
         # The uniforms of each token's first doc and first word proposal are drawn AHEAD and
         # 3 AHEAD tokens early, so the memory they lead to can be prefetched in stages: the
         # word's occurrence list, then z there, then n_tw for both proposed topics t, with the
@@ -153,18 +168,25 @@ def light_sweep(words, doc_ptr, z, n_wk, n_k, ndk, alpha, beta, rng, d_start, d_
                 occ = _occurrence(word_ptr, words[j], K, beta, u_word[j % RING])
                 if occ >= 0:
                     prefetch(word_tok, occ)
-            w = words[i]
-            nwk = n_wk[w]
+            word = words[i]
+            nwk = n_wk[word]
             old = z[i]
             ndk[old] -= 1
             nwk[old] -= 1
             n_k[old] -= 1
+            g_s = 0.0
+            if T > 0:
+                supervised.token_coupling(eta_kt, w_td, d, c, old, N_d, v)
+                g_s = supervised.g_value(A, eta_kt, v, old)
             s = old
             for step in range(mh_steps):
                 if composition == CYCLE:
-                    kind = DOC if step % 2 == 0 else WORD
+                    kind = step % n_kinds
                 else:
-                    kind = DOC if uniform(rng) < p_doc else WORD
+                    u = uniform(rng)
+                    kind = 0
+                    while kind < n_kinds - 1 and u >= kind_cum[kind]:
+                        kind += 1
                 if kind == DOC:
                     u01 = u_first_doc if u_first_doc >= 0.0 else uniform(rng)
                     u_first_doc = -1.0
@@ -176,31 +198,47 @@ def light_sweep(words, doc_ptr, z, n_wk, n_k, ndk, alpha, beta, rng, d_start, d_
                     # doc factors cancel; ratio of (n_kw + beta)/(n_k + V beta)
                     a = ((nwk[t] + beta) * (n_k[s] + V_beta)) / \
                         ((nwk[s] + beta) * (n_k[t] + V_beta))
-                elif not stale_word:
+                elif kind == WORD and not stale_word:
                     u01 = u_first_word if u_first_word >= 0.0 else uniform(rng)
                     u_first_word = -1.0
-                    t = draw_word_proposal(z, word_ptr, word_tok, w, K, beta, u01)
+                    t = draw_word_proposal(z, word_ptr, word_tok, word, K, beta, u01)
                     if t == s:
                         record_mh(info, WORD, 1.0, True)
                         continue
                     # word factors cancel; ratio of (n_kd + alpha_k)/(n_k + V beta)
                     a = ((ndk[t] + alpha[t]) * (n_k[s] + V_beta)) / \
                         ((ndk[s] + alpha[s]) * (n_k[t] + V_beta))
-                else:
-                    word_tables.ensure(w, nwk, n_k, ones, beta, V_beta, wt_samples, wt_q,
+                elif kind == WORD:
+                    word_tables.ensure(word, nwk, n_k, ones, beta, V_beta, wt_samples, wt_q,
                                        wt_mass, wt_used, prob, alias, work, rng)
-                    t = word_tables.next_sample(w, wt_samples, wt_used)
+                    t = word_tables.next_sample(word, wt_samples, wt_used)
                     if t == s:
                         record_mh(info, WORD, 1.0, True)
                         continue
                     # Zheng 2015 eq. 20 with beta_w: pi(t) q_w(s) / (pi(s) q_w(t)), q stale
                     a = ((ndk[t] + alpha[t]) * (nwk[t] + beta) * (n_k[s] + V_beta)
-                         * wt_q[w, s]) / \
+                         * wt_q[word, s]) / \
                         ((ndk[s] + alpha[s]) * (nwk[s] + beta) * (n_k[t] + V_beta)
-                         * wt_q[w, t])
+                         * wt_q[word, t])
+                else:
+                    t = draw_alias(exp_prob, exp_alias, rng)
+                    if t == s:
+                        record_mh(info, EXP, 1.0, True)
+                        continue
+                    # Zheng 2015 eq. 21; the exp factors are applied below
+                    a = ((ndk[t] + alpha[t]) * (nwk[t] + beta) * (n_k[s] + V_beta)) / \
+                        ((ndk[s] + alpha[s]) * (nwk[s] + beta) * (n_k[t] + V_beta))
+                g_t = 0.0
+                if T > 0:
+                    g_t = supervised.g_value(A, eta_kt, v, t)
+                    if kind == EXP:  # q_e ∝ exp(A_d) cancels A_d: the coupling remains
+                        a *= math.exp((g_t - A[t]) - (g_s - A[s]))
+                    else:  # Zheng 2015 eq. 19-20: times exp(g_d(t) - g_d(s))
+                        a *= math.exp(g_t - g_s)
                 if a >= 1.0 or uniform(rng) < a:
                     record_mh(info, kind, min(a, 1.0), True)
                     s = t
+                    g_s = g_t
                     z[i] = s  # doc and word proposals must see token i at its current state
                 else:
                     record_mh(info, kind, a, False)
@@ -210,6 +248,8 @@ def light_sweep(words, doc_ptr, z, n_wk, n_k, ndk, alpha, beta, rng, d_start, d_
             n_k[s] += 1
             if s != old:
                 changed += 1
+                if T > 0:
+                    supervised.move(eta_kt, c, old, s)
         load_doc_row(z, p0, p1, ndk, -1)
     info[TOKENS] += doc_ptr[d_end] - doc_ptr[d_start]
     info[CHANGED] += changed

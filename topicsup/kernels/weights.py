@@ -31,6 +31,8 @@ def precision_and_shift(X, b, w, prior_precision):
         xd = X[d]
         wd = w[d]
         for i in range(M):
+            if xd[i] == 0.0:
+                continue  # topic proportions are sparse: skip their zero rows
             r[i] += b[d] * xd[i]
             wx = wd * xd[i]
             for j in range(i + 1):
@@ -82,3 +84,33 @@ def coordinate_weights(X, b, w, prior_precision, eta, score, n_passes, rng):
             for d in range(D):
                 score[d] += X[d, k] * delta
             eta[k] = new
+
+
+@njit(cache=True, nogil=True)
+def compute_scores(X, eta, out):
+    """out[t, d] = eta_t . X_d for (D, M) features and (T, M) weights."""
+    D, M = X.shape
+    for t in range(eta.shape[0]):
+        e = eta[t]
+        for d in range(D):
+            xd = X[d]
+            acc = 0.0
+            for k in range(M):
+                acc += xd[k] * e[k]
+            out[t, d] = acc
+
+
+@njit(cache=True, nogil=True)
+def sample_weights(X, b, w, prior_precision, eta, scores, cholesky, n_passes, rng):
+    """Draw every task's weights given (b, w) (T, D) and the features X: the exact Cholesky
+    draw, or ``n_passes`` coordinate passes; ``scores`` (T, D) = X eta_t^T on return."""
+    compute_scores(X, eta, scores)
+    for t in range(eta.shape[0]):
+        if cholesky:
+            P, r = precision_and_shift(X, b[t], w[t], prior_precision[t])
+            gaussian_weights(P, r, rng, eta[t])
+        else:
+            coordinate_weights(X, b[t], w[t], prior_precision[t], eta[t], scores[t], n_passes,
+                               rng)
+    if cholesky:
+        compute_scores(X, eta, scores)

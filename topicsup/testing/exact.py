@@ -29,11 +29,14 @@ from ..corpus import Corpus
 from ..kernels.rng import seed_state
 
 
-def tiny_corpus(doc_words: list[list[int]], n_words: int | None = None) -> Corpus:
-    """A corpus from word ids, e.g. ``[[0, 1], [1, 2, 2], [0, 2, 1]]`` (words named w0..)."""
+def tiny_corpus(doc_words: list[list[int]], n_words: int | None = None, labels: Any = None,
+                covariates: Any = None) -> Corpus:
+    """A corpus from word ids, e.g. ``[[0, 1], [1, 2, 2], [0, 2, 1]]`` (words named w0..),
+    optionally with labels and covariates."""
     V = n_words if n_words is not None else 1 + max(max(d) for d in doc_words)
     vocab = [f"w{j}" for j in range(V)]
-    return Corpus.from_tokens([[vocab[w] for w in d] for d in doc_words], vocabulary=vocab)
+    return Corpus.from_tokens([[vocab[w] for w in d] for d in doc_words], vocabulary=vocab,
+                              labels=labels, covariates=covariates)
 
 
 def enumerate_assignments(n_tokens: int, K: int) -> np.ndarray:
@@ -71,6 +74,24 @@ def lda_log_joint_states(corpus: Corpus, K: int, alpha: float | np.ndarray, beta
     doc = (gammaln(alpha.sum()) - gammaln(alpha).sum()) * D \
         + gammaln(n_dk + alpha).sum(axis=(1, 2)) - gammaln(N_d + alpha.sum()).sum(axis=1)
     return topic + doc
+
+
+def supervised_log_factor_states(corpus: Corpus, K: int, eta: np.ndarray, b: np.ndarray,
+                                 w: np.ndarray, Z: np.ndarray) -> np.ndarray:
+    """sum_{t,d} b_td s_td - w_td s_td^2 / 2 for every row of ``Z``: the supervised factor of
+    the target given the augmentation (MATH.md sec. 1), with s_td = eta_t . (zbar_d, x_d).
+    ``eta`` is (T, K + P); ``b``, ``w`` are (T, D). Plain numpy, independent of the kernels."""
+    D = corpus.n_docs
+    doc_of = np.repeat(np.arange(D), corpus.doc_lengths)
+    S = Z.shape[0]
+    zbar = np.zeros((S, D, K))
+    for i in range(corpus.n_tokens):
+        np.add.at(zbar, (np.arange(S), doc_of[i], Z[:, i]), 1.0)
+    zbar /= np.maximum(corpus.doc_lengths, 1)[None, :, None]
+    s = np.einsum("sdk,tk->std", zbar, eta[:, :K])
+    if corpus.covariates is not None and corpus.covariates.shape[1]:
+        s += (eta[:, K:] @ corpus.covariates.T)[None]
+    return (b[None] * s - 0.5 * w[None] * s * s).sum(axis=(1, 2))
 
 
 def normalize_log(logp: np.ndarray) -> np.ndarray:
