@@ -1,0 +1,243 @@
+"""Supervised topic models on 20 Newsgroups: test accuracy and training time, one core.
+
+Run from the repository root with the project's virtualenv active::
+
+    python benchmarks/bench_supervised.py                       # the full grid (hours)
+    python benchmarks/bench_supervised.py --task binary         # binary task only (minutes)
+    python benchmarks/bench_supervised.py --task multiclass --ks 100 200 --seeds 0 \\
+        --methods light-mt gibbs-mt tomotopy
+
+Tasks (topicsup's default preprocessing, vocabulary built on the training posts):
+
+* ``binary``: alt.atheism vs talk.religion.misc (856 train / 569 test posts), K in
+  {10, 20, 50, 100}; methods ``light`` (LightMedLDA), ``gibbs`` (Gibbs MedLDA), ``tomotopy``.
+* ``multiclass``: all 20 newsgroups, K in {20, 50, 100, 200, 400}; methods ``light-mt`` and
+  ``gibbs-mt`` (one model, 20 classifiers on shared topics, argmax rule), ``light-ovr`` and
+  ``gibbs-ovr`` (20 binary models, one-vs-all, argmax rule), ``tomotopy`` (``SLDAModel`` with
+  one binary response per class, class = argmax of the estimates).
+
+Every topicsup run uses lambda = 102.4 (binary: 262.4), nu = 4096, alpha = 6.4 / K,
+beta = 0.01 (Zheng et al. 2015 sec. 5; nu = ell^2 converts the reference implementation's
+margin ell = 64 with unit prior variance to topicsup's unit margin), ``--sweeps`` sweeps with
+the weights averaged over the second half, and fold-in prediction (10 burn-in + 10 kept
+sweeps). Training time is sampling time only: test accuracy is evaluated every
+``--eval-every`` sweeps off the clock, which gives the accuracy-vs-time curves. tomotopy gets
+the same alpha, beta and number of sweeps, one worker. Each (task, K, method) runs over
+``--seeds``; the tables report mean and standard deviation.
+
+Writes ``results/supervised_runs.csv`` (one row per run), ``results/supervised_curves.csv``
+(accuracy vs training seconds) and ``results/supervised.md`` (tables with the command).
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ["NUMBA_NUM_THREADS"] = "1"
+os.environ["OMP_NUM_THREADS"] = "1"
+os.environ["OPENBLAS_NUM_THREADS"] = "1"
+
+import argparse  # noqa: E402
+import dataclasses  # noqa: E402
+import datetime as _dt  # noqa: E402
+import shlex  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_lda import DEFAULT_OUT, cpu_model, resolve_data, versions  # noqa: E402
+
+from topicsup.estimators import MedLDAClassifier  # noqa: E402
+from topicsup.kernels.rng import seed_state  # noqa: E402
+from topicsup.models import LightMedLDA, MedLDA  # noqa: E402
+from topicsup.newsgroups import load_20newsgroups, load_20newsgroups_binary  # noqa: E402
+from topicsup.session import Session  # noqa: E402
+
+GRID = {"binary": ((10, 20, 50, 100), ("light", "gibbs", "tomotopy")),
+        "multiclass": ((20, 50, 100, 200, 400),
+                       ("light-mt", "gibbs-mt", "light-ovr", "gibbs-ovr", "tomotopy"))}
+LAM = {"binary": 262.4, "multiclass": 102.4}
+NU = 4096.0
+BETA = 0.01
+
+
+def _accuracy(scores: np.ndarray, y: np.ndarray, binary: bool) -> float:
+    pred = (scores[:, 0] > 0).astype(int) if binary else scores.argmax(axis=1)
+    return float(np.mean(pred == y))
+
+
+def run_topicsup(method: str, task: str, train, test, K: int, seed: int, sweeps: int,
+                 eval_every: int) -> tuple[dict, list[dict]]:
+    binary = task == "binary"
+    Model = LightMedLDA if method.startswith("light") else MedLDA
+    model = Model(K=K, lam=LAM[task], nu=NU, beta=BETA, burn_in=sweeps // 2)
+    if method.endswith("ovr"):
+        corpora = [MedLDAClassifier._one_vs_rest(train, c) for c in range(train.labels.n_classes)]
+    else:
+        corpora = [train]
+    sessions = [Session(model, c, seed=seed * 1000 + j, log_joint_every=0)
+                for j, c in enumerate(corpora)]
+    y = test.labels.values
+    curve, done = [], 0
+    while done < sweeps:
+        step = min(eval_every, sweeps - done)
+        for s in sessions:
+            s.run(step)
+        done += step
+        seconds = sum(s.history.query("metric == 'seconds'")["value"].sum() for s in sessions)
+        if method.endswith("ovr") and done < sweeps:
+            continue  # 20 fold-ins per evaluation: only at the end
+        scores = np.hstack([s.model.decision_scores(
+            s.state, s.model.fold_in(s.state, test, seed_state(seed, stream=99 + j)))
+            for j, s in enumerate(sessions)])
+        curve.append({"sweep": done, "train_seconds": seconds,
+                      "accuracy": _accuracy(scores, y, binary)})
+    per_sweep = np.sum([s.history.query("metric == 'seconds'")["value"].to_numpy()
+                        for s in sessions], axis=0)
+    return ({"accuracy": curve[-1]["accuracy"], "train_seconds": curve[-1]["train_seconds"],
+             "seconds_per_sweep": float(np.median(per_sweep))}, curve)
+
+
+def run_tomotopy(task: str, train, test, K: int, seed: int, sweeps: int,
+                 eval_every: int) -> tuple[dict, list[dict]]:
+    import tomotopy as tp
+    binary = task == "binary"
+    T = 1 if binary else train.labels.n_classes
+    mdl = tp.SLDAModel(k=K, vars=["b"] * T, alpha=6.4 / K, eta=BETA, seed=seed)
+    vocab = np.asarray(train.vocabulary, dtype=object)
+    lab = train.labels.values
+    for d in range(train.n_docs):
+        words = list(vocab[train.words[train.doc_ptr[d]:train.doc_ptr[d + 1]]])
+        y = [float(lab[d])] if binary else [1.0 if lab[d] == c else 0.0 for c in range(T)]
+        mdl.add_doc(words, y=y)
+    mdl.train(0, workers=1)
+    test_words = [list(vocab[test.words[test.doc_ptr[d]:test.doc_ptr[d + 1]]])
+                  for d in range(test.n_docs)]
+    curve, done, seconds = [], 0, 0.0
+    per_sweep = []
+    while done < sweeps:
+        step = min(eval_every, sweeps - done)
+        t0 = time.perf_counter()
+        mdl.train(step, workers=1)
+        dt = time.perf_counter() - t0
+        seconds += dt
+        per_sweep.append(dt / step)
+        done += step
+        nonempty = [d for d, w in enumerate(test_words) if w]  # tomotopy rejects empty docs
+        docs = [mdl.make_doc(test_words[d]) for d in nonempty]
+        mdl.infer(docs, iterations=20, workers=1)
+        est = np.full((test.n_docs, T), 0.5)
+        est[nonempty] = np.asarray(mdl.estimate(docs), dtype=np.float64).reshape(len(docs), T)
+        scores = est - 0.5 if binary else est
+        curve.append({"sweep": done, "train_seconds": seconds,
+                      "accuracy": _accuracy(scores, test.labels.values, binary)})
+    return ({"accuracy": curve[-1]["accuracy"], "train_seconds": seconds,
+             "seconds_per_sweep": float(np.median(per_sweep))}, curve)
+
+
+def load(task: str, path):
+    if task == "binary":
+        return load_20newsgroups_binary("train", path), load_20newsgroups_binary("test", path)
+    return load_20newsgroups("train", path=path), load_20newsgroups("test", path=path)
+
+
+def time_to(curve: pd.DataFrame, level: float) -> float:
+    hit = curve[curve["accuracy"] >= level]
+    return float(hit["train_seconds"].iloc[0]) if len(hit) else float("nan")
+
+
+def markdown(runs: pd.DataFrame, curves: pd.DataFrame, meta: dict) -> str:
+    out = ["# Supervised topic models on 20 Newsgroups", "",
+           f"Command: `{meta['command']}`  ", f"Date: {meta['date']}  ",
+           f"CPU: {meta['cpu']} (one core, pinned by the caller)  ",
+           f"Versions: {meta['versions']}", "",
+           "Test accuracy (mean ± sd over seeds), training seconds (sampling only) and median "
+           "seconds per sweep (all models of a one-vs-all run together).", ""]
+    g = runs.groupby(["task", "K", "method"])
+    table = g.agg(acc_mean=("accuracy", "mean"), acc_sd=("accuracy", "std"),
+                  seeds=("seed", "count"), train_s=("train_seconds", "mean"),
+                  s_per_sweep=("seconds_per_sweep", "mean")).reset_index()
+    for task, t in table.groupby("task"):
+        out += [f"## {task}", "", "| K | method | accuracy | seeds | training s | s / sweep |",
+                "|---:|---|---:|---:|---:|---:|"]
+        for r in t.itertuples():
+            sd = "" if np.isnan(r.acc_sd) else f" ± {r.acc_sd:.3f}"
+            out.append(f"| {r.K} | {r.method} | {r.acc_mean:.3f}{sd} | {r.seeds} | "
+                       f"{r.train_s:.1f} | {r.s_per_sweep:.3f} |")
+        out.append("")
+    # time for light and Gibbs (multi-task) to reach the accuracy both reach, per K and seed
+    rows = []
+    for (task, K, seed), c in curves.groupby(["task", "K", "seed"]):
+        pair = [("light", "gibbs")] if task == "binary" else [("light-mt", "gibbs-mt")]
+        for light, gibbs in pair:
+            a, b = c[c["method"] == light], c[c["method"] == gibbs]
+            if len(a) and len(b):
+                level = 0.99 * min(a["accuracy"].iloc[-1], b["accuracy"].iloc[-1])
+                ta, tb = time_to(a, level), time_to(b, level)
+                rows.append(f"| {task} | {K} | {seed} | {level:.3f} | {ta:.1f} | {tb:.1f} | "
+                            f"{tb / ta:.1f}x |")
+    if rows:
+        out += ["## Time to accuracy: LightMedLDA vs Gibbs MedLDA", "",
+                "Level: 0.99 x the lower of the two final accuracies; seconds of sampling until "
+                "a test evaluation first reaches it.", "",
+                "| task | K | seed | level | light s | gibbs s | speed-up |",
+                "|---|---:|---:|---:|---:|---:|---:|", *rows, ""]
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--task", choices=["binary", "multiclass", "both"], default="both")
+    p.add_argument("--ks", type=int, nargs="+", help="topic numbers (default: the task's grid)")
+    p.add_argument("--methods", nargs="+", help="methods (default: the task's list)")
+    p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    p.add_argument("--sweeps", type=int, default=40)
+    p.add_argument("--eval-every", type=int, default=5)
+    p.add_argument("--data", help="20news-bydate.tar.gz or its folder")
+    p.add_argument("--out", default=str(DEFAULT_OUT))
+    args = p.parse_args(argv)
+    path = resolve_data(args.data)
+    if path is None:
+        print("20 Newsgroups archive not found: pass --data or set TOPICSUP_DATA")
+        return 2
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    tasks = ["binary", "multiclass"] if args.task == "both" else [args.task]
+    runs, curves = [], []
+    for task in tasks:
+        train, test = load(task, path)
+        ks, methods = GRID[task]
+        for K in args.ks or ks:
+            for method in args.methods or methods:
+                if method not in GRID[task][1]:
+                    continue
+                for seed in args.seeds:
+                    if method == "tomotopy":
+                        res, curve = run_tomotopy(task, train, test, K, seed, args.sweeps,
+                                                  args.eval_every)
+                    else:
+                        res, curve = run_topicsup(method, task, train, test, K, seed,
+                                                  args.sweeps, args.eval_every)
+                    key = dict(task=task, K=K, method=method, seed=seed)
+                    runs.append({**key, **res})
+                    curves += [{**key, **c} for c in curve]
+                    print(f"{task:10s} K={K:<4d} {method:10s} seed={seed} "
+                          f"acc={res['accuracy']:.4f} train={res['train_seconds']:.1f}s "
+                          f"sweep={res['seconds_per_sweep']:.3f}s", flush=True)
+    runs_df, curves_df = pd.DataFrame(runs), pd.DataFrame(curves)
+    runs_df.to_csv(out / "supervised_runs.csv", index=False)
+    curves_df.to_csv(out / "supervised_curves.csv", index=False)
+    meta = {"command": "python benchmarks/bench_supervised.py " + shlex.join(argv or sys.argv[1:]),
+            "date": _dt.date.today().isoformat(), "cpu": cpu_model(),
+            "versions": ", ".join(f"{k} {v}" for k, v in versions().items())}
+    (out / "supervised.md").write_text(markdown(runs_df, curves_df, meta))
+    print(f"wrote {out / 'supervised.md'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
