@@ -46,7 +46,7 @@ def _coordinate_from(starts, X, b, w, prior, rng):
     for i in range(out.shape[0]):
         eta = out[i]
         score = np.dot(X, eta)
-        coordinate_weights(X, b, w, prior, eta, score, 1, rng)
+        coordinate_weights(X.T.copy(), b, w, prior, eta, score, 1, rng)
         err = max(err, np.max(np.abs(score - np.dot(X, eta))))
     return out, err
 

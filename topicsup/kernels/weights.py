@@ -65,24 +65,26 @@ def gaussian_weights(P, r, rng, out):
 
 
 @njit(cache=True, nogil=True)
-def coordinate_weights(X, b, w, prior_precision, eta, score, n_passes, rng):
-    """``n_passes`` Gibbs passes over the coordinates of ``eta`` (in place); ``score`` must
+def coordinate_weights(XT, b, w, prior_precision, eta, score, n_passes, rng):
+    """``n_passes`` Gibbs passes over the coordinates of ``eta`` (in place). ``XT`` is the
+    (M, D) transposed feature matrix, so a coordinate's column is contiguous; ``score`` must
     hold X @ eta on entry and holds it on return."""
-    D, M = X.shape
+    M, D = XT.shape
     for _ in range(n_passes):
         for k in range(M):
+            x_k = XT[k]
             e_k = eta[k]
             num = 0.0
             prec = prior_precision[k]
             for d in range(D):
-                x = X[d, k]
+                x = x_k[d]
                 # Zheng 2015 eq. 23-24: the score without coordinate k, s_d - x_dk eta_k
                 num += x * (b[d] - w[d] * (score[d] - x * e_k))
                 prec += w[d] * x * x
             new = num / prec + normal(rng) / math.sqrt(prec)
             delta = new - e_k
             for d in range(D):
-                score[d] += X[d, k] * delta
+                score[d] += x_k[d] * delta
             eta[k] = new
 
 
@@ -105,12 +107,13 @@ def sample_weights(X, b, w, prior_precision, eta, scores, cholesky, n_passes, rn
     """Draw every task's weights given (b, w) (T, D) and the features X: the exact Cholesky
     draw, or ``n_passes`` coordinate passes; ``scores`` (T, D) = X eta_t^T on return."""
     compute_scores(X, eta, scores)
+    XT = np.ascontiguousarray(X.T) if not cholesky else np.empty((0, 0))
     for t in range(eta.shape[0]):
         if cholesky:
             P, r = precision_and_shift(X, b[t], w[t], prior_precision[t])
             gaussian_weights(P, r, rng, eta[t])
         else:
-            coordinate_weights(X, b[t], w[t], prior_precision[t], eta[t], scores[t], n_passes,
+            coordinate_weights(XT, b[t], w[t], prior_precision[t], eta[t], scores[t], n_passes,
                                rng)
     if cholesky:
         compute_scores(X, eta, scores)
