@@ -225,12 +225,13 @@ def main(argv: list[str] | None = None) -> int:
                     key = dict(task=task, K=K, method=method, seed=seed)
                     runs.append({**key, **res})
                     curves += [{**key, **c} for c in curve]
+                    # written after every run, so an interrupted grid keeps what it measured
+                    pd.DataFrame(runs).to_csv(out / "supervised_runs.csv", index=False)
+                    pd.DataFrame(curves).to_csv(out / "supervised_curves.csv", index=False)
                     print(f"{task:10s} K={K:<4d} {method:10s} seed={seed} "
                           f"acc={res['accuracy']:.4f} train={res['train_seconds']:.1f}s "
                           f"sweep={res['seconds_per_sweep']:.3f}s", flush=True)
     runs_df, curves_df = pd.DataFrame(runs), pd.DataFrame(curves)
-    runs_df.to_csv(out / "supervised_runs.csv", index=False)
-    curves_df.to_csv(out / "supervised_curves.csv", index=False)
     meta = {"command": "python benchmarks/bench_supervised.py " + shlex.join(argv or sys.argv[1:]),
             "date": _dt.date.today().isoformat(), "cpu": cpu_model(),
             "versions": ", ".join(f"{k} {v}" for k, v in versions().items())}
