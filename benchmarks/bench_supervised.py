@@ -38,7 +38,6 @@ os.environ["OMP_NUM_THREADS"] = "1"
 os.environ["OPENBLAS_NUM_THREADS"] = "1"
 
 import argparse  # noqa: E402
-import dataclasses  # noqa: E402
 import datetime as _dt  # noqa: E402
 import shlex  # noqa: E402
 import sys  # noqa: E402
@@ -51,7 +50,7 @@ import pandas as pd  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_lda import DEFAULT_OUT, cpu_model, resolve_data, versions  # noqa: E402
 
-from topicsup.estimators import MedLDAClassifier  # noqa: E402
+from topicsup.estimators import one_vs_rest  # noqa: E402
 from topicsup.kernels.rng import seed_state  # noqa: E402
 from topicsup.models import LightMedLDA, MedLDA  # noqa: E402
 from topicsup.newsgroups import load_20newsgroups, load_20newsgroups_binary  # noqa: E402
@@ -76,7 +75,7 @@ def run_topicsup(method: str, task: str, train, test, K: int, seed: int, sweeps:
     Model = LightMedLDA if method.startswith("light") else MedLDA
     model = Model(K=K, lam=LAM[task], nu=NU, beta=BETA, burn_in=sweeps // 2)
     if method.endswith("ovr"):
-        corpora = [MedLDAClassifier._one_vs_rest(train, c) for c in range(train.labels.n_classes)]
+        corpora = [one_vs_rest(train, c) for c in range(train.labels.n_classes)]
     else:
         corpora = [train]
     sessions = [Session(model, c, seed=seed * 1000 + j, log_joint_every=0)

@@ -72,5 +72,5 @@ def test_set_params_and_errors():
         MedLDAClassifier(n_iter=0).fit(X, y)
     with pytest.raises(ValueError, match="vocabulary has 2 words"):
         MedLDAClassifier(vocabulary=["a", "b"]).fit(X, y)
-    with pytest.raises(ValueError, match="y"):
+    with pytest.raises(ValueError, match="y .one label per document. is required"):
         MedLDAClassifier().fit(X, None)

@@ -14,20 +14,22 @@ import dataclasses
 import numpy as np
 import pytest
 
+from topicsup import Corpus
 from topicsup.datasets import make_synthetic
 from topicsup.kernels.rng import seed_state
 from topicsup.models import LDA, LightMedLDA, MedLDA, SupervisedLDA
 from topicsup.session import Session
 
-from .test_session import _chain, _same, _stop_after_blocks
+from .test_session import assert_resumes_exactly
 
 
 def _split(task, seed=0, n=600):
     c = make_synthetic(n_docs=n, task=task, n_classes=3, seed=seed).corpus
     tr, te = np.arange(n) < 400, np.arange(n) >= 400
-    sub = lambda m: dataclasses.replace(  # noqa: E731
-        type(c).from_matrix(c.to_matrix()[m], c.vocabulary, None, empty="keep"),
-        labels=c.labels.take(np.flatnonzero(m)))
+    def sub(mask):
+        docs = Corpus.from_matrix(c.to_matrix()[mask], c.vocabulary, empty="keep")
+        return dataclasses.replace(docs, labels=c.labels.take(np.flatnonzero(mask)))
+
     return sub(tr), sub(te)
 
 
@@ -42,31 +44,43 @@ def test_presets_learn_a_synthetic_task(task, Model):
     X = model.fold_in(s.state, te, seed_state(2))
     scores = model.decision_scores(s.state, X)
     y = model.task_signs(te)
-    got = model.score_labels(y, scores.T)
+    got = model.score_labels(y, scores.T, task)
     assert got > {"binary": 0.7, "multiclass": 0.6, "multilabel": 0.6}[task], got
     h = s.history
-    assert (h["metric"] == f"train_{model.score_name(tr)}").sum() == 30
+    assert (h["metric"] == f"train_{model.score_name(task)}").sum() == 30
     assert np.isfinite(s.metric("log_joint")).all()
     if Model is LightMedLDA:
         rates = h[h["metric"] == "acceptance_rate"].groupby("proposal")["value"].mean()
         assert set(rates.index) == {"doc", "word", "exp"} and (rates > 0).all()
 
 
+@pytest.mark.parametrize("kw, per_token", [
+    (dict(composition="cycle", mh_steps=3), {"doc": 1, "word": 1, "exp": 1}),
+    (dict(composition="cycle", mh_steps=4), {"doc": 2, "word": 1, "exp": 1}),
+    (dict(composition="mixture", mh_steps=2, proposal_weights=(1, 1, 0)),
+     {"doc": None, "word": None, "exp": 0}),
+])
+def test_light_supervised_telemetry_counts_every_step(kw, per_token):
+    """A cycle runs doc, word, exp in turn; a mixture with a zero weight never proposes that
+    kind; every step is counted once and rates lie in [0, 1]."""
+    tr, _ = _split("multiclass")
+    s = Session(LightMedLDA(K=4, lam=4.0, **kw), tr, seed=0)
+    s.run(3)
+    h = s.history
+    made = h[h.metric == "proposals"].pivot(index="sweep", columns="proposal", values="value")
+    assert (made.sum(axis=1) == kw["mh_steps"] * tr.n_tokens).all()
+    for kind, n in per_token.items():
+        if n is not None:
+            assert (made[kind] == n * tr.n_tokens).all(), kind
+    rates = h[h.metric == "acceptance_rate"]["value"].dropna()
+    assert ((rates >= 0) & (rates <= 1)).all()
+
+
 @pytest.mark.parametrize("Model", [MedLDA, LightMedLDA])
 def test_supervised_chain_resumes_exactly(tmp_path, Model):
     tr, _ = _split("multiclass")
-    model = Model(K=5, lam=4.0, burn_in=2)
-    a = Session(model, tr, seed=3, block_tokens=3000)
-    a.run(5)
-    b = Session(model, tr, seed=3, block_tokens=3000)
-    b.run(1)
-    _stop_after_blocks(b, 3)
-    b.run(4)
-    r = Session.load(b.save(tmp_path / "s.npz"))
-    r.run(5 - r.n_sweeps)
-    _same(_chain(a), _chain(r))
-    for k in model.saved_state:
-        assert np.array_equal(a.state[k], r.state[k]), k
+    r = assert_resumes_exactly(Model(K=5, lam=4.0, burn_in=2), tr, tmp_path / "s.npz",
+                               block_tokens=3000, before=1, total=5)
     assert r.state["eta_kept"][0] == 3
 
 

@@ -250,18 +250,27 @@ SAMPLERS = {"alias": dict(sampler="alias"), "light": dict(sampler="light"),
 def test_every_sampler_resumes_exactly(corpus, tmp_path, name):
     """For the MH samplers (whose stale tables are chain state) split runs, a checkpoint taken
     mid-sweep and a load all continue the uninterrupted chain bit for bit."""
-    model = LDA(K=5, alpha=0.2, beta=0.05, **SAMPLERS[name])
-    a = Session(model, corpus, seed=3, block_tokens=500)
-    a.run(6)
-    b = Session(model, corpus, seed=3, block_tokens=500)
-    b.run(2)
+    assert_resumes_exactly(LDA(K=5, alpha=0.2, beta=0.05, **SAMPLERS[name]), corpus,
+                           tmp_path / f"{name}.npz", block_tokens=500, before=2)
+
+
+def assert_resumes_exactly(model, corpus, path, *, block_tokens: int, before: int,
+                           total: int = 6) -> Session:
+    """Run ``before`` sweeps, stop after 3 blocks of the next, checkpoint to ``path``, load
+    and finish ``total`` sweeps: the chain and every saved array equal an uninterrupted run.
+    Returns the resumed session."""
+    a = Session(model, corpus, seed=3, block_tokens=block_tokens)
+    a.run(total)
+    b = Session(model, corpus, seed=3, block_tokens=block_tokens)
+    b.run(before)
     _stop_after_blocks(b, 3)
-    b.run(4)
-    r = Session.load(b.save(tmp_path / f"{name}.npz"))
-    r.run(6 - r.n_sweeps)
+    b.run(total - before)
+    r = Session.load(b.save(path))
+    r.run(total - r.n_sweeps)
     _same(_chain(a), _chain(r))
-    for k in r.model.saved_state:
+    for k in model.saved_state:
         assert np.array_equal(a.state[k], r.state[k]), k
+    return r
 
 
 @pytest.mark.parametrize("kw, msg", [({"sampler": "sparse"}, "sampler must be one of"),

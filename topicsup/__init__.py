@@ -6,7 +6,8 @@
 
 from ._version import __version__
 from .corpus import Corpus, Labels, tokenize
-from .models import LDA
+from .models import LDA, LightMedLDA, MedLDA, SupervisedLDA
 from .session import Session
 
-__all__ = ["Corpus", "LDA", "Labels", "Session", "tokenize", "__version__"]
+__all__ = ["Corpus", "LDA", "Labels", "LightMedLDA", "MedLDA", "Session", "SupervisedLDA",
+           "tokenize", "__version__"]

@@ -28,6 +28,14 @@ def _seed(random_state: int, *stream: int) -> int:
     return int(np.random.SeedSequence([random_state, *stream]).generate_state(1)[0])
 
 
+def one_vs_rest(corpus: Corpus, c: int) -> Corpus:
+    """The corpus with binary labels: class ``c`` (positive) against the rest."""
+    lab = corpus.labels
+    pos = lab.values[:, c] if lab.kind == "multilabel" else lab.values == c
+    return dataclasses.replace(corpus, labels=Labels("binary", pos.astype(np.int32),
+                                                     ("rest", lab.classes[c])))
+
+
 class MedLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
     """Max-margin supervised topic model classifier (Gibbs MedLDA or LightMedLDA).
 
@@ -164,7 +172,7 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         self.classes_ = np.asarray(corpus.labels.classes, dtype=object)
         model = self._model()
         if self.strategy == "ovr" and corpus.labels.kind != "binary":
-            corpora = [self._one_vs_rest(corpus, c) for c in range(len(self.classes_))]
+            corpora = [one_vs_rest(corpus, c) for c in range(len(self.classes_))]
         else:
             corpora = [corpus]
         sessions = [Session(model, c, seed=_seed(self.random_state, j))
@@ -173,13 +181,6 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             list(pool.map(lambda s: s.run(self.n_iter), sessions))
         self.sessions_ = sessions
         return self
-
-    @staticmethod
-    def _one_vs_rest(corpus: Corpus, c: int) -> Corpus:
-        lab = corpus.labels
-        pos = lab.values[:, c] if lab.kind == "multilabel" else lab.values == c
-        binary = Labels("binary", pos.astype(np.int32), ("rest", lab.classes[c]))
-        return dataclasses.replace(corpus, labels=binary)
 
     # ------------------------------------------------------------------ predict
     def _features(self, corpus: Corpus) -> list[np.ndarray]:

@@ -24,7 +24,7 @@ from .corpus import Corpus
 from .kernels import aliaslda, gibbs, info as info_layout, light, word_tables
 from .kernels.alias import build_alias
 from .kernels.counts import doc_topic_counts, init_assignments, rebuild_counts
-from .kernels.fold_in import fold_in
+from .kernels.fold_in import fold_in as fold_in_sweeps
 from .kernels.loglik import lda_log_joint
 from .kernels.weights import compute_scores, sample_weights
 from .losses import Hinge
@@ -397,12 +397,10 @@ class SupervisedLDA(LDA):
         if self.weight_sampler not in WEIGHT_SAMPLERS:
             raise ValueError(f"weight_sampler must be one of {WEIGHT_SAMPLERS}, got "
                              f"{self.weight_sampler!r}")
-        for name in ("S_gibbs", "burn_in"):
+        for name, low in (("S_gibbs", 1), ("burn_in", 0)):
             v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0 \
-                    or (name == "S_gibbs" and v < 1):
-                raise ValueError(f"{name} must be a {'positive' if name == 'S_gibbs' else 'non-negative'} "
-                                 f"integer, got {v!r}")
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < low:
+                raise ValueError(f"{name} must be an integer >= {low}, got {v!r}")
             object.__setattr__(self, name, int(v))
         pw = self.proposal_weights
         if pw is not None:
@@ -530,8 +528,9 @@ class SupervisedLDA(LDA):
         sample_weights(X, state["b"], state["w"], state["prior_precision"], state["eta"],
                        state["scores"], self.weight_sampler == "cholesky", self.S_gibbs, rng)
         y, scores = state["y"], state["scores"]
-        rows = [{"metric": "train_" + self.score_name(corpus),
-                 "value": self.score_labels(y, scores), "proposal": None},
+        kind = corpus.labels.kind
+        rows = [{"metric": "train_" + self.score_name(kind),
+                 "value": self.score_labels(y, scores, kind), "proposal": None},
                 {"metric": f"{self.loss}_loss", "value": self.loss_function.mean_loss(y, scores),
                  "proposal": None}]
         self.loss_function.augment(y, scores, rng, state["b"], state["w"])
@@ -562,7 +561,7 @@ class SupervisedLDA(LDA):
         phi_wk = np.ascontiguousarray(self.topic_word(state).T)
         D = corpus.n_docs
         zbar = np.zeros((D, self.K))
-        fold_in(corpus.words, corpus.doc_ptr, phi_wk, self.alpha_vector, int(n_burn),
+        fold_in_sweeps(corpus.words, corpus.doc_ptr, phi_wk, self.alpha_vector, int(n_burn),
                 int(n_keep), rng, np.zeros(corpus.n_tokens, np.int32),
                 np.zeros((D, self.K), np.int32), zbar)
         if corpus.covariates is not None and corpus.covariates.shape[1]:
@@ -580,17 +579,18 @@ class SupervisedLDA(LDA):
         return scores.T
 
     @staticmethod
-    def score_name(corpus: Corpus) -> str:
-        return "f1" if corpus.labels.kind == "multilabel" else "accuracy"
+    def score_name(kind: str) -> str:
+        """The metric a label kind is scored by: ``"f1"`` for multi-label, else accuracy."""
+        return "f1" if kind == "multilabel" else "accuracy"
 
     @staticmethod
-    def score_labels(y: np.ndarray, scores: np.ndarray) -> float:
-        """Accuracy (binary: sign; multi-class: argmax) or micro F1 (multi-label: s > 0)
-        of (T, D) scores against (T, D) +-1 labels, as the prediction rules of MATH.md
-        sec. 5 decide."""
-        if y.shape[0] == 1:
+    def score_labels(y: np.ndarray, scores: np.ndarray, kind: str) -> float:
+        """Score (T, D) scores against (T, D) +-1 labels of a label ``kind`` by the prediction
+        rules of MATH.md sec. 5: accuracy of the sign (binary) or of the argmax (multi-class),
+        micro F1 of s > 0 (multi-label)."""
+        if kind == "binary":
             return float(np.mean((scores[0] > 0) == (y[0] > 0)))
-        if ((y > 0).sum(axis=0) == 1).all():
+        if kind == "multiclass":
             return float(np.mean(scores.argmax(axis=0) == y.argmax(axis=0)))
         return micro_f1(y > 0, scores > 0)
 

@@ -10,6 +10,8 @@ is the collapsed LDA posterior times prod_{t,d} exp(b_td s_td - w_td s_td^2 / 2)
   cycle and their uniform mixture, leave that target invariant: binary (T = 1) and
   multi-task (T = 3 with a covariate), chi-square at level 1e-3 on 20k independent chains
   started from the target;
+* the papers' stale word table (``word_proposal="stale"``) with the supervised factor in its
+  ratio is exact when every table is fresh (each word occurs once);
 * teeth: the same protocol rejects kernels that see a wrong w (a wrong coupling term) or a
   wrong b, for Gibbs and for the light exp proposal.
 """
@@ -115,6 +117,27 @@ def test_supervised_kernels_leave_exact_target_invariant(case, variant):
     corpus, p, prepare, kw = _setup(case)
     model = SupervisedLDA(**kw, **VARIANTS[variant])
     idx = sample_final_states(model, corpus, p, n_chains=N_CHAINS, n_sweeps=2, seed=31,
+                              prepare=prepare)
+    assert_matches_target(idx, p)
+
+
+def test_stale_word_ratio_with_supervision_is_right_when_tables_are_fresh():
+    """Every word occurs once, so each stale table is built during its only token's step from
+    counts without that token; the word-alone chain with exp(g_d) in its ratio is exact."""
+    docs = [[0, 1, 2], [3, 4], [5, 6, 7]]
+    corpus = tiny_corpus(docs, labels=["a", "b", "a"])
+    K, alpha, beta = 2, 0.3, 0.2
+    eta, b, w = np.array([[1.6, -1.2]]), np.array([[1.0, -1.3, 0.7]]), np.array([[0.8, 1.2, 0.5]])
+    Z = enumerate_assignments(corpus.n_tokens, K)
+    p = normalize_log(lda_log_joint_states(corpus, K, alpha, beta, Z)
+                      + supervised_log_factor_states(corpus, K, eta, b, w, Z))
+
+    def prepare(state):
+        state["eta"][...], state["b"][...], state["w"][...] = eta, b, w
+
+    model = SupervisedLDA(K=K, alpha=alpha, beta=beta, sampler="light", word_proposal="stale",
+                          composition="mixture", mh_steps=1, proposal_weights=(0, 1, 0))
+    idx = sample_final_states(model, corpus, p, n_chains=N_CHAINS, n_sweeps=3, seed=33,
                               prepare=prepare)
     assert_matches_target(idx, p)
 

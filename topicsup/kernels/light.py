@@ -1,4 +1,4 @@
-"""LightLDA's factored Metropolis-Hastings proposals for LDA: O(1) per token.
+"""LightLDA's factored Metropolis-Hastings proposals, O(1) per token (LDA; supervised: O(T)).
 
 Target for token i of document d, word w (counts exclude token i, MATH.md sec. 2):
     p(k) ∝ (n_kd + alpha_k) (n_kw + beta) / (n_k + V beta)
@@ -28,9 +28,17 @@ uniforms of a token's first doc and word proposals are drawn a few tokens early 
 they will read are prefetched (``kernels.prefetch``). Sweep time then grows only 1.34x from
 K = 100 to K = 2000 on 20 Newsgroups (benchmarks/bench_samplers.py).
 
-Compositions: ``cycle`` alternates doc, word, doc, ... over the ``mh_steps`` steps of a token;
-``mixture`` picks doc with probability ``p_doc`` at each step. Each step leaves the target
-invariant on its own, so every composition does (Zheng et al. 2015 Theorem 1).
+Supervised models (``kernels.supervised``) multiply the target by exp(g_d(k)): every ratio
+above gains exp(g_d(t) - g_d(s)), O(T) for T tasks, and a third proposal joins them:
+
+* exp proposal: q_e(k) ∝ exp(A_d(k)), the part of g_d that does not depend on Z, from a
+  Walker table built once per document (``supervised.build_exp_table`` explains why not the
+  paper's stale m_d). A_d cancels in the ratio: the document, word and coupling factors remain.
+
+Compositions: ``cycle`` runs doc, word(, exp), doc, ... over the ``mh_steps`` steps of a token;
+``mixture`` picks a kind at each step with the probabilities in ``kind_cum`` (for LDA, doc with
+probability ``p_doc``). Each step leaves the target invariant on its own, so every composition
+does (Zheng et al. 2015 Theorem 1).
 """
 
 from __future__ import annotations
@@ -116,6 +124,9 @@ def light_sweep(words, doc_ptr, z, n_wk, n_k, ndk, alpha, beta, rng, d_start, d_
     V_beta = beta * n_wk.shape[0]
     K = n_k.shape[0]
     T = eta_kt.shape[1]
+    # the per-document exp table only when some step can propose from it
+    use_exp = n_kinds > EXP and (composition == CYCLE
+                                 or kind_cum[EXP] > kind_cum[EXP - 1])
     flat_wk = n_wk.reshape(n_wk.size)
     u_doc = np.empty(RING, np.float64)
     u_word = np.empty(RING, np.float64)
@@ -130,7 +141,7 @@ def light_sweep(words, doc_ptr, z, n_wk, n_k, ndk, alpha, beta, rng, d_start, d_
         load_doc_row(z, p0, p1, ndk, 1)
         if T > 0 and N_d > 0:
             supervised.load_doc(eta_kt, b, w_td, r, d, z, p0, p1, A, c)
-            if n_kinds > EXP:
+            if use_exp:
                 supervised.build_exp_table(A, prob, exp_prob, exp_alias, work)
         # The uniforms of each token's first doc and first word proposal are drawn AHEAD and
         # 3 AHEAD tokens early, so the memory they lead to can be prefetched in stages: the

@@ -106,8 +106,11 @@ def compute_scores(X, eta, out):
 def sample_weights(X, b, w, prior_precision, eta, scores, cholesky, n_passes, rng):
     """Draw every task's weights given (b, w) (T, D) and the features X: the exact Cholesky
     draw, or ``n_passes`` coordinate passes; ``scores`` (T, D) = X eta_t^T on return."""
-    compute_scores(X, eta, scores)
-    XT = np.ascontiguousarray(X.T) if not cholesky else np.empty((0, 0))
+    if cholesky:
+        XT = np.empty((0, 0))
+    else:  # the coordinate passes need the current scores, and contiguous columns
+        compute_scores(X, eta, scores)
+        XT = np.ascontiguousarray(X.T)
     for t in range(eta.shape[0]):
         if cholesky:
             P, r = precision_and_shift(X, b[t], w[t], prior_precision[t])
