@@ -209,7 +209,7 @@ class LDA:
         D = corpus.n_docs
         # the supervised term's arrays (kernels.supervised); T = 0 makes it vanish
         state.update(eta_kt=np.zeros((K, T)), b=np.zeros((T, D)), w=np.zeros((T, D)),
-                     r=np.zeros((T, D)), sup_A=np.zeros(K), sup_c=np.zeros(T),
+                     r=np.zeros((T, D)), sup_A=np.zeros(K), sup_c=np.zeros((3, T)),
                      sup_v=np.zeros(T), exp_prob=np.zeros(K), exp_alias=np.zeros(K, np.int32))
         return state
 

@@ -54,12 +54,12 @@ def test_bookkeeping_equals_recomputation_after_every_move(T):
     b, w, r = rng.normal(size=(T, D)), rng.gamma(2.0, size=(T, D)), rng.normal(size=(T, D))
     z = rng.integers(0, K, size=N + 5).astype(np.int32)
     p0, p1 = 3, 3 + N
-    A, c, v = np.zeros(K), np.zeros(T), np.zeros(T)
+    A, c, v = np.zeros(K), np.zeros((3, T)), np.zeros(T)
     supervised.load_doc(eta_kt, b, w, r, d, z, p0, p1, A, c)
     for _ in range(300):
         i = int(rng.integers(p0, p1))
         s = int(z[i])
-        supervised.token_coupling(eta_kt, w, d, c, s, N, v)
+        supervised.token_coupling(eta_kt, c, s, v)
         g = _g_from_scratch(eta_kt, b, w, r, d, z[p0:p1], i - p0)
         kept = np.array([supervised.g_value(A, eta_kt, v, k) for k in range(K)])
         np.testing.assert_allclose(kept, g, rtol=1e-12, atol=1e-12)
@@ -67,7 +67,7 @@ def test_bookkeeping_equals_recomputation_after_every_move(T):
         supervised.move(eta_kt, c, s, t)
         z[i] = t
         expect = eta_kt.T @ np.bincount(z[p0:p1], minlength=K) + N * r[:, d]
-        np.testing.assert_allclose(c, expect, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(c[0], expect, rtol=1e-12, atol=1e-12)
 
 
 # Each case: documents, K, alpha, beta, labels, covariates, eta (T, K + P), b, w (T, D)

@@ -41,7 +41,7 @@ def gibbs_sweep(words, doc_ptr, z, n_dk, n_wk, n_k, alpha, beta, rng, d_start, d
     Parameters are the corpus (``words``, ``doc_ptr``), the state (``z`` and its counts, all
     int32), the Dirichlet parameters (``alpha`` of length K, scalar symmetric ``beta``), the
     xoshiro state ``rng``, the supervised term's arrays (``kernels.supervised``: ``eta_kt``
-    (K, T), ``b``, ``w``, ``r`` (T, D) and scratch ``A`` (K), ``c``, ``v`` (T); T = 0 for
+    (K, T), ``b``, ``w``, ``r`` (T, D) and scratch ``A`` (K), ``c`` (3, T), ``v`` (T); T = 0 for
     LDA), a float64 ``scratch`` array of shape (2, K) and the float64 ``info`` record
     (``kernels.info``), which is incremented, not reset.
     """
@@ -71,7 +71,7 @@ def gibbs_sweep(words, doc_ptr, z, n_dk, n_wk, n_k, alpha, beta, rng, d_start, d
                     cum[k] = total
             else:
                 # the same times exp(g_d(k))   (Zheng 2015 eq. 15-17)
-                supervised.token_coupling(eta_kt, w, d, c, old, p1 - p0, v)
+                supervised.token_coupling(eta_kt, c, old, v)
                 top = -math.inf
                 for k in range(K):
                     cum[k] = supervised.g_value(A, eta_kt, v, k)

@@ -118,7 +118,7 @@ def light_sweep(words, doc_ptr, z, n_wk, n_k, ndk, alpha, beta, rng, d_start, d_
     ``n_kinds`` is 2 (doc, word) or 3 (and exp, supervised models); a cycle runs them in
     turn, a mixture picks kind j with probability ``kind_cum[j] - kind_cum[j-1]``. The
     supervised term's arrays (``eta_kt`` (K, T), ``b``, ``w_td``, ``r`` (T, D), scratch ``A``
-    (K), ``c``, ``v`` (T), the exp table ``exp_prob``, ``exp_alias`` (K)) are those of
+    (K), ``c`` (3, T), ``v`` (T), the exp table ``exp_prob``, ``exp_alias`` (K)) are those of
     ``kernels.supervised``; T = 0 for LDA.
     """
     V_beta = beta * n_wk.shape[0]
@@ -187,7 +187,7 @@ def light_sweep(words, doc_ptr, z, n_wk, n_k, ndk, alpha, beta, rng, d_start, d_
             n_k[old] -= 1
             g_s = 0.0
             if T > 0:
-                supervised.token_coupling(eta_kt, w_td, d, c, old, N_d, v)
+                supervised.token_coupling(eta_kt, c, old, v)
                 g_s = supervised.g_value(A, eta_kt, v, old)
             s = old
             for step in range(mh_steps):

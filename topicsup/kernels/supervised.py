@@ -10,7 +10,7 @@ topic k, zbar_d = (n_.d^-di + e_k) / N_d, and the factor in k is exp(g_d(k)):
 
 (Zheng et al. 2015 eq. 16-17 for one task; the sum over tasks is their sec. 4.1.) A_d is
 fixed while a document is swept (O(K T) once per document); the coupling c_t = m_td + N_d r_td
-is kept per document and moved in O(T) when a token changes topic, so a ratio
+is kept per document (row 0 of ``c``) and moved in O(T) when a token changes topic, so a ratio
 g_d(t) - g_d(s) costs O(T): O(1) for a binary task, whatever K.
 
 Arrays: ``eta_kt`` (K, T) topic weights, task-minor so a topic's weights are contiguous;
@@ -28,33 +28,50 @@ from .alias import build_alias
 
 @njit(cache=True, nogil=True, inline="always")
 def load_doc(eta_kt, b, w, r, d, z, p0, p1, A, c):
-    """Fill ``A`` (K) with A_d(k) and ``c`` (T) with m_td + N_d r_td for document ``d``."""
+    """Fill ``A`` (K) with A_d(k) and the document rows of ``c`` (3, T): c[0] the coupling
+    m_td + N_d r_td, c[1] = w_td / N_d^2, c[2] = b_td / N_d. The (T, D) columns of ``b`` and
+    ``w`` are strided; copied once here, the per-token loops read contiguous rows."""
     K, T = eta_kt.shape
     N = p1 - p0
+    inv_n = 1.0 / N
+    coupling_row = c[0]
+    w_row = c[1]
+    b_row = c[2]
     for t in range(T):
-        c[t] = N * r[t, d]
+        coupling_row[t] = N * r[t, d]
+        w_row[t] = w[t, d] * inv_n * inv_n
+        b_row[t] = b[t, d] * inv_n
     for i in range(p0, p1):
         row = eta_kt[z[i]]
         for t in range(T):
-            c[t] += row[t]
-    inv_n = 1.0 / N
-    half_inv_n2 = 0.5 * inv_n * inv_n
+            coupling_row[t] += row[t]
     for k in range(K):
         row = eta_kt[k]
-        a = 0.0
-        for t in range(T):
-            e = row[t]
-            a += e * (b[t, d] * inv_n - w[t, d] * half_inv_n2 * e)
-        A[k] = a
+        # four partial sums: the O(K T) per document is the sweep's main cost at large T
+        a0 = a1 = a2 = a3 = 0.0
+        t = 0
+        while t + 4 <= T:
+            e0, e1, e2, e3 = row[t], row[t + 1], row[t + 2], row[t + 3]
+            a0 += e0 * (b_row[t] - 0.5 * w_row[t] * e0)
+            a1 += e1 * (b_row[t + 1] - 0.5 * w_row[t + 1] * e1)
+            a2 += e2 * (b_row[t + 2] - 0.5 * w_row[t + 2] * e2)
+            a3 += e3 * (b_row[t + 3] - 0.5 * w_row[t + 3] * e3)
+            t += 4
+        while t < T:
+            e0 = row[t]
+            a0 += e0 * (b_row[t] - 0.5 * w_row[t] * e0)
+            t += 1
+        A[k] = (a0 + a1) + (a2 + a3)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def token_coupling(eta_kt, w, d, c, s, N, v):
+def token_coupling(eta_kt, c, s, v):
     """v_t = w_td (c_t - eta_st) / N^2: the coupling of g_d with token i (at ``s``) removed."""
-    inv_n2 = 1.0 / (N * N)
     row = eta_kt[s]
+    coupling_row = c[0]
+    w_row = c[1]
     for t in range(v.shape[0]):
-        v[t] = w[t, d] * (c[t] - row[t]) * inv_n2
+        v[t] = w_row[t] * (coupling_row[t] - row[t])
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -87,8 +104,9 @@ def move(eta_kt, c, old, new):
     """Token moved from topic ``old`` to ``new``: c_t += eta_new,t - eta_old,t."""
     a = eta_kt[old]
     b = eta_kt[new]
-    for t in range(c.shape[0]):
-        c[t] += b[t] - a[t]
+    coupling_row = c[0]
+    for t in range(coupling_row.shape[0]):
+        coupling_row[t] += b[t] - a[t]
 
 
 @njit(cache=True, nogil=True)

@@ -6,9 +6,9 @@ Every loss reaches the weights only through (b, w), and every prior through its 
 precision, so these two samplers serve all models. Prior means are zero (all priors here).
 
 * ``gaussian_weights``: the exact joint draw by Cholesky, O(M^3 + D M^2) for M = K + P.
-* ``coordinate_weights``: Gibbs over coordinates (Zheng et al. 2015 eq. 23-24), O(D M) per
-  pass, keeping the scores s_d = eta . xt_d up to date; each coordinate draw is exact given the
-  others, so the pass leaves N(mu, P^-1) invariant.
+* ``coordinate_weights``: Gibbs over coordinates (Zheng et al. 2015 eq. 23-24), O(non-zeros
+  of X) per pass, keeping the scores s_d = eta . xt_d up to date; each coordinate draw is
+  exact given the others, so the pass leaves N(mu, P^-1) invariant.
 """
 
 from __future__ import annotations
@@ -65,58 +65,91 @@ def gaussian_weights(P, r, rng, out):
 
 
 @njit(cache=True, nogil=True)
-def coordinate_weights(XT, b, w, prior_precision, eta, score, n_passes, rng):
-    """``n_passes`` Gibbs passes over the coordinates of ``eta`` (in place). ``XT`` is the
-    (M, D) transposed feature matrix, so a coordinate's column is contiguous; ``score`` must
-    hold X @ eta on entry and holds it on return."""
-    M, D = XT.shape
+def sparse_columns(X):
+    """The non-zeros of the (D, M) features by column: ``col_ptr`` (M + 1), ``rows`` (d) and
+    ``vals`` (x_dm). A document's topic proportions are zero outside the few topics it uses,
+    so the coordinate passes cost O(non-zeros), not O(D M): flat in K once K exceeds the
+    topics per document."""
+    D, M = X.shape
+    col_ptr = np.zeros(M + 1, np.int64)
+    for d in range(D):
+        for m in range(M):
+            if X[d, m] != 0.0:
+                col_ptr[m + 1] += 1
+    for m in range(M):
+        col_ptr[m + 1] += col_ptr[m]
+    rows = np.empty(col_ptr[M], np.int64)
+    vals = np.empty(col_ptr[M])
+    fill = col_ptr[:M].copy()
+    for d in range(D):  # rows ascending within each column
+        for m in range(M):
+            x = X[d, m]
+            if x != 0.0:
+                rows[fill[m]] = d
+                vals[fill[m]] = x
+                fill[m] += 1
+    return col_ptr, rows, vals
+
+
+@njit(cache=True, nogil=True)
+def coordinate_weights(col_ptr, rows, vals, b, w, prior_precision, eta, score, n_passes, rng):
+    """``n_passes`` Gibbs passes over the coordinates of ``eta`` (in place), the features given
+    by column (``sparse_columns``); ``score`` must hold X @ eta on entry and holds it on
+    return."""
+    M = col_ptr.shape[0] - 1
     for _ in range(n_passes):
         for k in range(M):
-            x_k = XT[k]
             e_k = eta[k]
             num = 0.0
             prec = prior_precision[k]
-            for d in range(D):
-                x = x_k[d]
+            for j in range(col_ptr[k], col_ptr[k + 1]):
+                d = rows[j]
+                x = vals[j]
                 # Zheng 2015 eq. 23-24: the score without coordinate k, s_d - x_dk eta_k
                 num += x * (b[d] - w[d] * (score[d] - x * e_k))
                 prec += w[d] * x * x
             new = num / prec + normal(rng) / math.sqrt(prec)
             delta = new - e_k
-            for d in range(D):
-                score[d] += x_k[d] * delta
+            for j in range(col_ptr[k], col_ptr[k + 1]):
+                score[rows[j]] += vals[j] * delta
             eta[k] = new
+
+
+@njit(cache=True, nogil=True)
+def column_scores(col_ptr, rows, vals, eta, out):
+    """out[t, d] = eta_t . X_d for the features by column (``sparse_columns``), (T, M) weights.
+    Each document's terms are added in column order, as a dense row-by-row dot product would."""
+    M = col_ptr.shape[0] - 1
+    for t in range(eta.shape[0]):
+        e = eta[t]
+        o = out[t]
+        o[:] = 0.0
+        for m in range(M):
+            e_m = e[m]
+            for j in range(col_ptr[m], col_ptr[m + 1]):
+                o[rows[j]] += vals[j] * e_m
 
 
 @njit(cache=True, nogil=True)
 def compute_scores(X, eta, out):
     """out[t, d] = eta_t . X_d for (D, M) features and (T, M) weights."""
-    D, M = X.shape
-    for t in range(eta.shape[0]):
-        e = eta[t]
-        for d in range(D):
-            xd = X[d]
-            acc = 0.0
-            for k in range(M):
-                acc += xd[k] * e[k]
-            out[t, d] = acc
+    col_ptr, rows, vals = sparse_columns(X)
+    column_scores(col_ptr, rows, vals, eta, out)
 
 
 @njit(cache=True, nogil=True)
 def sample_weights(X, b, w, prior_precision, eta, scores, cholesky, n_passes, rng):
     """Draw every task's weights given (b, w) (T, D) and the features X: the exact Cholesky
     draw, or ``n_passes`` coordinate passes; ``scores`` (T, D) = X eta_t^T on return."""
-    if cholesky:
-        XT = np.empty((0, 0))
-    else:  # the coordinate passes need the current scores, and contiguous columns
-        compute_scores(X, eta, scores)
-        XT = np.ascontiguousarray(X.T)
+    col_ptr, rows, vals = sparse_columns(X)
+    if not cholesky:  # the coordinate passes need the current scores
+        column_scores(col_ptr, rows, vals, eta, scores)
     for t in range(eta.shape[0]):
         if cholesky:
             P, r = precision_and_shift(X, b[t], w[t], prior_precision[t])
             gaussian_weights(P, r, rng, eta[t])
         else:
-            coordinate_weights(XT, b[t], w[t], prior_precision[t], eta[t], scores[t], n_passes,
-                               rng)
+            coordinate_weights(col_ptr, rows, vals, b[t], w[t], prior_precision[t], eta[t],
+                               scores[t], n_passes, rng)
     if cholesky:
-        compute_scores(X, eta, scores)
+        column_scores(col_ptr, rows, vals, eta, scores)
