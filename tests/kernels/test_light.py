@@ -57,8 +57,8 @@ def test_light_proposals_leave_exact_posterior_invariant(case, variant):
 
 @pytest.mark.parametrize("variant", list(LIGHT))
 def test_light_on_a_document_longer_than_the_prefetch_pipeline(variant):
-    """The light kernel draws each token's first doc and word uniforms AHEAD and 3 AHEAD tokens
-    early (to prefetch); a document longer than 3 AHEAD + 1 tokens runs every stage of that
+    """The light kernel draws each token's uniforms 3 AHEAD tokens early and prefetches in
+    stages down to AHEAD tokens early; a document longer than 3 AHEAD + 1 tokens runs every stage of that
     pipeline. One document of 14 tokens, K = 2 (16,384 states): still the exact posterior."""
     n = 3 * light.AHEAD + 2
     assert n == 14, "resize the case when AHEAD changes"

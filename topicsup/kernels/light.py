@@ -23,10 +23,11 @@ Target for token i of document d, word w (counts exclude token i, MATH.md sec. 2
   as counts grow. Kept to reproduce the papers.
 
 Speed at large K: the sampler keeps no (D, K) matrix (the document's n_kd is rebuilt in one
-row per document), and each proposal is a function of one uniform and the current z, so the
-uniforms of a token's first doc and word proposals are drawn a few tokens early and the counts
-they will read are prefetched (``kernels.prefetch``). Sweep time then grows only 1.34x from
-K = 100 to K = 2000 on 20 Newsgroups (benchmarks/bench_samplers.py).
+row per document), and each proposal is a function of one uniform and the current z, so all
+of a token's uniforms (kind, proposal and acceptance of every MH step) are drawn a few tokens
+early and the counts its proposals will read are prefetched (``kernels.prefetch``). Sweep
+time then grows only 1.34x from K = 100 to K = 2000 on 20 Newsgroups
+(benchmarks/bench_samplers.py).
 
 Supervised models (``kernels.supervised``) multiply the target by exp(g_d(k)): every ratio
 above gains exp(g_d(t) - g_d(s)), O(T) for T tasks, and a third proposal joins them:
@@ -49,7 +50,7 @@ from numba import njit
 import math
 
 from . import supervised, word_tables
-from .alias import alias_from_uniform, draw_alias
+from .alias import alias_from_uniform
 from .info import CHANGED, TOKENS, record_mh
 from .prefetch import prefetch
 from .rng import uniform
@@ -99,6 +100,24 @@ def draw_word_proposal(z, word_ptr, word_tok, w, K, beta, u01):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _draw_token_uniforms(u, rng):
+    for n in range(u.shape[0]):
+        u[n] = uniform(rng)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _step_kind(composition, n_kinds, kind_cum, step, u):
+    """The proposal kind of MH step ``step``: in turn (cycle) or drawn from ``kind_cum`` with
+    the step's first uniform (mixture)."""
+    if composition == CYCLE:
+        return step % n_kinds
+    kind = 0
+    while kind < n_kinds - 1 and u[3 * step] >= kind_cum[kind]:
+        kind += 1
+    return kind
+
+
+@njit(cache=True, nogil=True, inline="always")
 def load_doc_row(z, p0, p1, ndk, delta):
     """Add ``delta`` per token of a document to its count row (fill with +1, clear with -1)."""
     for i in range(p0, p1):
@@ -128,8 +147,8 @@ def light_sweep(words, doc_ptr, z, n_wk, n_k, ndk, alpha, beta, rng, d_start, d_
     use_exp = n_kinds > EXP and (composition == CYCLE
                                  or kind_cum[EXP] > kind_cum[EXP - 1])
     flat_wk = n_wk.reshape(n_wk.size)
-    u_doc = np.empty(RING, np.float64)
-    u_word = np.empty(RING, np.float64)
+    # per token and MH step three uniforms: the kind, the proposal, the acceptance
+    U = np.empty((RING, 3 * mh_steps), np.float64)
     alpha_sum = 0.0
     for k in range(alpha.shape[0]):
         alpha_sum += alpha[k]
@@ -143,42 +162,53 @@ def light_sweep(words, doc_ptr, z, n_wk, n_k, ndk, alpha, beta, rng, d_start, d_
             supervised.load_doc(eta_kt, b, w_td, r, d, z, p0, p1, A, c)
             if use_exp:
                 supervised.build_exp_table(A, prob, exp_prob, exp_alias, work)
-        # The uniforms of each token's first doc and first word proposal are drawn AHEAD and
-        # 3 AHEAD tokens early, so the memory they lead to can be prefetched in stages: the
-        # word's occurrence list, then z there, then n_tw for both proposed topics t, with the
-        # token's own n_{z_i w}. At large K these are a sweep's cache misses. Uniforms drawn
-        # earlier are still independent of the state, so the proposals are unchanged. (The
-        # stale word tables serve stored samples: nothing to draw ahead for them.)
+        # Every uniform of a token is drawn 3 AHEAD tokens early, so the memory its proposals
+        # will read is prefetched in stages: the word's occurrence list, then z there, then
+        # n_tw for every proposed topic t, with the token's own n_{z_i w}. At large K these
+        # are a sweep's cache misses. Uniforms drawn early are still independent of the
+        # state, so the proposals are unchanged; a proposal computed early from a z that
+        # changes meanwhile only prefetches the wrong line. (The stale word tables serve
+        # stored samples: nothing to draw ahead for them.)
         for j in range(p0, min(p0 + 3 * AHEAD, p1)):
-            if j < p0 + AHEAD:
-                u_doc[j % RING] = uniform(rng)
-            if not stale_word:
-                u_word[j % RING] = uniform(rng)
+            _draw_token_uniforms(U[j % RING], rng)
         for i in range(p0, p1):
-            u_first_doc = u_doc[i % RING]
-            u_first_word = u_word[i % RING]
-            j = i + AHEAD
+            j = i + 3 * AHEAD
             if j < p1:
-                u_doc[j % RING] = uniform(rng)
-                row = words[j] * K
-                prefetch(flat_wk, row + z[j])
-                prefetch(flat_wk, row + draw_doc_proposal(z, p0, N_d, alpha_sum, alpha_prob,
-                                                          alpha_alias, alpha_symmetric,
-                                                          u_doc[j % RING]))
+                u_j = U[j % RING]
+                _draw_token_uniforms(u_j, rng)
                 if not stale_word:
-                    prefetch(flat_wk, row + draw_word_proposal(z, word_ptr, word_tok, words[j],
-                                                               K, beta, u_word[j % RING]))
+                    for step in range(mh_steps):
+                        if _step_kind(composition, n_kinds, kind_cum, step, u_j) == WORD:
+                            occ = _occurrence(word_ptr, words[j], K, beta, u_j[3 * step + 1])
+                            if occ >= 0:
+                                prefetch(word_tok, occ)
             j = i + 2 * AHEAD
             if j < p1 and not stale_word:
-                occ = _occurrence(word_ptr, words[j], K, beta, u_word[j % RING])
-                if occ >= 0:
-                    prefetch(z, word_tok[occ])
-            j = i + 3 * AHEAD
-            if j < p1 and not stale_word:
-                u_word[j % RING] = uniform(rng)
-                occ = _occurrence(word_ptr, words[j], K, beta, u_word[j % RING])
-                if occ >= 0:
-                    prefetch(word_tok, occ)
+                u_j = U[j % RING]
+                for step in range(mh_steps):
+                    if _step_kind(composition, n_kinds, kind_cum, step, u_j) == WORD:
+                        occ = _occurrence(word_ptr, words[j], K, beta, u_j[3 * step + 1])
+                        if occ >= 0:
+                            prefetch(z, word_tok[occ])
+            j = i + AHEAD
+            if j < p1:
+                u_j = U[j % RING]
+                row = words[j] * K
+                prefetch(flat_wk, row + z[j])
+                for step in range(mh_steps):
+                    kind = _step_kind(composition, n_kinds, kind_cum, step, u_j)
+                    u01 = u_j[3 * step + 1]
+                    if kind == DOC:
+                        t = draw_doc_proposal(z, p0, N_d, alpha_sum, alpha_prob, alpha_alias,
+                                              alpha_symmetric, u01)
+                    elif kind == WORD:
+                        if stale_word:
+                            continue
+                        t = draw_word_proposal(z, word_ptr, word_tok, words[j], K, beta, u01)
+                    else:
+                        t = alias_from_uniform(exp_prob, exp_alias, u01)
+                    prefetch(flat_wk, row + t)
+            u_i = U[i % RING]
             word = words[i]
             nwk = n_wk[word]
             old = z[i]
@@ -191,16 +221,9 @@ def light_sweep(words, doc_ptr, z, n_wk, n_k, ndk, alpha, beta, rng, d_start, d_
                 g_s = supervised.g_value(A, eta_kt, v, old)
             s = old
             for step in range(mh_steps):
-                if composition == CYCLE:
-                    kind = step % n_kinds
-                else:
-                    u = uniform(rng)
-                    kind = 0
-                    while kind < n_kinds - 1 and u >= kind_cum[kind]:
-                        kind += 1
+                kind = _step_kind(composition, n_kinds, kind_cum, step, u_i)
+                u01 = u_i[3 * step + 1]
                 if kind == DOC:
-                    u01 = u_first_doc if u_first_doc >= 0.0 else uniform(rng)
-                    u_first_doc = -1.0
                     t = draw_doc_proposal(z, p0, N_d, alpha_sum, alpha_prob, alpha_alias,
                                           alpha_symmetric, u01)
                     if t == s:
@@ -210,8 +233,6 @@ def light_sweep(words, doc_ptr, z, n_wk, n_k, ndk, alpha, beta, rng, d_start, d_
                     a = ((nwk[t] + beta) * (n_k[s] + V_beta)) / \
                         ((nwk[s] + beta) * (n_k[t] + V_beta))
                 elif kind == WORD and not stale_word:
-                    u01 = u_first_word if u_first_word >= 0.0 else uniform(rng)
-                    u_first_word = -1.0
                     t = draw_word_proposal(z, word_ptr, word_tok, word, K, beta, u01)
                     if t == s:
                         record_mh(info, WORD, 1.0, True)
@@ -232,7 +253,7 @@ def light_sweep(words, doc_ptr, z, n_wk, n_k, ndk, alpha, beta, rng, d_start, d_
                         ((ndk[s] + alpha[s]) * (nwk[s] + beta) * (n_k[t] + V_beta)
                          * wt_q[word, t])
                 else:
-                    t = draw_alias(exp_prob, exp_alias, rng)
+                    t = alias_from_uniform(exp_prob, exp_alias, u01)
                     if t == s:
                         record_mh(info, EXP, 1.0, True)
                         continue
@@ -246,7 +267,7 @@ def light_sweep(words, doc_ptr, z, n_wk, n_k, ndk, alpha, beta, rng, d_start, d_
                         a *= math.exp((g_t - A[t]) - (g_s - A[s]))
                     else:  # Zheng 2015 eq. 19-20: times exp(g_d(t) - g_d(s))
                         a *= math.exp(g_t - g_s)
-                if a >= 1.0 or uniform(rng) < a:
+                if a >= 1.0 or u_i[3 * step + 2] < a:
                     record_mh(info, kind, min(a, 1.0), True)
                     s = t
                     g_s = g_t
