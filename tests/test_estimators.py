@@ -16,6 +16,7 @@ from sklearn.pipeline import make_pipeline
 
 from topicsup.datasets import make_synthetic
 from topicsup.estimators import MedLDAClassifier
+from topicsup.kernels.rng import seed_state
 
 
 def _data(task, n=600):
@@ -70,7 +71,27 @@ def test_set_params_and_errors():
         MedLDAClassifier(strategy="ovo").fit(X, y)
     with pytest.raises(ValueError, match="n_iter must be"):
         MedLDAClassifier(n_iter=0).fit(X, y)
+    with pytest.raises(ValueError, match="n_iter = 6 is too short for n_snapshots = 4"):
+        MedLDAClassifier(n_iter=6, n_snapshots=4).fit(X, y)
     with pytest.raises(ValueError, match="vocabulary has 2 words"):
         MedLDAClassifier(vocabulary=["a", "b"]).fit(X, y)
     with pytest.raises(ValueError, match="y .one label per document. is required"):
         MedLDAClassifier().fit(X, None)
+
+
+def test_snapshot_ensemble_averages_one_fold_in_per_snapshot():
+    """With n_snapshots = 3 the estimator keeps three topic snapshots two sweeps apart (the
+    last one the final state) and its scores are the mean of the model's scores over them."""
+    X, _, y = _data("multiclass", 300)
+    est = MedLDAClassifier(4, lam=4.0, n_iter=10, n_snapshots=3, composition="cycle",
+                           random_state=3).fit(X[:200], y[:200])
+    s, snaps = est.sessions_[0], est.snapshots_[0]
+    assert len(snaps) == 3 and s.n_sweeps == 10 and s.model.composition == "cycle"
+    assert np.array_equal(snaps[-1], s.model.topic_snapshot(s.state))
+    assert not np.array_equal(snaps[0], snaps[-1])
+    corpus = est.corpus_.map(X[200:])
+    rng = seed_state(3, stream=1000)
+    expect = np.mean([s.model.decision_scores(s.state, s.model.fold_in(
+        s.state, corpus, rng, est.predict_burn_in, est.predict_samples, phi))
+        for phi in snaps], axis=0)
+    assert np.allclose(est.decision_function(X[200:]), expect)

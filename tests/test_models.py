@@ -129,3 +129,28 @@ def test_prediction_rejects_mismatched_features():
     s = Session(MedLDA(K=4, lam=2.0), tr, seed=0)
     with pytest.raises(ValueError, match="features have 5 columns"):
         s.model.decision_scores(s.state, np.zeros((3, 5)))
+
+
+def test_fold_in_with_given_topics_and_ensemble_scores():
+    """fold_in at phi_wk = the current point estimate is the default fold-in (same rng, bit
+    for bit); ensemble_scores is the mean over its snapshots; bad inputs are named."""
+    tr, te = _split("multiclass")
+    model = LightMedLDA(K=5, lam=4.0, burn_in=4)
+    s = Session(model, tr, seed=2, log_joint_every=0)
+    s.run(6)
+    a = model.fold_in(s.state, te, seed_state(7), 3, 3)
+    b = model.fold_in(s.state, te, seed_state(7), 3, 3, model.topic_word(s.state).T)
+    assert np.array_equal(a, b)
+    snaps = [model.topic_snapshot(s.state)]
+    s.run(2)
+    snaps.append(model.topic_snapshot(s.state))
+    rng = seed_state(8)
+    got = model.ensemble_scores(s.state, te, rng, snaps, 3, 3)
+    rng = seed_state(8)
+    expect = sum(model.decision_scores(s.state, model.fold_in(s.state, te, rng, 3, 3, phi))
+                 for phi in snaps) / 2
+    assert np.allclose(got, expect)
+    with pytest.raises(ValueError, match="phi_wk must have shape"):
+        model.fold_in(s.state, te, rng, 1, 1, snaps[0].T)
+    with pytest.raises(ValueError, match="snapshots must hold"):
+        model.ensemble_scores(s.state, te, rng, [])

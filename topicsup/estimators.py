@@ -60,6 +60,8 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         Topic-word Dirichlet parameter.
     mh_steps : int, optional
         MH steps per token for the light sampler (default 6).
+    composition : {"mixture", "cycle"}, optional
+        How the light sampler composes its proposals (default: the preset's, mixture).
     S_gibbs : int
         Coordinate-Gibbs passes over the weights per sweep (light sampler).
     n_iter : int
@@ -69,6 +71,10 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
     predict_burn_in, predict_samples : int
         Fold-in sweeps on held-out documents before and while their topic proportions are
         averaged.
+    n_snapshots, snapshot_every : int
+        Topic snapshots kept from the last training sweeps, ``snapshot_every`` sweeps apart;
+        predictions average the scores of one fold-in per snapshot
+        (``SupervisedLDA.ensemble_scores``).
     vocabulary : sequence of str, optional
         Word names of the count matrix columns (e.g. ``vectorizer.get_feature_names_out()``).
     random_state : int
@@ -88,8 +94,9 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
     def __init__(self, n_topics: int = 20, *, sampler: str = "light",
                  strategy: str = "multitask", lam: float = 102.4, nu: float = 1.0,
                  alpha: float | None = None, beta: float = 0.01, mh_steps: int | None = None,
-                 S_gibbs: int = 2, n_iter: int = 30, burn_in: int | None = None,
-                 predict_burn_in: int = 10, predict_samples: int = 10,
+                 composition: str | None = None, S_gibbs: int = 2, n_iter: int = 30,
+                 burn_in: int | None = None, predict_burn_in: int = 10,
+                 predict_samples: int = 10, n_snapshots: int = 1, snapshot_every: int = 2,
                  vocabulary: Any = None, random_state: int = 0, n_jobs: int = 1) -> None:
         self.n_topics = n_topics
         self.sampler = sampler
@@ -99,11 +106,14 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         self.alpha = alpha
         self.beta = beta
         self.mh_steps = mh_steps
+        self.composition = composition
         self.S_gibbs = S_gibbs
         self.n_iter = n_iter
         self.burn_in = burn_in
         self.predict_burn_in = predict_burn_in
         self.predict_samples = predict_samples
+        self.n_snapshots = n_snapshots
+        self.snapshot_every = snapshot_every
         self.vocabulary = vocabulary
         self.random_state = random_state
         self.n_jobs = n_jobs
@@ -114,11 +124,16 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             raise ValueError(f"sampler must be 'light' or 'gibbs', got {self.sampler!r}")
         if self.strategy not in STRATEGIES:
             raise ValueError(f"strategy must be one of {STRATEGIES}, got {self.strategy!r}")
-        for name in ("n_iter", "predict_burn_in", "predict_samples", "n_jobs"):
+        for name in ("n_iter", "predict_burn_in", "predict_samples", "n_snapshots",
+                     "snapshot_every", "n_jobs"):
             v = getattr(self, name)
             low = 0 if name == "predict_burn_in" else 1
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < low:
                 raise ValueError(f"{name} must be an integer >= {low}, got {v!r}")
+        if (self.n_snapshots - 1) * self.snapshot_every >= self.n_iter:
+            raise ValueError(f"n_iter = {self.n_iter} is too short for n_snapshots = "
+                             f"{self.n_snapshots} taken snapshot_every = {self.snapshot_every} "
+                             f"sweeps apart")
 
     def _model(self) -> SupervisedLDA:
         cls = LightMedLDA if self.sampler == "light" else MedLDA
@@ -128,6 +143,8 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
                                   else self.burn_in)
         if self.mh_steps is not None:
             kw["mh_steps"] = self.mh_steps
+        if self.composition is not None:
+            kw["composition"] = self.composition
         return cls(**kw)
 
     def _training_corpus(self, X: Any, y: Any) -> Corpus:
@@ -177,28 +194,38 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             corpora = [corpus]
         sessions = [Session(model, c, seed=_seed(self.random_state, j))
                     for j, c in enumerate(corpora)]
+        every = self.snapshot_every
+
+        def train(s: Session) -> list[np.ndarray]:
+            s.run(self.n_iter - (self.n_snapshots - 1) * every)
+            snaps = [s.model.topic_snapshot(s.state)]
+            for _ in range(self.n_snapshots - 1):
+                s.run(every)
+                snaps.append(s.model.topic_snapshot(s.state))
+            return snaps
+
         with ThreadPoolExecutor(max_workers=self.n_jobs) as pool:
-            list(pool.map(lambda s: s.run(self.n_iter), sessions))
+            self.snapshots_ = list(pool.map(train, sessions))
         self.sessions_ = sessions
         return self
 
     # ------------------------------------------------------------------ predict
-    def _features(self, corpus: Corpus) -> list[np.ndarray]:
-        def one(j_s):
-            j, s = j_s
-            rng = seed_state(self.random_state, stream=1000 + j)
+    def _per_session(self, fn) -> list[np.ndarray]:
+        """``fn(session, snapshots, rng)`` for every session, in threads, each with its own
+        rng stream so the result does not depend on ``n_jobs``."""
+        def one(j: int) -> np.ndarray:
+            s = self.sessions_[j]
             with s._lock:
-                return s.model.fold_in(s.state, corpus, rng, self.predict_burn_in,
-                                       self.predict_samples)
+                return fn(s, self.snapshots_[j], seed_state(self.random_state, stream=1000 + j))
         with ThreadPoolExecutor(max_workers=self.n_jobs) as pool:
-            return list(pool.map(one, enumerate(self.sessions_)))
+            return list(pool.map(one, range(len(self.sessions_))))
 
     def decision_function(self, X: Any) -> np.ndarray:
         """Scores: shape (n,) for binary labels, (n, C) otherwise (one column per class)."""
         corpus = self._heldout_corpus(X)
-        feats = self._features(corpus)
-        cols = [s.model.decision_scores(s.state, f) for s, f in zip(self.sessions_, feats)]
-        scores = np.hstack(cols)
+        scores = np.hstack(self._per_session(
+            lambda s, snaps, rng: s.model.ensemble_scores(
+                s.state, corpus, rng, snaps, self.predict_burn_in, self.predict_samples)))
         return scores[:, 0] if self.label_kind_ == "binary" else scores
 
     def predict(self, X: Any) -> np.ndarray:
@@ -212,10 +239,15 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         return self.classes_[s.argmax(axis=1)]
 
     def transform(self, X: Any) -> np.ndarray:
-        """Topic proportions of the documents by fold-in, (n, K); one-vs-all stacks the C
-        models' proportions side by side, (n, C K)."""
+        """Topic proportions of the documents by fold-in (averaged over the topic snapshots),
+        (n, K); one-vs-all stacks the C models' proportions side by side, (n, C K)."""
         corpus = self._heldout_corpus(X)
-        return np.hstack([f[:, :self.n_topics] for f in self._features(corpus)])
+
+        def proportions(s: Session, snaps: list[np.ndarray], rng: np.ndarray) -> np.ndarray:
+            return sum(s.model.fold_in(s.state, corpus, rng, self.predict_burn_in,
+                                       self.predict_samples, phi)[:, :self.n_topics]
+                       for phi in snaps) / len(snaps)
+        return np.hstack(self._per_session(proportions))
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
         """Accuracy, or micro-averaged F1 for multi-label targets."""
