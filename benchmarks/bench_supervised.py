@@ -12,15 +12,17 @@ Tasks (topicsup's default preprocessing, vocabulary built on the training posts)
 * ``binary``: alt.atheism vs talk.religion.misc (856 train / 569 test posts), K in
   {10, 20, 50, 100}; methods ``light`` (LightMedLDA), ``gibbs`` (Gibbs MedLDA), ``tomotopy``.
 * ``multiclass``: all 20 newsgroups, K in {20, 50, 100, 200, 400}; methods ``light-mt`` and
-  ``gibbs-mt`` (one model, 20 classifiers on shared topics, argmax rule), ``light-ovr`` and
+  ``gibbs-mt`` (one model, 20 classifiers on shared topics, argmax rule; ``light-mt-cycle``
+  composes the proposals in turn instead of the paper's mixture), ``light-ovr`` and
   ``gibbs-ovr`` (20 binary models, one-vs-all, argmax rule), ``tomotopy`` (``SLDAModel`` with
   one binary response per class, class = argmax of the estimates).
 
-Every topicsup run uses lambda = 102.4 (binary: 262.4), nu = 4096, alpha = 6.4 / K,
-beta = 0.01 (Zheng et al. 2015 sec. 5; nu = ell^2 converts the reference implementation's
-margin ell = 64 with unit prior variance to topicsup's unit margin), ``--sweeps`` sweeps with
-the weights averaged over the second half, and fold-in prediction (10 burn-in + 10 kept
-sweeps). Training time is sampling time only: test accuracy is evaluated every
+Every topicsup run uses lambda = 102.4 (binary: 262.4), nu = 4096, alpha = 6.4 / K (or
+``--alpha``), beta = 0.01 (Zheng et al. 2015 sec. 5; nu = ell^2 converts the reference
+implementation's margin ell = 64 with unit prior variance to topicsup's unit margin),
+``--sweeps`` sweeps with the weights averaged over the second half, and fold-in prediction
+(``--fold-in``, default 10 burn-in + 10 kept sweeps; the final prediction averages over
+``--snapshots`` topic snapshots 2 sweeps apart). Training time is sampling time only: test accuracy is evaluated every
 ``--eval-every`` sweeps off the clock, which gives the accuracy-vs-time curves. tomotopy gets
 the same alpha, beta and number of sweeps, one worker. Each (task, K, method) runs over
 ``--seeds``; the tables report mean and standard deviation.
@@ -58,7 +60,8 @@ from topicsup.session import Session  # noqa: E402
 
 GRID = {"binary": ((10, 20, 50, 100), ("light", "gibbs", "tomotopy")),
         "multiclass": ((20, 50, 100, 200, 400),
-                       ("light-mt", "gibbs-mt", "light-ovr", "gibbs-ovr", "tomotopy"))}
+                       ("light-mt", "light-mt-cycle", "gibbs-mt", "light-ovr", "gibbs-ovr",
+                        "tomotopy"))}
 LAM = {"binary": 262.4, "multiclass": 102.4}
 NU = 4096.0
 BETA = 0.01
@@ -70,28 +73,41 @@ def _accuracy(scores: np.ndarray, y: np.ndarray, binary: bool) -> float:
 
 
 def run_topicsup(method: str, task: str, train, test, K: int, seed: int, sweeps: int,
-                 eval_every: int) -> tuple[dict, list[dict]]:
+                 eval_every: int, alpha: float | None = None, fold_in: tuple = (10, 10),
+                 snapshots: int = 1) -> tuple[dict, list[dict]]:
     binary = task == "binary"
     Model = LightMedLDA if method.startswith("light") else MedLDA
-    model = Model(K=K, lam=LAM[task], nu=NU, beta=BETA, burn_in=sweeps // 2)
-    if method.endswith("ovr"):
+    kw = {"composition": "cycle"} if method.endswith("-cycle") else {}
+    model = Model(K=K, lam=LAM[task], nu=NU, alpha=alpha, beta=BETA, burn_in=sweeps // 2,
+                  **kw)
+    if "ovr" in method:
         corpora = [one_vs_rest(train, c) for c in range(train.labels.n_classes)]
     else:
         corpora = [train]
     sessions = [Session(model, c, seed=seed * 1000 + j, log_joint_every=0)
                 for j, c in enumerate(corpora)]
     y = test.labels.values
+    # the last evaluation averages over topic snapshots 2 sweeps apart (ensemble_scores)
+    snap_at = {sweeps - 2 * j for j in range(snapshots)}
+    evals = set(range(eval_every, sweeps, eval_every)) | {sweeps}
+    if "ovr" in method:
+        evals = {sweeps}  # 20 fold-ins per evaluation: only at the end
+    kept: list[list[np.ndarray]] = [[] for _ in sessions]
     curve, done = [], 0
     while done < sweeps:
-        step = min(eval_every, sweeps - done)
+        step = min(e for e in evals | snap_at if e > done) - done
         for s in sessions:
             s.run(step)
         done += step
+        if done in snap_at:
+            for j, s in enumerate(sessions):
+                kept[j].append(s.model.topic_snapshot(s.state))
+        if done not in evals:
+            continue
         seconds = sum(s.history.query("metric == 'seconds'")["value"].sum() for s in sessions)
-        if method.endswith("ovr") and done < sweeps:
-            continue  # 20 fold-ins per evaluation: only at the end
-        scores = np.hstack([s.model.decision_scores(
-            s.state, s.model.fold_in(s.state, test, seed_state(seed, stream=99 + j)))
+        scores = np.hstack([s.model.ensemble_scores(
+            s.state, test, seed_state(seed, stream=99 + j),
+            kept[j] if done == sweeps else [s.model.topic_snapshot(s.state)], *fold_in)
             for j, s in enumerate(sessions)])
         curve.append({"sweep": done, "train_seconds": seconds,
                       "accuracy": _accuracy(scores, y, binary)})
@@ -102,11 +118,11 @@ def run_topicsup(method: str, task: str, train, test, K: int, seed: int, sweeps:
 
 
 def run_tomotopy(task: str, train, test, K: int, seed: int, sweeps: int,
-                 eval_every: int) -> tuple[dict, list[dict]]:
+                 eval_every: int, alpha: float | None = None) -> tuple[dict, list[dict]]:
     import tomotopy as tp
     binary = task == "binary"
     T = 1 if binary else train.labels.n_classes
-    mdl = tp.SLDAModel(k=K, vars=["b"] * T, alpha=6.4 / K, eta=BETA, seed=seed)
+    mdl = tp.SLDAModel(k=K, vars=["b"] * T, alpha=alpha or 6.4 / K, eta=BETA, seed=seed)
     vocab = np.asarray(train.vocabulary, dtype=object)
     lab = train.labels.values
     for d in range(train.n_docs):
@@ -171,20 +187,21 @@ def markdown(runs: pd.DataFrame, curves: pd.DataFrame, meta: dict) -> str:
     # time for light and Gibbs (multi-task) to reach the accuracy both reach, per K and seed
     rows = []
     for (task, K, seed), c in curves.groupby(["task", "K", "seed"]):
-        pair = [("light", "gibbs")] if task == "binary" else [("light-mt", "gibbs-mt")]
+        pair = [("light", "gibbs")] if task == "binary" else \
+            [("light-mt", "gibbs-mt"), ("light-mt-cycle", "gibbs-mt")]
         for light, gibbs in pair:
             a, b = c[c["method"] == light], c[c["method"] == gibbs]
             if len(a) and len(b):
                 level = 0.99 * min(a["accuracy"].iloc[-1], b["accuracy"].iloc[-1])
                 ta, tb = time_to(a, level), time_to(b, level)
-                rows.append(f"| {task} | {K} | {seed} | {level:.3f} | {ta:.1f} | {tb:.1f} | "
-                            f"{tb / ta:.1f}x |")
+                rows.append(f"| {task} | {K} | {seed} | {light} | {level:.3f} | {ta:.1f} | "
+                            f"{tb:.1f} | {tb / ta:.1f}x |")
     if rows:
         out += ["## Time to accuracy: LightMedLDA vs Gibbs MedLDA", "",
                 "Level: 0.99 x the lower of the two final accuracies; seconds of sampling until "
                 "a test evaluation first reaches it.", "",
-                "| task | K | seed | level | light s | gibbs s | speed-up |",
-                "|---|---:|---:|---:|---:|---:|---:|", *rows, ""]
+                "| task | K | seed | light | level | light s | gibbs s | speed-up |",
+                "|---|---:|---:|---|---:|---:|---:|---:|", *rows, ""]
     return "\n".join(out)
 
 
@@ -196,6 +213,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     p.add_argument("--sweeps", type=int, default=40)
     p.add_argument("--eval-every", type=int, default=5)
+    p.add_argument("--alpha", type=float, help="Dirichlet alpha (default 6.4 / K)")
+    p.add_argument("--fold-in", type=int, nargs=2, default=[10, 10], metavar=("BURN", "KEEP"),
+                   help="fold-in sweeps on the test posts: burn-in and kept")
+    p.add_argument("--snapshots", type=int, default=1,
+                   help="topic snapshots (2 sweeps apart) averaged by the final prediction")
     p.add_argument("--data", help="20news-bydate.tar.gz or its folder")
     p.add_argument("--out", default=str(DEFAULT_OUT))
     args = p.parse_args(argv)
@@ -217,10 +239,11 @@ def main(argv: list[str] | None = None) -> int:
                 for seed in args.seeds:
                     if method == "tomotopy":
                         res, curve = run_tomotopy(task, train, test, K, seed, args.sweeps,
-                                                  args.eval_every)
+                                                  args.eval_every, args.alpha)
                     else:
                         res, curve = run_topicsup(method, task, train, test, K, seed,
-                                                  args.sweeps, args.eval_every)
+                                                  args.sweeps, args.eval_every, args.alpha,
+                                                  tuple(args.fold_in), args.snapshots)
                     key = dict(task=task, K=K, method=method, seed=seed)
                     runs.append({**key, **res})
                     curves += [{**key, **c} for c in curve]
