@@ -363,7 +363,8 @@ class SupervisedLDA(LDA):
         Prior precision of every weight, eta ~ N(0, 1/nu) (``topicsup.priors.Normal``).
     weight_sampler : {"cholesky", "coordinate"}
         Exact joint draw of each task's weights, O(M^3 + D M^2), or ``S_gibbs`` passes of
-        coordinate-wise Gibbs, O(D M) each (Zheng et al. 2015 eq. 23-24).
+        coordinate-wise Gibbs, O(non-zeros of the features) each (Zheng et al. 2015 eq.
+        23-24).
     S_gibbs : int
         Coordinate passes per sweep.
     proposal_weights : tuple of 3 floats, optional
@@ -371,6 +372,10 @@ class SupervisedLDA(LDA):
         proposals at each MH step (default equal). A zero switches a proposal off.
     burn_in : int
         Sweeps before weight samples enter the average used for prediction.
+
+    Prediction (MATH.md sec. 5): ``fold_in`` gives held-out features with the topics fixed,
+    ``decision_scores`` scores them with the averaged weights; ``ensemble_scores`` averages
+    the scores over topic snapshots (``topic_snapshot``) kept during the last sweeps.
     """
 
     alpha: float | tuple[float, ...] | None = None
