@@ -10,6 +10,9 @@ is the collapsed LDA posterior times prod_{t,d} exp(b_td s_td - w_td s_td^2 / 2)
   cycle and their uniform mixture, leave that target invariant: binary (T = 1) and
   multi-task (T = 3 with a covariate), chi-square at level 1e-3 on 20k independent chains
   started from the target;
+* the light cycle and mixture stay exact on a document long enough to run every stage of the
+  draw-ahead and prefetch pipeline with the supervised term on (exp table included); a kernel
+  that reuses the proposal's uniform for the acceptance fails it (chi2 ~ 16,600 on 455 df);
 * the papers' stale word table (``word_proposal="stale"``) with the supervised factor in its
   ratio is exact when every table is fresh (each word occurs once);
 * teeth: the same protocol rejects kernels that see a wrong w (a wrong coupling term) or a
@@ -21,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from topicsup.kernels import supervised
+from topicsup.kernels import light, supervised
 from topicsup.models import SupervisedLDA
 from topicsup.testing.exact import (assert_matches_target, enumerate_assignments,
                                     goodness_of_fit, lda_log_joint_states, normalize_log,
@@ -167,3 +170,28 @@ def test_harness_rejects_a_wrong_supervised_term(variant, key, factor):
                               prepare=wrong)
     gof = goodness_of_fit(idx, p)
     assert gof.pvalue < 1e-6, f"a wrong supervised term went undetected: {gof}"
+
+
+@pytest.mark.parametrize("variant", ["cycle", "mixture"])
+def test_light_with_supervision_on_a_document_longer_than_the_prefetch_pipeline(variant):
+    """The light kernel draws a token's uniforms and step kinds 3 AHEAD tokens early and
+    proposes from them (exp table included) at every prefetch stage; a document of
+    3 AHEAD + 2 tokens runs all stages with the supervised term on. Binary task, K = 2,
+    15 tokens (32,768 states): still the exact supervised posterior."""
+    n = 3 * light.AHEAD + 2
+    assert n == 14, "resize the case when AHEAD changes"
+    docs = [[0, 1, 2, 0, 1, 2, 0, 3, 3, 1, 2, 0, 1, 2], [3]]
+    corpus = tiny_corpus(docs, labels=["a", "b"])
+    K, alpha, beta = 2, 0.4, 0.3
+    eta, b, w = np.array([[1.5, -1.0]]), np.array([[0.8, -1.1]]), np.array([[0.9, 1.2]])
+    Z = enumerate_assignments(corpus.n_tokens, K)
+    p = normalize_log(lda_log_joint_states(corpus, K, alpha, beta, Z)
+                      + supervised_log_factor_states(corpus, K, eta, b, w, Z))
+
+    def prepare(state):
+        state["eta"][...], state["b"][...], state["w"][...] = eta, b, w
+
+    model = SupervisedLDA(K=K, alpha=alpha, beta=beta, **VARIANTS[variant])
+    idx = sample_final_states(model, corpus, p, n_chains=N_CHAINS, n_sweeps=2, seed=34,
+                              prepare=prepare)
+    assert_matches_target(idx, p)
