@@ -167,7 +167,8 @@ def time_to(curve: pd.DataFrame, level: float) -> float:
 
 def markdown(runs: pd.DataFrame, curves: pd.DataFrame, meta: dict) -> str:
     out = ["# Supervised topic models on 20 Newsgroups", "",
-           f"Command: `{meta['command']}`  ", f"Date: {meta['date']}  ",
+           "Commands, in the order they were run:", "",
+           *[f"    {c}" for c in meta["commands"]], "", f"Date: {meta['date']}  ",
            f"CPU: {meta['cpu']} (one core, pinned by the caller)  ",
            f"Versions: {meta['versions']}", "",
            "Test accuracy (mean ± sd over seeds), training seconds (sampling only) and median "
@@ -220,6 +221,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="topic snapshots (2 sweeps apart) averaged by the final prediction")
     p.add_argument("--data", help="20news-bydate.tar.gz or its folder")
     p.add_argument("--out", default=str(DEFAULT_OUT))
+    p.add_argument("--resume", action="store_true",
+                   help="keep the runs already in --out and skip the (task, K, method, seed) "
+                        "they cover, so a long grid accumulates over several invocations")
     args = p.parse_args(argv)
     path = resolve_data(args.data)
     if path is None:
@@ -229,6 +233,10 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     tasks = ["binary", "multiclass"] if args.task == "both" else [args.task]
     runs, curves = [], []
+    if args.resume and (out / "supervised_runs.csv").exists():
+        runs = pd.read_csv(out / "supervised_runs.csv").to_dict("records")
+        curves = pd.read_csv(out / "supervised_curves.csv").to_dict("records")
+    done = {(r["task"], r["K"], r["method"], r["seed"]) for r in runs}
     for task in tasks:
         train, test = load(task, path)
         ks, methods = GRID[task]
@@ -237,6 +245,8 @@ def main(argv: list[str] | None = None) -> int:
                 if method not in GRID[task][1]:
                     continue
                 for seed in args.seeds:
+                    if (task, K, method, seed) in done:
+                        continue
                     if method == "tomotopy":
                         res, curve = run_tomotopy(task, train, test, K, seed, args.sweeps,
                                                   args.eval_every, args.alpha)
@@ -254,7 +264,11 @@ def main(argv: list[str] | None = None) -> int:
                           f"acc={res['accuracy']:.4f} train={res['train_seconds']:.1f}s "
                           f"sweep={res['seconds_per_sweep']:.3f}s", flush=True)
     runs_df, curves_df = pd.DataFrame(runs), pd.DataFrame(curves)
-    meta = {"command": "python benchmarks/bench_supervised.py " + shlex.join(argv or sys.argv[1:]),
+    command = "python benchmarks/bench_supervised.py " + shlex.join(argv or sys.argv[1:])
+    log = out / "commands.txt"
+    previous = log.read_text().splitlines() if args.resume and log.exists() else []
+    log.write_text("\n".join(previous + [command]) + "\n")
+    meta = {"commands": previous + [command],
             "date": _dt.date.today().isoformat(), "cpu": cpu_model(),
             "versions": ", ".join(f"{k} {v}" for k, v in versions().items())}
     (out / "supervised.md").write_text(markdown(runs_df, curves_df, meta))

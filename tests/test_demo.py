@@ -1,22 +1,62 @@
 """The README's demo command and the bundled data's provenance."""
 
+import contextlib
+import io
 import json
 import runpy
+import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from topicsup import demo
 
+from .conftest import CHROMIUM_ARGS
+
 ROOT = Path(__file__).resolve().parents[1]
+CHARTS = 2 + 6     # LDA: convergence, topic words; LightMedLDA adds 4 supervised views
 
 
-def test_demo_writes_a_report_with_chart_and_topics(tmp_path, capsys):
-    out = demo.main(["--sweeps", "30", "--out", str(tmp_path / "r.html")])
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    """The demo's report (short runs) and what the demo printed."""
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        out = demo.main(["--sweeps", "30", "--supervised-sweeps", "15",
+                         "--out", str(tmp_path_factory.mktemp("demo") / "r.html")])
+    return out, printed.getvalue()
+
+
+def test_demo_writes_a_report_with_the_views_of_both_models(report):
+    out, printed = report
     html = out.read_text()
-    assert "Convergence" in html and "vega" in html.lower() and "top_words" in html
+    assert "vega" in html.lower() and "top_words" in html
     assert "cdn.jsdelivr" not in html          # Vega libraries inlined: renders offline
-    printed = capsys.readouterr().out
+    lda, supervised = html.split('<section class="session">')[1:]   # one per session
+    assert "LDA, collapsed Gibbs" in lda and "LightMedLDA, supervised" in supervised
+    for heading in ("Convergence", "Topic words", "Topics", "Run"):
+        assert f"<h3>{heading}</h3>" in lda and f"<h3>{heading}</h3>" in supervised
+    for heading in ("Metropolis-Hastings acceptance", "Training score", "Coefficients",
+                    "Weight traces"):            # Gibbs LDA has no proposals and no weights
+        assert f"<h3>{heading}</h3>" in supervised and heading not in lda
+    for title in ("Metropolis-Hastings acceptance per proposal", "Classifier weights per class",
+                  "Top words per topic", "Weight traces", "Score against sweep",
+                  "Score against sampling seconds"):
+        assert title in supervised
+    assert html.count('vegaEmbed("#chart-') == CHARTS   # every chart embedded...
+    assert len(html) < 2_000_000                        # ...under one copy of the ~1 MB bundle
+    assert "training accuracy after 15 sweeps" in printed
     assert "Report written to" in printed and str(out.resolve()) in printed
+
+
+def test_demo_report_renders_every_chart_in_a_browser_without_network(report, chromium):
+    # an unreachable proxy: any attempt to fetch a library from the internet fails
+    dom = subprocess.run([chromium, "--headless", *CHROMIUM_ARGS,
+                          "--proxy-server=http://127.0.0.1:9", "--virtual-time-budget=10000",
+                          "--dump-dom", report[0].as_uri()],
+                         capture_output=True, text=True, timeout=180, check=True).stdout
+    assert dom.count('class="marks"') == CHARTS     # Vega drew each chart as SVG
 
 
 def test_bundled_demo_corpus_regenerates_bit_for_bit():

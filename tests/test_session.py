@@ -281,3 +281,107 @@ def assert_resumes_exactly(model, corpus, path, *, block_tokens: int, before: in
 def test_bad_sampler_parameters(kw, msg):
     with pytest.raises(ValueError, match=msg):
         LDA(**kw)
+
+
+def test_set_params_changes_the_sampler_not_the_chain_rules(corpus, tmp_path):
+    """Sampler settings may change between sweeps: the change applies from the next sweep, the
+    same change at the same sweep gives the same chain, setting a value equal to the current
+    one changes nothing, and a checkpoint carries the new settings."""
+    def light():
+        return Session(LDA(K=5, alpha=0.2, beta=0.05, sampler="light"), corpus, seed=3,
+                       block_tokens=500)
+    a, b, c = light(), light(), light()
+    for s in (a, b, c):
+        s.run(3)
+    a.set_params(mh_steps=4, composition="mixture", p_doc=0.3)
+    b.set_params(mh_steps=4, composition="mixture", p_doc=0.3)
+    c.set_params(mh_steps=2)     # the current value: the chain must not notice
+    assert a.model.mh_steps == 4 and a.model.composition == "mixture"
+    for s in (a, b, c):
+        s.run(3)
+    _same(_chain(a), _chain(b))
+    reference = light()
+    reference.run(6)
+    _same(_chain(c), _chain(reference))
+    assert not np.array_equal(a.state["z"], c.state["z"])
+    resumed = Session.load(a.save(tmp_path / "a.npz"))
+    assert resumed.model == a.model
+
+
+@pytest.mark.parametrize("params, msg", [
+    ({"K": 7}, r"cannot change \['K'\] during a chain"),
+    ({"alpha": 1.0}, r"cannot change \['alpha'\]"),
+    ({"mh_steps": 0}, "mh_steps must be a positive integer"),
+    ({"composition": "random"}, "composition must be one of"),
+])
+def test_set_params_rejects_what_would_change_the_posterior(corpus, params, msg):
+    s = _session(corpus)
+    with pytest.raises(ValueError, match=msg):
+        s.set_params(**params)
+    assert s.model == LDA(K=5, alpha=0.2, beta=0.05)
+
+
+def test_weight_trace_and_coefficient_summary(tmp_path):
+    """Supervised sessions trace eta after every sweep; ``coefficients`` reports the model's
+    averaged eta (the one prediction uses) with quantiles of the samples kept after burn-in,
+    labelled by class and by topic top words; traces survive a checkpoint."""
+    from topicsup.models import LightMedLDA
+    data = make_synthetic(n_docs=150, n_topics=4, doc_length=30, task="multiclass",
+                          n_classes=3, n_covariates=1, seed=2)
+    s = Session(LightMedLDA(K=4, lam=4.0, burn_in=4), data.corpus, seed=1, block_tokens=500)
+    s.run(10)
+    eta = s.trace("eta")
+    assert eta.shape == (10, 3, 5) and eta.dtype == np.float32
+    np.testing.assert_array_equal(eta[-1], s.state["eta"].astype(np.float32))
+    c = s.coefficients(interval=0.8)
+    assert len(c) == 15 and set(c["task"]) == set(data.corpus.labels.classes)
+    np.testing.assert_allclose(c["mean"].to_numpy().reshape(3, 5), s.model.coefficients(s.state))
+    lo, hi = np.quantile(eta[4:].astype(np.float64), [0.1, 0.9], axis=0)   # sweeps 5..10
+    np.testing.assert_allclose(c["lower"].to_numpy().reshape(3, 5), lo)
+    np.testing.assert_allclose(c["width"].to_numpy().reshape(3, 5), hi - lo)
+    assert (c["n_samples"] == 6).all()
+    with pytest.raises(ValueError, match=r"interval must be a probability in \(0, 1\)"):
+        s.coefficients(interval=1.5)
+    assert c["feature"].iloc[0].startswith("0: ") and c["feature"].iloc[4] == \
+        data.corpus.covariate_names[0]
+    wt = s.weights()
+    assert len(wt) == 10 * 15 and wt["sweep"].min() == 1 and wt["sweep"].max() == 10
+    np.testing.assert_allclose(wt[wt["sweep"] == 10]["value"], eta[-1].reshape(-1))
+    resumed = Session.load(s.save(tmp_path / "s.npz"))
+    resumed.run(2)
+    s.run(2)
+    np.testing.assert_array_equal(resumed.trace("eta"), s.trace("eta"))
+
+
+def test_weight_summaries_need_a_supervised_model(corpus):
+    s = _session(corpus)
+    s.run(1)
+    with pytest.raises(ValueError, match="LDA has no classifier weights"):
+        s.coefficients()
+    with pytest.raises(ValueError, match="no trace named 'eta'"):
+        s.trace("eta")
+
+
+def test_predict_and_score_held_out_documents():
+    """Session.predict/score are the estimator's rules on the session's own chain: the sign
+    rule for binary labels, class names out, accuracy on a labelled held-out corpus, well above
+    chance on a separable synthetic task; a mismatched label set is refused by name."""
+    from topicsup.models import LightMedLDA
+    data = make_synthetic(n_docs=300, n_topics=4, doc_length=40, seed=4)
+    c, X = data.corpus, data.corpus.to_matrix()
+    names = c.labels.names()
+    train = Corpus.from_matrix(X[:200], c.vocabulary, names[:200], empty="keep")
+    test = Corpus.from_matrix(X[200:], c.vocabulary, names[200:], empty="keep")
+    s = Session(LightMedLDA(K=4, lam=4.0, burn_in=10), train, seed=0)
+    s.run(30)
+    pred = s.predict(test)
+    assert set(pred) <= set(train.labels.classes) and len(pred) == 100
+    acc = s.score(test)
+    assert acc == np.mean(pred == names[200:]) and acc > 0.8
+    scores = s.decision_function(test, n_burn=5, n_keep=5, seed=3)
+    assert scores.shape == (100, 1)
+    np.testing.assert_array_equal(scores, s.decision_function(test, n_burn=5, n_keep=5, seed=3))
+    other = make_synthetic(n_docs=30, n_topics=4, doc_length=20, task="multiclass",
+                           n_classes=3, seed=1).corpus
+    with pytest.raises(ValueError, match="held-out labels are multiclass with 3 classes"):
+        s.score(other)

@@ -4,7 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from topicsup.views import loglik_chart, thin, throughput_chart
+from topicsup.views import (acceptance_chart, coefficient_heatmap, loglik_chart, score_chart,
+                            thin, throughput_chart, topic_words_chart, weight_trace_chart)
 
 
 def _history(n_sweeps, chains=1):
@@ -52,3 +53,271 @@ def test_bad_history():
         loglik_chart([1, 2])
     with pytest.raises(ValueError, match="missing column"):
         loglik_chart(pd.DataFrame({"sweep": [1]}))
+
+
+# ---------------------------------------------------------------------- the supervised views
+def _values(d):
+    """The rows of a chart's (single) inline dataset."""
+    (values,) = d["datasets"].values()
+    return values
+
+
+@pytest.fixture(scope="module")
+def binary():
+    """A tiny LightMedLDA session on the bundled binary corpus."""
+    from topicsup.datasets import load_demo_corpus
+    from topicsup.models import LightMedLDA
+    from topicsup.session import Session
+    s = Session(LightMedLDA(K=6, lam=4.0, burn_in=5), load_demo_corpus().corpus, seed=0)
+    s.run(12)
+    return s
+
+
+@pytest.fixture(scope="module")
+def multiclass():
+    """A tiny LightMedLDA session on 3 classes with one covariate."""
+    from topicsup.datasets import make_synthetic
+    from topicsup.models import LightMedLDA
+    from topicsup.session import Session
+    data = make_synthetic(n_docs=150, n_topics=4, task="multiclass", n_classes=3,
+                          n_covariates=1, seed=0)
+    s = Session(LightMedLDA(K=4, lam=4.0, burn_in=2), data.corpus, seed=0)
+    s.run(6)
+    return s
+
+
+@pytest.fixture(scope="module")
+def gibbs_history():
+    from topicsup.datasets import load_demo_corpus
+    from topicsup.models import LDA
+    from topicsup.session import Session
+    s = Session(LDA(K=4), load_demo_corpus().corpus, seed=0)
+    s.run(3)
+    return s.history
+
+
+def _mh_history(n_sweeps, chains=2):
+    kinds = ("doc", "word", "exp")
+    sweeps = np.arange(1, n_sweeps + 1)
+    return pd.DataFrame([{"sweep": s, "metric": "acceptance_rate", "value": 0.5,
+                          "proposal": k, "chain": c}
+                         for c in range(chains) for s in sweeps for k in kinds])
+
+
+def test_acceptance_chart_draws_a_line_per_proposal_kind(binary):
+    d = acceptance_chart(binary.history).to_dict()
+    assert d["mark"]["type"] == "line"
+    enc = d["encoding"]
+    assert (enc["x"]["field"], enc["y"]["field"]) == ("sweep", "value")
+    assert enc["color"]["field"] == "proposal" and enc["color"]["sort"] == ["doc", "word", "exp"]
+    assert enc["y"]["scale"]["domain"] == [0, 1]
+    assert "strokeDash" not in enc                      # one chain: nothing to tell apart
+    values = _values(d)
+    assert len(values) == 3 * 12 and all(0 <= v["value"] <= 1 for v in values)
+
+
+def test_acceptance_chart_dashes_chains_and_thins_long_traces():
+    d = acceptance_chart(_mh_history(3000)).to_dict()
+    assert d["encoding"]["strokeDash"]["field"] == "chain"
+    values = _values(d)
+    assert len(values) <= 5000 and max(v["sweep"] for v in values) == 3000
+
+
+def test_acceptance_chart_refuses_a_sampler_without_proposals(gibbs_history):
+    with pytest.raises(ValueError, match="no Metropolis-Hastings proposals"):
+        acceptance_chart(gibbs_history)
+    with pytest.raises(ValueError, match=r"missing column\(s\) \['proposal'\]"):
+        acceptance_chart(gibbs_history.drop(columns="proposal"))
+
+
+def test_coefficient_heatmap_diverges_around_zero_strongest_first(binary):
+    coef = binary.coefficients()
+    d = coefficient_heatmap(coef).to_dict()
+    enc = d["encoding"]
+    assert d["mark"]["type"] == "rect"
+    assert (enc["x"]["field"], enc["y"]["field"], enc["color"]["field"]) == \
+        ("task", "feature", "mean")
+    scale = enc["color"]["scale"]
+    m = coef["mean"].abs().max()
+    assert scale["domainMid"] == 0 and scale["domain"] == pytest.approx([-m, m])
+    assert {t["field"] for t in enc["tooltip"]} >= {"mean", "lower", "upper"}
+    strongest = coef.loc[coef["mean"].abs().idxmax(), "feature"]
+    assert enc["y"]["sort"][0] == strongest
+    by_strength = coef.assign(a=coef["mean"].abs()).sort_values("a", ascending=False)
+    assert enc["y"]["sort"] == list(by_strength["feature"])   # one task: by |mean|
+    assert len(_values(d)) == len(coef)
+
+
+def test_coefficient_heatmap_orders_classes_into_a_block_diagonal():
+    # f1 is class b's topic (the strongest), f2 and f0 class a's, f3 weakly b's
+    means = {"a": [2.0, -1.0, 3.0, 0.1], "b": [-1.0, 5.0, 0.5, 0.2], "c": [0.0, 0.0, 0.0, 0.0]}
+    coef = pd.DataFrame([{"task": t, "feature": f"f{i}", "mean": m, "lower": m - 1,
+                          "upper": m + 1, "width": 2.0}
+                         for t, ms in means.items() for i, m in enumerate(ms)])
+    enc = coefficient_heatmap(coef).to_dict()["encoding"]
+    assert enc["y"]["sort"] == ["f1", "f3", "f2", "f0"]
+    assert enc["x"]["sort"] == ["b", "a", "c"]      # c owns no feature: last
+    given = coefficient_heatmap(coef, sort=False).to_dict()["encoding"]
+    assert given["y"]["sort"] == ["f0", "f1", "f2", "f3"] and given["x"]["sort"] == ["a", "b", "c"]
+
+
+def test_coefficient_heatmap_interval_width_and_top(multiclass):
+    coef = multiclass.coefficients(interval=0.8)
+    assert coef["task"].nunique() == 3 and coef["feature"].iloc[-1] == "x0"   # the covariate
+    d = coefficient_heatmap(coef, value="width").to_dict()
+    scale = d["encoding"]["color"]["scale"]
+    assert d["encoding"]["color"]["field"] == "width"
+    assert "domainMid" not in scale and scale["zero"] is True
+    top = coefficient_heatmap(coef, top=2).to_dict()
+    assert len(_values(top)) == 2 * 3 and "strongest 2 of 5 features" in top["title"]
+    strongest = coef.loc[coef["mean"].abs().idxmax(), "feature"]
+    assert top["encoding"]["y"]["sort"][0] == strongest
+
+
+def test_coefficient_heatmap_keeps_large_models_under_the_row_limit():
+    K, tasks = 3000, ("a", "b")
+    rs = np.random.default_rng(0)
+    coef = pd.DataFrame({"task": np.repeat(tasks, K), "feature": np.tile(
+        [f"{k}: w" for k in range(K)], 2), "mean": rs.normal(size=2 * K)})
+    coef = coef.assign(lower=coef["mean"] - 1, upper=coef["mean"] + 1)
+    d = coefficient_heatmap(coef).to_dict()
+    assert len(_values(d)) <= 5000 and f"of {K} features" in d["title"]
+
+
+def test_coefficient_heatmap_bad_input(binary):
+    coef = binary.coefficients()
+    with pytest.raises(TypeError, match="coefficients must be a pandas DataFrame"):
+        coefficient_heatmap(coef.to_dict())
+    with pytest.raises(ValueError, match="value must be one of"):
+        coefficient_heatmap(coef, value="median")
+    with pytest.raises(ValueError, match=r"missing column\(s\) \['upper'\]"):
+        coefficient_heatmap(coef.drop(columns="upper"))
+    with pytest.raises(ValueError, match="top must be a positive integer"):
+        coefficient_heatmap(coef, top=0)
+    with pytest.raises(ValueError, match="several rows for one"):
+        coefficient_heatmap(pd.concat([coef, coef]))
+
+
+def test_topic_words_chart_lists_words_by_rank(binary):
+    topics = binary.topics(5)
+    d = topic_words_chart(topics).to_dict()
+    enc = d["encoding"]
+    assert d["mark"]["type"] == "text"
+    assert (enc["x"]["field"], enc["y"]["field"], enc["text"]["field"]) == \
+        ("rank", "topic", "word")
+    values = _values(d)
+    assert len(values) == 6 * 5 and "size" not in enc
+    first = next(v for v in values if v["rank"] == 1 and v["topic"] == enc["y"]["sort"][0])
+    assert first["word"] == topics["word_1"].iloc[0]
+    assert enc["y"]["sort"][0] == f"0 ({topics['share'].iloc[0]:.0%})"
+    assert {v["rank"] for v in _values(topic_words_chart(topics, n_words=2).to_dict())} == {1, 2}
+
+
+def test_topic_words_chart_sizes_words_by_probability(binary):
+    topics, phi, vocab = binary.topics(3), binary.topic_word(), binary.corpus.vocabulary
+    d = topic_words_chart(topics, topic_word=phi, vocabulary=vocab).to_dict()
+    assert d["encoding"]["size"]["field"] == "probability"
+    top = next(v for v in _values(d) if v["rank"] == 1 and v["topic"].startswith("2 "))
+    assert top["probability"] == pytest.approx(phi[2].max())
+
+
+def test_topic_words_chart_bad_input(binary):
+    topics = binary.topics(3)
+    with pytest.raises(ValueError, match="3 word columns .* 4 needed"):
+        topic_words_chart(topics, n_words=4)
+    with pytest.raises(ValueError, match="together"):
+        topic_words_chart(topics, topic_word=binary.topic_word())
+    with pytest.raises(ValueError, match="topic_word must be a"):
+        topic_words_chart(topics, topic_word=np.ones((2, 3)), vocabulary=["a", "b", "c"])
+    with pytest.raises(TypeError, match="topics must be a pandas DataFrame"):
+        topic_words_chart(topics.to_numpy())
+
+
+def test_weight_trace_chart_shows_the_strongest_features_per_class(multiclass):
+    w = multiclass.weights()
+    d = weight_trace_chart(w, top=2).to_dict()
+    assert d["facet"]["row"]["field"] == "task"
+    enc = d["spec"]["encoding"]
+    assert d["spec"]["mark"]["type"] == "line" and enc["color"]["field"] == "feature"
+    means = w.groupby(["task", "feature"])["value"].mean().abs().groupby("feature").max()
+    assert enc["color"]["sort"] == list(means.sort_values(ascending=False).index[:2])
+    values = _values(d)
+    assert len(values) == 6 * 3 * 2 and {v["task"] for v in values} == set(w["task"])
+
+
+def test_weight_trace_chart_selects_features_by_index_or_label(multiclass):
+    w = multiclass.weights()
+    label = w.loc[w["index"] == 4, "feature"].iloc[0]          # the covariate
+    d = weight_trace_chart(w, features=[4, w["feature"].iloc[0]], tasks="class_1").to_dict()
+    assert {v["feature"] for v in _values(d)} == {label, w["feature"].iloc[0]}
+    assert {v["task"] for v in _values(d)} == {"class_1"}
+    with pytest.raises(ValueError, match=r"task \['nope'\] not found"):
+        weight_trace_chart(w, tasks=["nope"])
+    with pytest.raises(ValueError, match=r"feature \[99\] not found"):
+        weight_trace_chart(w, features=99)
+    with pytest.raises(ValueError, match=r"missing column\(s\) \['value'\]"):
+        weight_trace_chart(w.drop(columns="value"))
+
+
+def test_weight_trace_chart_thins_long_traces():
+    sweeps = np.arange(1, 2001)
+    w = pd.DataFrame([{"sweep": s, "task": t, "feature": f, "value": 1.0}
+                      for s in sweeps for t in ("a", "b") for f in ("x", "y", "z")])
+    values = _values(weight_trace_chart(w, top=3).to_dict())
+    assert len(values) <= 5000 and max(v["sweep"] for v in values) == 2000
+
+
+def test_score_chart_against_sweeps_and_seconds(binary):
+    h = binary.history
+    d = score_chart(h).to_dict()
+    assert d["encoding"]["x"]["field"] == "sweep" and d["encoding"]["color"]["field"] == "metric"
+    assert d["encoding"]["y"]["title"] == "accuracy"
+    assert {v["metric"] for v in _values(d)} == {"train_accuracy"}   # not hinge_loss
+    t = score_chart(h, x="seconds").to_dict()
+    assert t["encoding"]["x"]["field"] == "seconds"
+    seconds = [v["seconds"] for v in sorted(_values(t), key=lambda v: v["sweep"])]
+    total = h.loc[h["metric"] == "seconds", "value"].sum()
+    assert np.all(np.diff(seconds) > 0) and seconds[-1] == pytest.approx(total)
+
+
+def test_score_chart_overlays_heldout_evaluations(binary):
+    heldout = pd.DataFrame({"sweep": [5, 10], "seconds": [0.1, 0.2],
+                            "metric": "test_accuracy", "value": [0.8, 0.85]})
+    d = score_chart(binary.history, heldout, x="seconds").to_dict()
+    assert {v["metric"] for v in _values(d)} == {"train_accuracy", "test_accuracy"}
+    with pytest.raises(ValueError, match=r"heldout is missing column\(s\) \['seconds'\]"):
+        score_chart(binary.history, heldout.drop(columns="seconds"), x="seconds")
+
+
+def test_score_chart_names_multilabel_f1_and_tells_chains_apart():
+    h = pd.DataFrame({"sweep": [1, 2, 1, 2], "metric": "train_f1", "value": [0.5, 0.6, 0.4, 0.7],
+                      "chain": [0, 0, 1, 1]})
+    d = score_chart(h).to_dict()
+    assert d["encoding"]["y"]["title"] == "f1" and d["encoding"]["strokeDash"]["field"] == "chain"
+
+
+def test_score_chart_bad_input(binary, gibbs_history):
+    with pytest.raises(ValueError, match="x must be one of"):
+        score_chart(binary.history, x="time")
+    with pytest.raises(ValueError, match="no training score rows"):
+        score_chart(gibbs_history)
+    with pytest.raises(ValueError, match="no 'seconds' rows"):
+        score_chart(binary.history[binary.history["metric"] != "seconds"], x="seconds")
+    with pytest.raises(TypeError, match="heldout must be a pandas DataFrame"):
+        score_chart(binary.history, heldout=[0.9])
+
+
+def test_topic_words_of_a_subset_of_topics_read_their_own_rows_of_phi(binary):
+    """A subset of Session.topics (index = topic ids) with the full (K, V) topic_word: each
+    word's probability comes from its topic's row, not from the subset's position."""
+    vocab = ["a", "b", "c"]
+    phi = np.array([[0.7, 0.2, 0.1], [0.1, 0.3, 0.6], [0.2, 0.5, 0.3]])
+    topics = pd.DataFrame({"share": [0.5, 0.2], "top_words": ["c b", "b c"],
+                           "word_1": ["c", "b"], "word_2": ["b", "c"]},
+                          index=pd.Index([1, 2], name="topic"))
+    d = topic_words_chart(topics, topic_word=phi, vocabulary=vocab).to_dict()
+    values = next(iter(d["datasets"].values()))
+    got = {(v["topic"][0], v["word"]): v["probability"] for v in values}
+    assert got == {("1", "c"): 0.6, ("1", "b"): 0.3, ("2", "b"): 0.5, ("2", "c"): 0.3}
+    width = coefficient_heatmap(binary.coefficients(), value="width").to_dict()
+    assert width["title"].startswith("Credible-interval width")

@@ -573,6 +573,16 @@ class Corpus:
                    preprocessing=dict(preprocessing))
 
     # ---------------------------------------------------------------- held-out documents
+    def heldout(self, docs: Any) -> "Corpus":
+        """``docs`` as documents on this vocabulary, for fold-in: a Corpus that already uses
+        it is returned as is; another Corpus, texts, token lists or a count matrix are mapped
+        (``map``)."""
+        if isinstance(docs, Corpus):
+            if docs.vocabulary == self.vocabulary:
+                return docs
+            docs = [docs.document(d) for d in range(docs.n_docs)]
+        return self.map(docs)
+
     def map(self, docs: Any, labels: Any = None, covariates: Any = None, *,
             empty: EmptyPolicy = "keep") -> "Corpus":
         """Map held-out documents onto this corpus's vocabulary.

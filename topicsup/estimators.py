@@ -167,10 +167,7 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
 
     def _heldout_corpus(self, X: Any) -> Corpus:
         self._check_fitted()
-        if isinstance(X, Corpus):
-            X = X.to_matrix() if X.vocabulary == self.corpus_.vocabulary else \
-                [X.document(d) for d in range(X.n_docs)]
-        return self.corpus_.map(X)
+        return self.corpus_.heldout(X)
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "sessions_"):
@@ -232,11 +229,8 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         """Class names (binary: sign rule; multi-class: argmax), or for multi-label a (n, C)
         0/1 indicator matrix of the classes with a positive score (MATH.md sec. 5)."""
         s = self.decision_function(X)
-        if self.label_kind_ == "binary":
-            return self.classes_[(s > 0).astype(int)]
-        if self.label_kind_ == "multilabel":
-            return (s > 0).astype(np.int32)
-        return self.classes_[s.argmax(axis=1)]
+        return SupervisedLDA.predict_labels(s[:, None] if s.ndim == 1 else s,
+                                            self.label_kind_, self.classes_)
 
     def transform(self, X: Any) -> np.ndarray:
         """Topic proportions of the documents by fold-in (averaged over the topic snapshots),

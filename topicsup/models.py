@@ -89,6 +89,10 @@ class LDA:
         as in the paper, and is approximate for the same reason.
     """
 
+    # sampler settings a Session may change between sweeps (Session.set_params): each value
+    # gives a kernel with the same stationary distribution, so the chain stays valid
+    live_params = ("mh_steps", "composition", "p_doc")
+
     K: int = 20
     alpha: float | tuple[float, ...] = 0.1
     beta: float = 0.01
@@ -283,6 +287,10 @@ class LDA:
         history rows. LDA has none."""
         return []
 
+    def trace_arrays(self, state: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Arrays the Session records after every sweep (``Session.trace``). LDA has none."""
+        return {}
+
     def sweep_metrics(self, info: np.ndarray) -> list[dict[str, Any]]:
         """History rows for one sweep's info record: the topic change rate, and per proposal
         kind the proposals made, the acceptance rate and the mean acceptance probability."""
@@ -377,6 +385,8 @@ class SupervisedLDA(LDA):
     ``decision_scores`` scores them with the averaged weights; ``ensemble_scores`` averages
     the scores over topic snapshots (``topic_snapshot``) kept during the last sweeps.
     """
+
+    live_params = LDA.live_params + ("proposal_weights", "S_gibbs")
 
     alpha: float | tuple[float, ...] | None = None
     loss: str = "hinge"
@@ -553,6 +563,16 @@ class SupervisedLDA(LDA):
                 + self.loss_function.log_pseudo_likelihood(state["y"], scores)
                 + self.prior.log_density(state["eta"]))
 
+    def trace_arrays(self, state: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Arrays the Session records after every sweep: the weights eta (T, M)."""
+        return {"eta": state["eta"].astype(np.float32)}
+
+    def task_names(self, corpus: Corpus) -> list[str]:
+        """One name per task: the positive class for binary labels, else the classes."""
+        lab = corpus.labels
+        return [lab.classes[1] if len(lab.classes) > 1 else "positive"] \
+            if lab.kind == "binary" else list(lab.classes)
+
     # ------------------------------------------------------------------ prediction
     def coefficients(self, state: dict[str, np.ndarray]) -> np.ndarray:
         """eta averaged over the kept samples (T, M); the current eta before any is kept."""
@@ -615,6 +635,18 @@ class SupervisedLDA(LDA):
     def score_name(kind: str) -> str:
         """The metric a label kind is scored by: ``"f1"`` for multi-label, else accuracy."""
         return "f1" if kind == "multilabel" else "accuracy"
+
+    @staticmethod
+    def predict_labels(scores: np.ndarray, kind: str, classes: Any) -> np.ndarray:
+        """Predictions from (D, T) scores by the rules of MATH.md sec. 5: class names by the
+        sign (binary) or the argmax (multi-class); a (D, C) 0/1 indicator matrix of the
+        classes with a positive score (multi-label)."""
+        classes = np.asarray(classes, dtype=object)
+        if kind == "binary":
+            return classes[(scores[:, 0] > 0).astype(int)]
+        if kind == "multilabel":
+            return (scores > 0).astype(np.int32)
+        return classes[scores.argmax(axis=1)]
 
     @staticmethod
     def score_labels(y: np.ndarray, scores: np.ndarray, kind: str) -> float:

@@ -1,55 +1,103 @@
-"""A self-contained HTML report of a Session: charts (with the Vega libraries inlined, so it
-opens without internet), the topics table and the run summary."""
+"""A self-contained HTML report of one or more Sessions: the views that apply to each sampler
+(with the Vega libraries inlined once, so it opens without internet), the topics table and
+the run summary."""
 
 from __future__ import annotations
 
 import html
+import json
+from collections.abc import Mapping
 from pathlib import Path
 
 import altair as alt
 
 from .session import Session
-from .views import loglik_chart, throughput_chart
+from .views import (ACCEPTANCE, TRAIN_PREFIX, acceptance_chart, coefficient_heatmap,
+                    loglik_chart, score_chart, throughput_chart, topic_words_chart,
+                    weight_trace_chart)
 
 
-def _chart_html(chart: alt.Chart) -> str:
-    """The chart as an HTML fragment with the Vega JavaScript inlined (needs vl-convert)."""
-    import io
-    buf = io.StringIO()
-    chart.save(buf, format="html", inline=True)
-    return buf.getvalue()
+def _vega_script() -> str:
+    """Vega, Vega-Lite and vega-embed as one script (vl-convert's bundle for Altair's
+    Vega-Lite version): inlined once, it renders every chart of the page offline."""
+    import vl_convert
+    vl_version = "_".join(alt.SCHEMA_VERSION.split(".")[:2])
+    return vl_convert.javascript_bundle(vl_version=vl_version)
 
 
-def write_report(session: Session, path: str | Path, title: str = "topicsup report",
-                 n_words: int = 10, notes: str = "") -> Path:
-    """Write an HTML report for ``session`` and return its path.
+def _embed(chart: alt.TopLevelMixin, div_id: str) -> str:
+    # "</" inside the spec (a title, a word) would close the script element early
+    spec = json.dumps(chart.to_dict()).replace("</", "<\\/")
+    return (f'<div id="{div_id}"></div>\n<script>vegaEmbed("#{div_id}", {spec})'
+            f'.catch(console.error);</script>')
+
+
+def session_views(session: Session, n_words: int = 10) -> list[tuple[str, alt.TopLevelMixin]]:
+    """(heading, chart) for every view that applies to the session, in reading order.
+
+    Acceptance needs Metropolis-Hastings proposals; scores, coefficients and weight traces
+    need a supervised model. The history tells which the sampler recorded.
+    """
+    h = session.history
+    metrics = h["metric"].astype(str)
+    views: list[tuple[str, alt.TopLevelMixin]] = [
+        ("Convergence", alt.vconcat(loglik_chart(h), throughput_chart(h)))]
+    if metrics.eq(ACCEPTANCE).any():
+        views.append(("Metropolis-Hastings acceptance", acceptance_chart(h)))
+    if metrics.str.startswith(TRAIN_PREFIX).any():
+        views += [("Training score", alt.hconcat(score_chart(h, width=400),
+                                                 score_chart(h, x="seconds", width=400))),
+                  ("Coefficients", coefficient_heatmap(session.coefficients())),
+                  ("Weight traces", weight_trace_chart(session.weights()))]
+    views.append(("Topic words", topic_words_chart(session.topics(n_words),
+                                                   topic_word=session.topic_word(),
+                                                   vocabulary=session.corpus.vocabulary)))
+    return views
+
+
+def _session_html(name: str, session: Session, n_words: int, number: int) -> str:
+    parts = ['<section class="session">', f"<h2>{html.escape(name)}</h2>"]
+    for i, (heading, chart) in enumerate(session_views(session, n_words)):
+        parts += [f"<h3>{html.escape(heading)}</h3>", _embed(chart, f"chart-{number}-{i}")]
+    topics = session.topics(n_words)[["share", "top_words"]]
+    parts += ["<h3>Topics</h3>", topics.to_html(float_format=lambda x: f"{x:.3f}"),
+              "<h3>Run</h3>", session.summary().to_frame("value").to_html(), "</section>"]
+    return "\n".join(parts)
+
+
+def write_report(sessions: Session | Mapping[str, Session], path: str | Path,
+                 title: str = "topicsup report", n_words: int = 10, notes: str = "") -> Path:
+    """Write an HTML report for one or several sessions and return its path.
 
     Parameters
     ----------
-    session : Session
+    sessions : Session or mapping of name to Session
+        Each session gets a section headed by its name (the model's class name for a
+        single Session) with the views that apply to it (``session_views``).
     path : str or Path
         Output file (parent folders are created).
     title : str
     n_words : int
-        Top words per topic in the table.
+        Top words per topic in the chart and the table.
     notes : str
         Extra HTML-escaped text shown under the title.
     """
+    if isinstance(sessions, Session):
+        sessions = {type(sessions.model).__name__: sessions}
+    if not isinstance(sessions, Mapping) or not sessions \
+            or not all(isinstance(s, Session) for s in sessions.values()):
+        raise TypeError(f"sessions must be a Session or a non-empty mapping of names to "
+                        f"Sessions, got {type(sessions).__name__}")
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    chart = alt.vconcat(loglik_chart(session.history), throughput_chart(session.history))
-    topics = session.topics(n_words)[["share", "top_words"]]
-    summary = session.summary().to_frame("value")
-    body = f"""<!DOCTYPE html>
+    sections = [_session_html(str(name), s, n_words, i)
+                for i, (name, s) in enumerate(sessions.items())]
+    body = "\n".join([f"""<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>{html.escape(title)}</title>
 <style>body{{font-family:sans-serif;margin:2em;max-width:1100px}}
 table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:3px 8px;text-align:left}}
-iframe{{border:none}}</style></head><body>
-<h1>{html.escape(title)}</h1><p>{html.escape(notes)}</p>
-<h2>Convergence</h2>
-<iframe srcdoc="{html.escape(_chart_html(chart))}" width="620" height="640"></iframe>
-<h2>Topics</h2>{topics.to_html(float_format=lambda x: f"{x:.3f}")}
-<h2>Run</h2>{summary.to_html()}
-</body></html>"""
+h2{{border-top:2px solid #888;padding-top:.6em;margin-top:2em}}</style>
+<script>{_vega_script()}</script></head><body>
+<h1>{html.escape(title)}</h1><p>{html.escape(notes)}</p>""", *sections, "</body></html>"])
     path.write_text(body, encoding="utf-8")
     return path

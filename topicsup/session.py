@@ -10,6 +10,7 @@ notebook responsive; a lock guards the state so readers see it between blocks on
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 import time
@@ -21,6 +22,7 @@ import pandas as pd
 
 from ._version import __version__
 from .corpus import Corpus
+from .inspector import TokenInspector
 from .kernels import info as info_layout
 from .kernels.rng import seed_state
 from .models import model_from_params
@@ -75,6 +77,7 @@ class Session:
         self._info = np.zeros(model.info_size, dtype=np.float64)
         self._seconds = 0.0        # kernel time spent in the current sweep so far
         self._records: list[dict[str, Any]] = []
+        self._traces: dict[str, list[np.ndarray]] = {}
         self._lock = threading.RLock()
         self._stop = threading.Event()
         self._blocks = self._make_blocks()
@@ -101,6 +104,21 @@ class Session:
         self._stop.set()
 
     pause = request_stop
+
+    def set_params(self, **params: Any) -> None:
+        """Change sampler settings between sweeps (e.g. ``mh_steps``, ``composition``,
+        ``proposal_weights``), only those in ``model.live_params``: they change how the chain
+        moves, not its stationary distribution. Takes effect at the next block; waits for a
+        running block to end. The checkpoint records the current settings."""
+        allowed = type(self.model).live_params
+        bad = sorted(set(params) - set(allowed))
+        if bad:
+            raise ValueError(f"cannot change {bad} during a chain; {type(self.model).__name__} "
+                             f"allows {list(allowed)} (the rest change the posterior or the "
+                             f"state's shape: start a new Session)")
+        new = dataclasses.replace(self.model, **params)   # validates the values
+        with self._lock:
+            self.model = new
 
     # ------------------------------------------------------------------ sampling
     def _run_block(self) -> None:
@@ -130,6 +148,8 @@ class Session:
         for r in rows:
             r["sweep"] = sweep
         self._records.extend(rows)
+        for name, a in self.model.trace_arrays(self.state).items():
+            self._traces.setdefault(name, []).append(a)
         self._block = 0
         self._info[:] = 0
         self._seconds = 0.0
@@ -226,6 +246,135 @@ class Session:
         h = h[(h["metric"] == name) & h["proposal"].isna()]
         return h.set_index("sweep")["value"].rename(name)
 
+    def trace(self, name: str = "eta") -> np.ndarray:
+        """The values of a traced array after every sweep, stacked: (n_sweeps, ...).
+
+        Supervised models trace the weights ``"eta"`` (tasks x features, float32).
+        """
+        with self._lock:
+            if not self._traces.get(name):
+                known = sorted(self._traces) or "none"
+                raise ValueError(f"no trace named {name!r} in this session (traced: {known}; "
+                                 f"run a sweep first)")
+            return np.stack(self._traces[name])
+
+    def _feature_names(self) -> list[str]:
+        """Topics labelled by their 3 top words, then the covariates."""
+        words = self.topics(3)["top_words"]
+        return ([f"{k}: {w}" for k, w in zip(words.index, words)]
+                + list(self.corpus.covariate_names))
+
+    def _check_supervised(self) -> None:
+        if not hasattr(self.model, "task_names"):
+            raise ValueError(f"{type(self.model).__name__} has no classifier weights; use a "
+                             f"supervised model such as LightMedLDA")
+
+    def weights(self) -> pd.DataFrame:
+        """Tidy weight trace: one row per (sweep, task, feature) with the sampled eta.
+
+        Columns ``sweep``, ``task`` (class name), ``feature`` (topic with its top words, or
+        covariate), ``index`` (column of eta) and ``value``.
+        """
+        self._check_supervised()
+        with self._lock:
+            samples = list(self._traces.get("eta", []))
+            T, M = self.state["eta"].shape
+        S = len(samples)
+        eta = np.stack(samples) if S else np.zeros((0, T, M), np.float32)
+        tasks = self.model.task_names(self.corpus)
+        return pd.DataFrame({
+            "sweep": np.repeat(np.arange(self.n_sweeps - S + 1, self.n_sweeps + 1), T * M),
+            "task": np.tile(np.repeat(tasks, M), S),
+            "feature": np.tile(self._feature_names(), S * T),
+            "index": np.tile(np.arange(M), S * T),
+            "value": eta.reshape(-1).astype(np.float64)})
+
+    def coefficients(self, interval: float = 0.9) -> pd.DataFrame:
+        """Posterior summary of the classifier weights: one row per (task, feature).
+
+        Parameters
+        ----------
+        interval : float
+            Probability of the equal-tailed credible interval.
+
+        Returns
+        -------
+        DataFrame
+            ``task`` (class name), ``feature`` (topic with its top words, or covariate),
+            ``index`` (column of eta), ``mean`` (the model's averaged eta, the one prediction
+            uses), ``lower`` / ``upper`` (quantiles of the samples kept after burn-in, or of
+            all samples while none is kept), ``width`` and ``n_samples``.
+        """
+        self._check_supervised()
+        if isinstance(interval, bool) or not isinstance(interval, (float, int)) \
+                or not 0 < interval < 1:
+            raise ValueError(f"interval must be a probability in (0, 1), got {interval!r}")
+        with self._lock:
+            mean = self.model.coefficients(self.state)
+            samples = list(self._traces.get("eta", []))
+        first = self.n_sweeps - len(samples) + 1   # the sweep samples[0] was drawn in
+        kept = samples[max(self.model.burn_in + 1 - first, 0):] or samples
+        T, M = mean.shape
+        if kept:
+            q = (1 - interval) / 2
+            lower, upper = np.quantile(np.stack(kept).astype(np.float64), [q, 1 - q], axis=0)
+        else:
+            lower = upper = mean
+        return pd.DataFrame({
+            "task": np.repeat(self.model.task_names(self.corpus), M),
+            "feature": np.tile(self._feature_names(), T), "index": np.tile(np.arange(M), T),
+            "mean": mean.reshape(-1), "lower": lower.reshape(-1), "upper": upper.reshape(-1),
+            "width": (upper - lower).reshape(-1), "n_samples": len(kept)})
+
+    def inspector(self, doc: int = 0, seed: int = 0) -> TokenInspector:
+        """A ``topicsup.inspector.TokenInspector`` on document ``doc``: resample its tokens one
+        at a time, as the sampler would, with every proposal, acceptance probability and
+        decision recorded (teaching mode)."""
+        return TokenInspector(self, doc, seed=seed)
+
+    def decision_function(self, docs: Any, n_burn: int = 10, n_keep: int = 10,
+                          seed: int = 0) -> np.ndarray:
+        """Scores (n_docs, T) of held-out documents: fold-in with the current topics, then
+        the weights averaged over the kept samples (MATH.md sec. 5).
+
+        Parameters
+        ----------
+        docs : Corpus, texts, token lists or a count matrix on this corpus's vocabulary
+        n_burn, n_keep : int
+            Fold-in sweeps discarded, then averaged.
+        seed : int
+            Seed of the fold-in's own random stream (the chain's is not touched).
+        """
+        self._check_supervised()
+        corpus = self.corpus.heldout(docs)
+        rng = seed_state(seed, stream=7)
+        with self._lock:
+            X = self.model.fold_in(self.state, corpus, rng, n_burn, n_keep)
+            return self.model.decision_scores(self.state, X)
+
+    def predict(self, docs: Any, **fold_in: Any) -> np.ndarray:
+        """Class names of held-out documents (sign rule for binary labels, argmax for
+        multi-class), or a (n_docs, C) 0/1 matrix for multi-label; ``fold_in`` as in
+        ``decision_function``."""
+        lab = self.corpus.labels
+        return self.model.predict_labels(self.decision_function(docs, **fold_in), lab.kind,
+                                         lab.classes)
+
+    def score(self, corpus: Corpus, **fold_in: Any) -> float:
+        """Accuracy (micro F1 for multi-label) on a labelled held-out ``corpus``."""
+        if not isinstance(corpus, Corpus) or corpus.labels is None:
+            raise ValueError("score needs a labelled held-out Corpus (labels=...)")
+        held = self.corpus.heldout(corpus)
+        T = self.state["eta"].shape[0]
+        y = self.model.task_signs(corpus) if corpus.labels.kind == self.corpus.labels.kind \
+            else None
+        if y is None or y.shape[0] != T:
+            raise ValueError(f"the held-out labels are {corpus.labels.kind} with "
+                             f"{corpus.labels.n_classes} classes; the model was trained on "
+                             f"{self.corpus.labels.kind} labels with {T} task(s)")
+        scores = self.decision_function(held, **fold_in)
+        return self.model.score_labels(y, scores.T, corpus.labels.kind)
+
     def topic_word(self) -> np.ndarray:
         """(K, V) point estimate of the topics."""
         with self._lock:
@@ -306,6 +455,7 @@ class Session:
             }
             arrays = {f"state/{k}": self.state[k] for k in self.model.saved_state}
             arrays.update(self.corpus.to_arrays())
+            arrays.update({f"trace/{k}": np.stack(v) for k, v in self._traces.items() if v})
             arrays["rng"] = self.rng.copy()
             arrays["info"] = self._info.copy()
         arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
@@ -349,6 +499,8 @@ class Session:
         self._info = np.array(arrays["info"], dtype=np.float64)
         self._seconds = float(meta["seconds"])
         self._records = [dict(r) for r in meta["history"]]
+        self._traces = {k[len("trace/"):]: list(v) for k, v in arrays.items()
+                        if k.startswith("trace/")}
         self._lock = threading.RLock()
         self._stop = threading.Event()
         self._blocks = self._make_blocks()

@@ -1,18 +1,25 @@
 """Altair chart builders: pure functions of tidy DataFrames. They never run sampling.
 
 Every chart takes the Session ``history`` (columns ``sweep``, ``metric``, ``value``,
-``proposal``, optionally ``chain``) or a table the Session returns, and returns an
-``alt.Chart``; showing it is the caller's business. Long traces are thinned here, never in the
-history, so charts stay under Altair's 5,000-row inline-data limit.
+``proposal``, optionally ``chain``) or a table the Session returns (``coefficients()``,
+``weights()``, ``topics()``), and returns an Altair chart; showing it is the caller's
+business. Long traces are thinned here, never in the history, so charts stay under Altair's
+5,000-row inline-data limit.
 """
 
 from __future__ import annotations
+
+import re
+from typing import Any, Iterable, Sequence
 
 import altair as alt
 import numpy as np
 import pandas as pd
 
 MAX_ROWS = 4000
+ACCEPTANCE = "acceptance_rate"   # history metric of the MH acceptance, one row per proposal kind
+TRAIN_PREFIX = "train_"          # history metrics of the training fit: train_accuracy, train_f1
+POINTS_BELOW = 60                # a line shows its points while it has fewer sweeps than this
 
 
 def thin(df: pd.DataFrame, max_rows: int = MAX_ROWS, by: str = "sweep") -> pd.DataFrame:
@@ -26,15 +33,69 @@ def thin(df: pd.DataFrame, max_rows: int = MAX_ROWS, by: str = "sweep") -> pd.Da
     return df[df[by].isin(keep)]
 
 
-def _check_history(history: pd.DataFrame) -> None:
-    if not isinstance(history, pd.DataFrame):
-        raise TypeError(f"history must be a pandas DataFrame (Session.history), got "
-                        f"{type(history).__name__}")
-    missing = {"sweep", "metric", "value"} - set(history.columns)
+# ---------------------------------------------------------------------- input checks
+def _check_frame(df: Any, name: str, columns: Iterable[str], source: str) -> None:
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"{name} must be a pandas DataFrame ({source}), got "
+                        f"{type(df).__name__}")
+    missing = set(columns) - set(df.columns)
     if missing:
-        raise ValueError(f"history is missing column(s) {sorted(missing)}")
+        raise ValueError(f"{name} is missing column(s) {sorted(missing)}")
 
 
+def _check_history(history: Any, *extra: str) -> None:
+    _check_frame(history, "history", ("sweep", "metric", "value", *extra), "Session.history")
+
+
+def _check_choice(name: str, value: Any, choices: tuple[str, ...]) -> None:
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(f"{name} must be one of {choices}, got {value!r}")
+
+
+def _check_count(name: str, value: Any) -> None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, (int, np.integer))
+                              or value < 1):
+        raise ValueError(f"{name} must be a positive integer or None, got {value!r}")
+
+
+def _as_list(values: Any) -> list:
+    return [values] if isinstance(values, (str, int, np.integer)) else list(values)
+
+
+def _select(df: pd.DataFrame, column: str, wanted: Any) -> pd.DataFrame:
+    """Rows whose ``column`` is in ``wanted`` (one value or a list; None keeps all)."""
+    if wanted is None:
+        return df
+    known = list(pd.unique(df[column]))
+    unknown = [w for w in _as_list(wanted) if w not in known]
+    if unknown:
+        raise ValueError(f"{column} {unknown} not found; known: {known}")
+    return df[df[column].isin(_as_list(wanted))]
+
+
+# ---------------------------------------------------------------------- shared pieces
+def _chains(df: pd.DataFrame) -> list[str]:
+    return ["chain"] if "chain" in df.columns else []
+
+
+def _chain_dashes(df: pd.DataFrame) -> dict[str, Any]:
+    """Chains told apart by dashes, for charts whose colour already names something else."""
+    return {"strokeDash": alt.StrokeDash("chain:N", title="chain")} if _chains(df) else {}
+
+
+def _line(df: pd.DataFrame, width: int, height: int, title: str | None = None) -> alt.Chart:
+    chart = alt.Chart(df) if title is None else alt.Chart(df, title=title)
+    return (chart.mark_line(point=bool(df["sweep"].nunique() < POINTS_BELOW))
+            .properties(width=width, height=height))
+
+
+def _strength(df: pd.DataFrame, column: str) -> pd.Series:
+    """Signal of each feature: its largest |``column``| over tasks, strongest first."""
+    return df[column].abs().groupby(df["feature"], sort=False).max().sort_values(
+        ascending=False, kind="stable")
+
+
+# ---------------------------------------------------------------------- history views
 def loglik_chart(history: pd.DataFrame, per_token: bool = True, width: int = 480,
                  height: int = 260) -> alt.Chart:
     """Log joint against sweep (one line per chain when a ``chain`` column is present).
@@ -45,19 +106,24 @@ def loglik_chart(history: pd.DataFrame, per_token: bool = True, width: int = 480
         ``Session.history`` or a concatenation of several with a ``chain`` column.
     per_token : bool
         Plot the log joint per token (comparable across corpora) instead of the total.
+    width, height : int
+        Size of the plot in pixels.
+
+    Returns
+    -------
+    alt.Chart
     """
     _check_history(history)
     metric = "log_joint_per_token" if per_token else "log_joint"
     df = history[history["metric"] == metric]
-    df = thin(df[["sweep", "value"] + (["chain"] if "chain" in df.columns else [])])
+    df = thin(df[["sweep", "value", *_chains(df)]])
     title = "log joint per token" if per_token else "log joint"
     enc = {"x": alt.X("sweep:Q", title="sweep"),
            "y": alt.Y("value:Q", title=title, scale=alt.Scale(zero=False)),
            "tooltip": ["sweep:Q", alt.Tooltip("value:Q", format=".5f", title=title)]}
-    if "chain" in df.columns:
+    if _chains(df):
         enc["color"] = alt.Color("chain:N", title="chain")
-    return (alt.Chart(df, title=f"Convergence: {title}").mark_line(point=len(df) < 60)
-            .encode(**enc).properties(width=width, height=height))
+    return _line(df, width, height, f"Convergence: {title}").encode(**enc)
 
 
 def throughput_chart(history: pd.DataFrame, width: int = 480, height: int = 200) -> alt.Chart:
@@ -65,8 +131,342 @@ def throughput_chart(history: pd.DataFrame, width: int = 480, height: int = 200)
     _check_history(history)
     df = thin(history[history["metric"] == "tokens_per_second"][["sweep", "value"]])
     df = df.assign(mtok=df["value"] / 1e6)
-    return (alt.Chart(df, title="Throughput").mark_line(point=len(df) < 60)
-            .encode(x=alt.X("sweep:Q", title="sweep"),
-                    y=alt.Y("mtok:Q", title="million tokens / s"),
-                    tooltip=["sweep:Q", alt.Tooltip("mtok:Q", format=".2f")])
+    return _line(df, width, height, "Throughput").encode(
+        x=alt.X("sweep:Q", title="sweep"), y=alt.Y("mtok:Q", title="million tokens / s"),
+        tooltip=["sweep:Q", alt.Tooltip("mtok:Q", format=".2f")])
+
+
+def acceptance_chart(history: pd.DataFrame, width: int = 480, height: int = 220) -> alt.Chart:
+    """Metropolis-Hastings acceptance rate of each proposal kind against sweep.
+
+    One coloured line per proposal kind (``"doc"``, ``"word"``, ``"exp"`` for LightMedLDA);
+    chains (a ``chain`` column) are told apart by dashes.
+
+    Parameters
+    ----------
+    history : DataFrame
+        ``Session.history`` or a concatenation of several with a ``chain`` column; its
+        ``"acceptance_rate"`` rows name the proposal kind in ``proposal``.
+    width, height : int
+        Size of the plot in pixels.
+
+    Returns
+    -------
+    alt.Chart
+
+    Raises
+    ------
+    ValueError
+        When the history has no acceptance rows, as for a collapsed Gibbs sampler.
+    """
+    _check_history(history, "proposal")
+    df = history[history["metric"] == ACCEPTANCE].dropna(subset=["value"])
+    if df.empty:
+        raise ValueError(f"history has no {ACCEPTANCE!r} rows: this sampler makes no "
+                         f"Metropolis-Hastings proposals (collapsed Gibbs); the light samplers "
+                         f"(e.g. LightMedLDA) do")
+    kinds = list(pd.unique(df["proposal"]))
+    df = thin(df[["sweep", "proposal", "value", *_chains(df)]])
+    return _line(df, width, height, "Metropolis-Hastings acceptance per proposal").encode(
+        x=alt.X("sweep:Q", title="sweep"),
+        y=alt.Y("value:Q", title="acceptance rate", scale=alt.Scale(domain=[0, 1])),
+        color=alt.Color("proposal:N", title="proposal", sort=kinds),
+        tooltip=["sweep:Q", "proposal:N", *[f"{c}:N" for c in _chains(df)],
+                 alt.Tooltip("value:Q", format=".3f", title="acceptance rate")],
+        **_chain_dashes(df))
+
+
+def _cumulative_seconds(history: pd.DataFrame) -> pd.DataFrame:
+    """Sampling seconds up to the end of each sweep (of each chain)."""
+    df = history[history["metric"] == "seconds"].sort_values("sweep", kind="stable")
+    if df.empty:
+        raise ValueError("history has no 'seconds' rows to put sampling time on the x axis")
+    chains = _chains(df)
+    seconds = df.groupby(chains)["value"].cumsum() if chains else df["value"].cumsum()
+    return df[["sweep", *chains]].assign(seconds=seconds)
+
+
+def score_chart(history: pd.DataFrame, heldout: pd.DataFrame | None = None,
+                x: str = "sweep", width: int = 480, height: int = 240) -> alt.Chart:
+    """Training score (and held-out evaluations) against sweep or sampling seconds.
+
+    Parameters
+    ----------
+    history : DataFrame
+        ``Session.history`` (or several with a ``chain`` column); every metric starting with
+        ``"train_"`` is drawn (``train_accuracy``, or ``train_f1`` for multi-label labels).
+    heldout : DataFrame, optional
+        Held-out evaluations of the same run to overlay: columns ``sweep``, ``metric`` (e.g.
+        ``"test_accuracy"``), ``value``, with ``seconds`` (sampling seconds up to that sweep)
+        when ``x="seconds"``, and ``chain`` when the history has one.
+    x : {"sweep", "seconds"}
+        The x axis: sweeps, or cumulative sampling seconds (kernel time of the history's
+        ``seconds`` rows, so evaluation time does not count).
+    width, height : int
+        Size of the plot in pixels.
+
+    Returns
+    -------
+    alt.Chart
+        A line per metric (training and held-out), dashed per chain.
+    """
+    _check_history(history)
+    _check_choice("x", x, ("sweep", "seconds"))
+    cols = ["sweep", "metric", "value", *_chains(history)]
+    df = history[history["metric"].astype(str).str.startswith(TRAIN_PREFIX)]
+    if x == "seconds":
+        df = df.merge(_cumulative_seconds(history), on=["sweep", *_chains(history)])
+        cols.append("seconds")
+    parts = [df[cols]]
+    if heldout is not None:
+        _check_frame(heldout, "heldout", cols, "held-out evaluations")
+        parts.append(heldout[cols])
+    df = thin(pd.concat(parts, ignore_index=True))
+    if df.empty:
+        raise ValueError(f"history has no training score rows (metrics {TRAIN_PREFIX!r}...) and "
+                         f"no held-out rows were given: only supervised models are scored")
+    scores = sorted({m.split("_", 1)[-1] for m in df["metric"]})
+    x_title = "sweep" if x == "sweep" else "sampling seconds (cumulative)"
+    return _line(df, width, height, f"Score against {x_title}").encode(
+        x=alt.X(f"{x}:Q", title=x_title),
+        y=alt.Y("value:Q", title=" / ".join(scores), scale=alt.Scale(zero=False)),
+        color=alt.Color("metric:N", title="metric"),
+        tooltip=["sweep:Q", *(["seconds:Q"] if x == "seconds" else []), "metric:N",
+                 alt.Tooltip("value:Q", format=".4f")],
+        **_chain_dashes(df))
+
+
+# ---------------------------------------------------------------------- model views
+COEFFICIENT_COLUMNS = ("task", "feature", "mean", "lower", "upper")
+COEFFICIENT_VALUES = {"mean": "posterior mean weight", "width": "credible-interval width"}
+
+
+def _signal_order(coefficients: pd.DataFrame) -> tuple[list[str], list[str]]:
+    """Features and tasks in an order where the signal stands out.
+
+    Each feature belongs to the task where its mean weight peaks; tasks are ranked by their
+    strongest feature and features by strength within their task, so one-topic-per-class
+    weights form a block diagonal with the strongest feature first.
+    """
+    wide = coefficients.pivot(index="feature", columns="task", values="mean")
+    strength = _strength(coefficients, "mean")
+    peak = wide.idxmax(axis=1)
+    tasks = list(dict.fromkeys(peak[strength.index]))
+    tasks += [t for t in pd.unique(coefficients["task"]) if t not in tasks]
+    rank = peak.map({t: i for i, t in enumerate(tasks)})
+    order = pd.DataFrame({"rank": rank[strength.index], "strength": -strength})
+    return list(order.sort_values(["rank", "strength"], kind="stable").index), tasks
+
+
+def coefficient_heatmap(coefficients: pd.DataFrame, value: str = "mean", sort: bool = True,
+                        top: int | None = None, width: int | alt.Step = alt.Step(40),
+                        height: int | alt.Step = alt.Step(18)) -> alt.Chart:
+    """Classifier weights as a heatmap: one row per feature (topic or covariate), one column
+    per task (class).
+
+    Parameters
+    ----------
+    coefficients : DataFrame
+        ``Session.coefficients(interval)``: columns ``task``, ``feature`` (a topic labelled by
+        its top words, or a covariate), ``mean``, ``lower``, ``upper`` and ``width``.
+    value : {"mean", "width"}
+        Colour by the posterior mean weight (a diverging scale centred at 0, symmetric) or by
+        the credible interval's width (a sequential scale).
+    sort : bool
+        Order by signal instead of as given: each feature joins the class where its mean
+        peaks, classes come by their strongest feature, features by |mean| within a class;
+        the strongest feature is first and class-specific topics form a block diagonal.
+    top : int, optional
+        Keep only the ``top`` features with the largest |mean| over tasks. Without it, as
+        many as fit Altair's inline-data limit are kept (the title says so when some are cut).
+    width, height : int or alt.Step
+        Size of the plot, or of one cell as ``alt.Step``.
+
+    Returns
+    -------
+    alt.Chart
+    """
+    _check_choice("value", value, tuple(COEFFICIENT_VALUES))
+    _check_frame(coefficients, "coefficients", {*COEFFICIENT_COLUMNS, value},
+                 "Session.coefficients()")
+    _check_count("top", top)
+    if not isinstance(sort, (bool, np.bool_)):
+        raise TypeError(f"sort must be a bool, got {type(sort).__name__}")
+    if coefficients.duplicated(["task", "feature"]).any():
+        raise ValueError("coefficients has several rows for one (task, feature); pass one "
+                         "Session's coefficients")
+    strength = _strength(coefficients, "mean")
+    n_tasks = max(coefficients["task"].nunique(), 1)
+    keep = strength.index[:min(top or len(strength), MAX_ROWS // n_tasks)]
+    df = coefficients[coefficients["feature"].isin(keep)]
+    if sort:
+        features, tasks = _signal_order(df)
+    else:
+        features, tasks = list(pd.unique(df["feature"])), list(pd.unique(df["task"]))
+    extra = [c for c in ("width", "n_samples") if c in df.columns]
+    df = df[[*COEFFICIENT_COLUMNS, *extra]]
+    if value == "mean":
+        m = float(df["mean"].abs().max()) or 1.0   # symmetric, so white is exactly 0
+        scale = alt.Scale(scheme="blueorange", domain=[-m, m], domainMid=0)
+    else:
+        scale = alt.Scale(scheme="purples", zero=True)
+    cut = f" (strongest {len(keep)} of {len(strength)} features)" if len(keep) < len(strength) \
+        else ""
+    what = "Classifier weights" if value == "mean" else "Credible-interval width of weights"
+    return (alt.Chart(df, title=f"{what} per class{cut}").mark_rect()
+            .encode(x=alt.X("task:N", sort=tasks, title="class",
+                            axis=alt.Axis(labelAngle=-30, orient="top")),
+                    y=alt.Y("feature:N", sort=features, title="topic (top words) or covariate"),
+                    color=alt.Color(f"{value}:Q", scale=scale, title=COEFFICIENT_VALUES[value]),
+                    tooltip=["task:N", "feature:N",
+                             *[alt.Tooltip(f"{c}:Q", format=".3f")
+                               for c in ("mean", "lower", "upper", *extra)]])
             .properties(width=width, height=height))
+
+
+def weight_trace_chart(weights: pd.DataFrame, features: Any = None, tasks: Any = None,
+                       top: int = 4, width: int = 480, height: int = 160) -> alt.FacetChart:
+    """Sampled classifier weights against sweep: a line per feature, a panel per task.
+
+    Parameters
+    ----------
+    weights : DataFrame
+        ``Session.weights()``: columns ``sweep``, ``task``, ``feature``, ``index``, ``value``
+        (optionally ``chain``, told apart by dashes).
+    features : str, int or list of them, optional
+        Feature labels, or feature indices (the ``index`` column: topic numbers, then
+        covariates). By default the ``top`` features with the largest |mean weight|.
+    tasks : str or list of str, optional
+        Tasks (classes) to show; all by default.
+    top : int
+        How many features to show by default.
+    width, height : int
+        Size of one panel in pixels.
+
+    Returns
+    -------
+    alt.FacetChart
+    """
+    _check_frame(weights, "weights", ("sweep", "task", "feature", "value"), "Session.weights()")
+    _check_count("top", top)
+    df = _select(weights, "task", tasks)
+    if features is None:
+        means = df.groupby(["task", "feature"], sort=False)["value"].mean().reset_index()
+        features = list(_strength(means, "value").index[:top])
+    elif "index" in df.columns:
+        labels = dict(zip(df["index"], df["feature"]))
+        features = [labels.get(f, f) if isinstance(f, (int, np.integer)) else f
+                    for f in _as_list(features)]
+    df = _select(df, "feature", features)
+    df = thin(df[["sweep", "task", "feature", "value", *_chains(df)]])
+    return (_line(df, width, height).encode(
+        x=alt.X("sweep:Q", title="sweep"), y=alt.Y("value:Q", title="weight"),
+        color=alt.Color("feature:N", title="feature", sort=list(features)),
+        tooltip=["sweep:Q", "task:N", "feature:N", alt.Tooltip("value:Q", format=".3f")],
+        **_chain_dashes(df))
+        .facet(row=alt.Row("task:N", title="class", sort=list(pd.unique(df["task"]))))
+        .properties(title="Weight traces"))
+
+
+def _word_columns(topics: pd.DataFrame) -> list[str]:
+    cols = [c for c in topics.columns if re.fullmatch(r"word_\d+", str(c))]
+    return sorted(cols, key=lambda c: int(c[len("word_"):]))
+
+
+def _word_probabilities(words: pd.DataFrame, topic_word: Any,
+                        vocabulary: Sequence[str]) -> np.ndarray:
+    """phi of each (topic, word) row of ``words``: ``row`` is the topic's row of phi."""
+    phi = np.asarray(topic_word, dtype=np.float64)
+    n_rows = int(words["row"].max()) + 1
+    if phi.ndim != 2 or phi.shape[0] < n_rows or phi.shape[1] != len(vocabulary):
+        raise ValueError(f"topic_word must be a (K, V) array with a row for every topic shown "
+                         f"(at least {n_rows}) and V = {len(vocabulary)} columns, got shape "
+                         f"{phi.shape}")
+    column = {w: j for j, w in enumerate(vocabulary)}
+    unknown = sorted(set(words["word"]) - set(column))
+    if unknown:
+        raise ValueError(f"words {unknown[:5]} of topics are not in vocabulary")
+    return phi[words["row"], words["word"].map(column)]
+
+
+def topic_words_chart(topics: pd.DataFrame, n_words: int | None = None,
+                      topic_word: Any = None, vocabulary: Sequence[str] | None = None,
+                      width: int | alt.Step = alt.Step(90),
+                      height: int | alt.Step = alt.Step(18)) -> alt.Chart:
+    """The top words of each topic: a row per topic (labelled with its share of tokens), the
+    words in rank order along it.
+
+    Parameters
+    ----------
+    topics : DataFrame
+        ``Session.topics(n_words)``: index ``topic``, columns ``share`` and ``word_1`` ..
+        ``word_n``.
+    n_words : int, optional
+        Show the first ``n_words`` words (all by default).
+    topic_word, vocabulary : (K, V) array and sequence of V str, optional
+        ``Session.topic_word()`` and ``corpus.vocabulary``: when given, a word's font size
+        and tooltip show its probability in the topic.
+    width, height : int or alt.Step
+        Size of the plot, or of one cell as ``alt.Step``.
+
+    Returns
+    -------
+    alt.Chart
+    """
+    _check_frame(topics, "topics", ("share",), "Session.topics(n_words)")
+    _check_count("n_words", n_words)
+    if (topic_word is None) != (vocabulary is None):
+        raise ValueError("pass topic_word and vocabulary together (Session.topic_word(), "
+                         "corpus.vocabulary), or neither")
+    cols = _word_columns(topics)
+    if not cols or len(cols) < (n_words or 1):
+        raise ValueError(f"topics has {len(cols)} word columns (word_1 .. word_n), "
+                         f"{n_words or 1} needed: call Session.topics with more words")
+    cols = cols[:n_words or len(cols)]
+    labels = [f"{k} ({s:.0%})" for k, s in zip(topics.index, topics["share"])]
+    # a subset of Session.topics keeps the topic ids as index: they are the rows of phi
+    ids = topics.index.to_numpy()
+    rows = ids if np.issubdtype(ids.dtype, np.integer) and (ids >= 0).all() \
+        else np.arange(len(labels))
+    words = (topics[cols].set_axis(labels).rename_axis("topic").assign(row=rows)
+             .reset_index().melt(id_vars=["topic", "row"], var_name="rank", value_name="word"))
+    words["rank"] = words["rank"].str[len("word_"):].astype(int)
+    enc = {"x": alt.X("rank:O", title="rank", axis=alt.Axis(orient="top", labelAngle=0)),
+           "y": alt.Y("topic:N", sort=labels, title="topic (share of tokens)"),
+           "text": alt.Text("word:N"), "tooltip": ["topic:N", "rank:O", "word:N"]}
+    if topic_word is not None:
+        words["probability"] = _word_probabilities(words, topic_word, vocabulary)
+        enc["size"] = alt.Size("probability:Q", scale=alt.Scale(range=[9, 18]),
+                               title="probability")
+        enc["tooltip"].append(alt.Tooltip("probability:Q", format=".3f"))
+    return (alt.Chart(words.drop(columns="row"), title="Top words per topic").mark_text()
+            .encode(**enc).properties(width=width, height=height))
+
+
+def conditional_chart(table: pd.DataFrame, title: str | None = None, max_topics: int = 30,
+                      width: int = 520, height: int = 200) -> alt.Chart:
+    """Bars of the exact conditional next to each proposal distribution, per topic.
+
+    Parameters
+    ----------
+    table : DataFrame
+        ``TokenStep.conditional_table()`` or ``TokenInspector.conditional_table()`` (wide).
+    title : str, optional
+    max_topics : int
+        Show only the topics with the largest probability under any distribution (K can be
+        in the hundreds; the rest have no visible bar).
+    """
+    if "topic" not in table or "exact" not in table:
+        raise ValueError("table must be a conditional_table() with columns topic, exact, ...")
+    cols = [c for c in table.columns if c != "topic"]
+    keep = table.set_index("topic")[cols].max(axis=1).nlargest(max_topics).index
+    df = table[table["topic"].isin(keep)].melt(id_vars="topic", var_name="distribution",
+                                                value_name="probability")
+    shown = len(keep) < len(table)
+    return alt.Chart(df, title=title or "exact conditional and proposals").mark_bar().encode(
+        x=alt.X("topic:O", title=f"topic (top {len(keep)})" if shown else "topic"),
+        xOffset=alt.XOffset("distribution:N", sort=cols),
+        y=alt.Y("probability:Q", title="probability"),
+        color=alt.Color("distribution:N", sort=cols, title=None),
+        tooltip=["topic:O", "distribution:N", alt.Tooltip("probability:Q", format=".4f")],
+    ).properties(width=width, height=height)

@@ -1,7 +1,24 @@
-"""ipywidgets dashboards for topicsup sessions (shipped as ``topicsup.widgets``).
+"""ipywidgets front ends for topicsup sessions (shipped as ``topicsup.widgets``).
 
-Nothing is here yet: the live dashboard (run / pause / step, live views) is its own issue. It
-will be the only layer that imports ipywidgets, and it will build on what the Session already
-offers for it: block-wise ``request_stop`` from another thread and kernels that release the GIL
-(see ``topicsup.session``).
+The only layer that imports ipywidgets. ``Dashboard`` runs a Session in a worker thread with
+live views (the kernels release the GIL and the Session stops between blocks on request, so the
+notebook stays responsive and Pause acts within a fraction of a second); ``InspectorWidget``
+steps one document token by token, for teaching.
 """
+
+from __future__ import annotations
+
+import altair as alt
+
+from .dashboard import Dashboard
+from .inspector import InspectorWidget
+
+
+def offline_charts() -> None:
+    """Render every Altair chart of this notebook as a widget with the Vega libraries inlined
+    (``alt.JupyterChart`` in offline mode), so charts show without internet access."""
+    alt.JupyterChart.enable_offline()
+    alt.renderers.enable("jupyter", offline=True)
+
+
+__all__ = ["Dashboard", "InspectorWidget", "offline_charts"]

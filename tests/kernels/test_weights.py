@@ -10,7 +10,6 @@ import numpy as np
 from numba import njit
 from scipy import stats
 
-from topicsup.kernels.draws import normal
 from topicsup.kernels.rng import seed_state
 from topicsup.kernels.weights import (coordinate_weights, gaussian_weights, precision_and_shift,
                                       sparse_columns)

@@ -33,6 +33,14 @@ def search_cumulative(cum, K, u):
     return lo
 
 
+@njit(cache=True, nogil=True, inline="always")
+def conditional_weight(ndk_k, alpha_k, nwk_k, beta, inv_n_k):
+    """The unnormalised collapsed conditional of topic k for a token whose counts are removed:
+    (n_kd + alpha_k)(n_kw + beta)/(n_k + V beta) (MATH.md sec. 2), with ``inv_n_k`` =
+    1 / (n_k + V beta). ``topicsup.inspector`` computes the conditional it shows with it."""
+    return (ndk_k + alpha_k) * (nwk_k + beta) * inv_n_k
+
+
 @njit(cache=True, nogil=True)
 def gibbs_sweep(words, doc_ptr, z, n_dk, n_wk, n_k, alpha, beta, rng, d_start, d_end,
                 eta_kt, b, w, r, A, c, v, scratch, info):
@@ -67,7 +75,7 @@ def gibbs_sweep(words, doc_ptr, z, n_dk, n_wk, n_k, alpha, beta, rng, d_start, d
             if T == 0:
                 # p(z_i = k | rest) ∝ (n_kd + alpha_k)(n_kw + beta)/(n_k + V beta)  (MATH.md 2)
                 for k in range(K):
-                    total += (ndk[k] + alpha[k]) * (nwk[k] + beta) * inv_n_k[k]
+                    total += conditional_weight(ndk[k], alpha[k], nwk[k], beta, inv_n_k[k])
                     cum[k] = total
             else:
                 # the same times exp(g_d(k))   (Zheng 2015 eq. 15-17)
@@ -77,7 +85,7 @@ def gibbs_sweep(words, doc_ptr, z, n_dk, n_wk, n_k, alpha, beta, rng, d_start, d
                     cum[k] = supervised.g_value(A, eta_kt, v, k)
                     top = max(top, cum[k])
                 for k in range(K):
-                    total += (ndk[k] + alpha[k]) * (nwk[k] + beta) * inv_n_k[k] \
+                    total += conditional_weight(ndk[k], alpha[k], nwk[k], beta, inv_n_k[k]) \
                         * math.exp(cum[k] - top)
                     cum[k] = total
             new = search_cumulative(cum, K, uniform(rng) * total)

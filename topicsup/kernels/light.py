@@ -62,6 +62,7 @@ KINDS = ("doc", "word")
 SUPERVISED_KINDS = ("doc", "word", "exp")
 CYCLE = 0
 AHEAD = 4  # tokens between prefetch stages (see light_sweep)
+LEAD = 3 * AHEAD  # a token's uniforms are drawn this many tokens before it is resampled
 RING = 4 * AHEAD
 MIXTURE = 1
 
@@ -135,6 +136,69 @@ def load_doc_row(z, p0, p1, ndk, delta):
         ndk[z[i]] += delta
 
 
+# The acceptance arithmetic of one MH step s -> t (t != s), shared with topicsup.inspector so
+# the probabilities it shows are the sweep's own. Scalars in, scalar out: inlined into the
+# sweep they compile to the same instructions as written out there (checked: same chains bit
+# for bit, same s/sweep), while passing arrays into inlined code costs reference counting.
+@njit(cache=True, nogil=True, inline="always")
+def doc_step_ratio(nwk_t, nwk_s, n_t, n_s, beta, V_beta):
+    """Doc proposal, LDA part: the doc factors cancel (module docstring), leaving
+    (n_tw + beta)(n_s + V beta) / ((n_sw + beta)(n_t + V beta))."""
+    return ((nwk_t + beta) * (n_s + V_beta)) / ((nwk_s + beta) * (n_t + V_beta))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def word_step_ratio(ndk_t, ndk_s, alpha_t, alpha_s, n_t, n_s, V_beta):
+    """Exact word proposal, LDA part: the word factors cancel, leaving
+    (n_td + alpha_t)(n_s + V beta) / ((n_sd + alpha_s)(n_t + V beta))."""
+    return ((ndk_t + alpha_t) * (n_s + V_beta)) / ((ndk_s + alpha_s) * (n_t + V_beta))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def table_step_ratio(ndk_t, ndk_s, alpha_t, alpha_s, nwk_t, nwk_s, n_t, n_s, beta, V_beta,
+                     q_t, q_s):
+    """A proposal q from a table, LDA part: pi(t) q(s) / (pi(s) q(t)) with the collapsed
+    pi(k) = (n_kd + alpha_k)(n_kw + beta)/(n_k + V beta). Stale word table (Zheng 2015 eq. 20
+    with beta_w): q = its stored values; exp proposal (eq. 21): q_t = q_s = 1, its exp factors
+    go into ``supervised_step_factor``."""
+    return ((ndk_t + alpha_t) * (nwk_t + beta) * (n_s + V_beta) * q_s) / \
+        ((ndk_s + alpha_s) * (nwk_s + beta) * (n_t + V_beta) * q_t)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def supervised_step_factor(kind, g_t, g_s, A_t, A_s):
+    """The supervised factor of a step's ratio: exp(g_d(t) - g_d(s)) (Zheng 2015 eq. 19-20),
+    or for the exp proposal q_e ∝ exp(A_d), which cancels A_d, the coupling part alone."""
+    if kind == EXP:
+        return math.exp((g_t - A_t) - (g_s - A_s))
+    return math.exp(g_t - g_s)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def accepts(a, u):
+    """The MH decision for ratio ``a`` and the step's acceptance uniform ``u``."""
+    return a >= 1.0 or u < a
+
+
+@njit(cache=True, nogil=True, inline="always")
+def uses_exp_table(n_kinds, composition, kind_cum):
+    """Whether some MH step can propose from the exp table, so it is built per document."""
+    return n_kinds > EXP and (composition == CYCLE or kind_cum[EXP] > kind_cum[EXP - 1])
+
+
+@njit(cache=True, nogil=True, inline="always")
+def load_document(d, p0, p1, z, ndk, eta_kt, b, w_td, r, A, c, use_exp, exp_weights, exp_prob,
+                  exp_alias, work):
+    """What the sweep keeps per document, from ``z``: add its n_kd to the zeroed row ``ndk``;
+    for supervised models fill A_d and the coupling ``c`` and, if ``use_exp``, the exp
+    table."""
+    load_doc_row(z, p0, p1, ndk, 1)
+    if eta_kt.shape[1] > 0 and p1 > p0:
+        supervised.load_doc(eta_kt, b, w_td, r, d, z, p0, p1, A, c)
+        if use_exp:
+            supervised.build_exp_table(A, exp_weights, exp_prob, exp_alias, work)
+
+
 @njit(cache=True, nogil=True)
 def light_sweep(words, doc_ptr, z, n_wk, n_k, ndk, alpha, beta, rng, d_start, d_end,
                 mh_steps, composition, n_kinds, kind_cum, alpha_prob, alpha_alias,
@@ -154,9 +218,7 @@ def light_sweep(words, doc_ptr, z, n_wk, n_k, ndk, alpha, beta, rng, d_start, d_
     V_beta = beta * n_wk.shape[0]
     K = n_k.shape[0]
     T = eta_kt.shape[1]
-    # the per-document exp table only when some step can propose from it
-    use_exp = n_kinds > EXP and (composition == CYCLE
-                                 or kind_cum[EXP] > kind_cum[EXP - 1])
+    use_exp = uses_exp_table(n_kinds, composition, kind_cum)
     flat_wk = n_wk.reshape(n_wk.size)
     # per token and MH step three uniforms: the kind, the proposal, the acceptance
     U = np.empty((RING, 3 * mh_steps), np.float64)
@@ -169,22 +231,19 @@ def light_sweep(words, doc_ptr, z, n_wk, n_k, ndk, alpha, beta, rng, d_start, d_
         p0 = doc_ptr[d]
         p1 = doc_ptr[d + 1]
         N_d = p1 - p0
-        load_doc_row(z, p0, p1, ndk, 1)
-        if T > 0 and N_d > 0:
-            supervised.load_doc(eta_kt, b, w_td, r, d, z, p0, p1, A, c)
-            if use_exp:
-                supervised.build_exp_table(A, prob, exp_prob, exp_alias, work)
-        # Every uniform of a token is drawn 3 AHEAD tokens early, so the memory its proposals
-        # will read is prefetched in stages: the word's occurrence list, then z there, then
-        # n_tw for every proposed topic t, with the token's own n_{z_i w}. At large K these
-        # are a sweep's cache misses. Uniforms drawn early are still independent of the
-        # state, so the proposals are unchanged; a proposal computed early from a z that
+        load_document(d, p0, p1, z, ndk, eta_kt, b, w_td, r, A, c, use_exp, prob, exp_prob,
+                      exp_alias, work)
+        for j in range(p0, min(p0 + LEAD, p1)):
+            _draw_token(U[j % RING], kinds[j % RING], composition, n_kinds, kind_cum, rng)
+        # Every uniform of a token is drawn LEAD = 3 AHEAD tokens early, so the memory its
+        # proposals will read is prefetched in stages: the word's occurrence list, then z
+        # there, then n_tw for every proposed topic t, with the token's own n_{z_i w}. At large
+        # K these are a sweep's cache misses. Uniforms drawn early are still independent of
+        # the state, so the proposals are unchanged; a proposal computed early from a z that
         # changes meanwhile only prefetches the wrong line. (The stale word tables serve
         # stored samples: nothing to draw ahead for them.)
-        for j in range(p0, min(p0 + 3 * AHEAD, p1)):
-            _draw_token(U[j % RING], kinds[j % RING], composition, n_kinds, kind_cum, rng)
         for i in range(p0, p1):
-            j = i + 3 * AHEAD
+            j = i + LEAD
             if j < p1:
                 _draw_token(U[j % RING], kinds[j % RING], composition, n_kinds, kind_cum, rng)
             if not stale_word:  # the word steps' occurrences, then z there
@@ -236,17 +295,14 @@ def light_sweep(words, doc_ptr, z, n_wk, n_k, ndk, alpha, beta, rng, d_start, d_
                     if t == s:
                         record_mh(info, DOC, 1.0, True)
                         continue
-                    # doc factors cancel; ratio of (n_kw + beta)/(n_k + V beta)
-                    a = ((nwk[t] + beta) * (n_k[s] + V_beta)) / \
-                        ((nwk[s] + beta) * (n_k[t] + V_beta))
+                    a = doc_step_ratio(nwk[t], nwk[s], n_k[t], n_k[s], beta, V_beta)
                 elif kind == WORD and not stale_word:
                     t = draw_word_proposal(z, word_ptr, word_tok, word, K, beta, u01)
                     if t == s:
                         record_mh(info, WORD, 1.0, True)
                         continue
-                    # word factors cancel; ratio of (n_kd + alpha_k)/(n_k + V beta)
-                    a = ((ndk[t] + alpha[t]) * (n_k[s] + V_beta)) / \
-                        ((ndk[s] + alpha[s]) * (n_k[t] + V_beta))
+                    a = word_step_ratio(ndk[t], ndk[s], alpha[t], alpha[s], n_k[t], n_k[s],
+                                        V_beta)
                 elif kind == WORD:
                     word_tables.ensure(word, nwk, n_k, ones, beta, V_beta, wt_samples, wt_q,
                                        wt_mass, wt_used, prob, alias, work, rng)
@@ -254,27 +310,21 @@ def light_sweep(words, doc_ptr, z, n_wk, n_k, ndk, alpha, beta, rng, d_start, d_
                     if t == s:
                         record_mh(info, WORD, 1.0, True)
                         continue
-                    # Zheng 2015 eq. 20 with beta_w: pi(t) q_w(s) / (pi(s) q_w(t)), q stale
-                    a = ((ndk[t] + alpha[t]) * (nwk[t] + beta) * (n_k[s] + V_beta)
-                         * wt_q[word, s]) / \
-                        ((ndk[s] + alpha[s]) * (nwk[s] + beta) * (n_k[t] + V_beta)
-                         * wt_q[word, t])
+                    a = table_step_ratio(ndk[t], ndk[s], alpha[t], alpha[s], nwk[t], nwk[s],
+                                         n_k[t], n_k[s], beta, V_beta, wt_q[word, t],
+                                         wt_q[word, s])
                 else:
                     t = alias_from_uniform(exp_prob, exp_alias, u01)
                     if t == s:
                         record_mh(info, EXP, 1.0, True)
                         continue
-                    # Zheng 2015 eq. 21; the exp factors are applied below
-                    a = ((ndk[t] + alpha[t]) * (nwk[t] + beta) * (n_k[s] + V_beta)) / \
-                        ((ndk[s] + alpha[s]) * (nwk[s] + beta) * (n_k[t] + V_beta))
+                    a = table_step_ratio(ndk[t], ndk[s], alpha[t], alpha[s], nwk[t], nwk[s],
+                                         n_k[t], n_k[s], beta, V_beta, 1.0, 1.0)
                 g_t = 0.0
                 if T > 0:
                     g_t = supervised.g_value(A, eta_kt, v, t)
-                    if kind == EXP:  # q_e ∝ exp(A_d) cancels A_d: the coupling remains
-                        a *= math.exp((g_t - A[t]) - (g_s - A[s]))
-                    else:  # Zheng 2015 eq. 19-20: times exp(g_d(t) - g_d(s))
-                        a *= math.exp(g_t - g_s)
-                if a >= 1.0 or u_i[3 * step + 2] < a:
+                    a *= supervised_step_factor(kind, g_t, g_s, A[t], A[s])
+                if accepts(a, u_i[3 * step + 2]):
                     record_mh(info, kind, min(a, 1.0), True)
                     s = t
                     g_s = g_t

@@ -1,0 +1,377 @@
+"""The token inspector against the kernels and against the exact conditional.
+
+Proven here:
+
+* stepping a whole document through the inspector is the kernel's sweep over that document,
+  bit for bit, for every supported sampler (LDA light: cycle, mixture, stale word tables,
+  asymmetric alpha; LDA Gibbs; LightMedLDA, with stale tables, and a multi-task light model
+  with covariates; MedLDA binary and multi-task): same assignments, counts, word tables,
+  random stream left in the same state, and the same info record (proposals, acceptances and
+  summed acceptance probabilities per kind), on documents longer than the kernel's draw-ahead
+  pipeline. So the acceptance probabilities the inspector shows are the kernel's own. Two
+  more sweeps of both sessions then leave identical states: sampling continues from the
+  inspected state exactly as from the kernel's;
+* every MH step's ratio equals p(t) q(s | t) / (p(s) q(t | s)) to rounding (1e-9), with p the
+  exact conditional recomputed from the log joint of the whole state (``topicsup.testing.
+  exact``, independent of the kernels and of the inspector's own formula) and q each proposal
+  written out from the assignments (the stale table: its recorded values); the decision is
+  u < min(1, ratio); the inspector's ``exact`` and the Gibbs kernel's conditional equal p;
+* one inspector step, repeated 20,000 times from a fixed state with the token's topic drawn
+  from its exact conditional, leaves the token in that conditional (MATH.md sec. 7): a
+  chi-square test, valid at its level (1e-3) for any number of draws because the draws are
+  independent, for the doc, word and exp proposals alone, their compositions and Gibbs, with
+  and without the supervised term;
+* teeth: a mutant acceptance ratio (the doc proposal's ratio without its (n_k + V beta)
+  factors, patched into the inspector's stepping) fails all three: its acceptance
+  probabilities leave the kernel's (the info records differ), the ratio check misses by more
+  than 1%, and the chi-square rejects it (chi2 = 397 on 2 df, p ~ 1e-87; total variation 0.05
+  where an exact sampler's is about 0.003 at 20,000 draws);
+* after inspecting, the session's state is what the model rebuilds from z (``check_state``),
+  which also detects a broken count; AliasLDA and bad arguments are refused with clear
+  errors; the tables, records and chart have the documented shape.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from topicsup.datasets import make_synthetic
+from topicsup.inspector import TokenInspector
+from topicsup.kernels import light
+from topicsup.kernels.rng import seed_state
+from topicsup.models import LDA, LightMedLDA, MedLDA, SupervisedLDA
+from topicsup.session import Session
+from topicsup.testing.exact import (goodness_of_fit, lda_log_joint_states, normalize_log,
+                                    supervised_log_factor_states, tiny_corpus)
+from topicsup.views import conditional_chart
+
+# the state a sweep leaves behind; the rest of a state is per-call scratch
+CHAIN_ARRAYS = ("z", "n_wk", "n_k", "n_dk", "ndk_row", "wt_samples", "wt_q", "wt_mass",
+                "wt_used")
+
+ASYM = (0.1, 0.3, 0.05, 0.2, 0.6, 0.15)
+MODELS = {
+    "lda-light-cycle": ("binary", LDA(K=6, alpha=ASYM, beta=0.05, sampler="light")),
+    "lda-light-mixture": ("binary", LDA(K=6, beta=0.05, sampler="light", composition="mixture",
+                                        mh_steps=3, p_doc=0.3)),
+    "lda-light-stale": ("binary", LDA(K=6, beta=0.05, sampler="light", word_proposal="stale",
+                                      composition="mixture", mh_steps=4)),
+    "lda-gibbs": ("binary", LDA(K=6, alpha=ASYM, beta=0.05)),
+    "lightmedlda": ("binary", LightMedLDA(K=6, lam=4.0, nu=2.0)),
+    "light-multitask-cycle": ("multiclass", SupervisedLDA(K=6, lam=4.0, sampler="light",
+                                                          composition="cycle", mh_steps=3)),
+    "lightmedlda-stale": ("binary", LightMedLDA(K=6, lam=4.0, word_proposal="stale",
+                                                proposal_weights=(1, 2, 1))),
+    "medlda": ("binary", MedLDA(K=6, lam=4.0)),
+    "medlda-multitask": ("multiclass", MedLDA(K=6, lam=4.0)),
+}
+
+
+@pytest.fixture(scope="module")
+def corpora():
+    return {"binary": make_synthetic(n_docs=40, n_topics=6, doc_length=30, seed=3).corpus,
+            "multiclass": make_synthetic(n_docs=40, n_topics=6, doc_length=30, seed=4,
+                                         task="multiclass", n_covariates=2).corpus}
+
+
+def _session(corpora, name, seed=1, sweeps=3):
+    task, model = MODELS[name]
+    s = Session(model, corpora[task], seed=seed)
+    s.run(sweeps)   # weights away from zero, word tables in use
+    return s
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_a_document_through_the_inspector_is_the_kernels_sweep_bit_for_bit(corpora, name):
+    """Two equal sessions; on three documents (of more than light.LEAD tokens each) one gets
+    model.sweep_block, the other the inspector's run_document, from the same generator state:
+    every chain array, the generator's final state and the info record are identical after
+    each document. Then both sessions run two more sweeps and their whole states (weights,
+    augmentation, scores included) are still identical: sampling continues from the
+    inspected state exactly as from the kernel's."""
+    by_kernel, inspected = _session(corpora, name), _session(corpora, name)
+    for d in (0, 7, 23):
+        assert by_kernel.corpus.doc_lengths[d] > light.LEAD
+        rng = seed_state(17, stream=d)
+        info = np.zeros(by_kernel.model.info_size)
+        kernel_rng = rng.copy()
+        by_kernel.model.sweep_block(by_kernel.state, by_kernel.corpus, kernel_rng, d, d + 1,
+                                    info)
+        insp = TokenInspector(inspected, d)
+        insp.rng[:] = rng
+        records = insp.run_document()
+        assert len(records) == inspected.corpus.doc_lengths[d]
+        for k in CHAIN_ARRAYS:
+            if k in inspected.state:
+                np.testing.assert_array_equal(inspected.state[k], by_kernel.state[k],
+                                              err_msg=k)
+        np.testing.assert_array_equal(insp.rng, kernel_rng)
+        np.testing.assert_array_equal(insp.info, info)
+    insp.check_state()
+    by_kernel.run(2)
+    inspected.run(2)
+    insp.check_state()
+    for k, v in inspected.state.items():
+        np.testing.assert_array_equal(v, by_kernel.state[k], err_msg=k)
+    np.testing.assert_array_equal(inspected.metric("log_joint"), by_kernel.metric("log_joint"))
+
+
+def _conditional_from_joint(s, i):
+    """p(z_i = k | rest) from the log joint of the whole state with z_i = k."""
+    st, m, corpus = s.state, s.model, s.corpus
+    Z = np.repeat(st["z"][None, :], m.K, axis=0)
+    Z[:, i] = np.arange(m.K)
+    logp = lda_log_joint_states(corpus, m.K, m.alpha_vector, m.beta, Z)
+    if st["eta_kt"].shape[1]:
+        logp = logp + supervised_log_factor_states(corpus, m.K, st["eta"], st["b"], st["w"], Z)
+    return normalize_log(logp)
+
+
+def _proposal_from(kind, x, s, z, i, d, step):
+    """q(. | x): the proposal of ``kind`` from state x (token i at x), written out here from
+    the assignments ``z`` (the stale table is state, not counts: its recorded values)."""
+    m, corpus, st = s.model, s.corpus, s.state
+    p0, p1 = corpus.doc_ptr[d], corpus.doc_ptr[d + 1]
+    others = np.delete(np.arange(corpus.n_tokens), i)
+    if kind == "doc":
+        in_doc = others[(others >= p0) & (others < p1)]
+        q = np.bincount(z[in_doc], minlength=m.K) + m.alpha_vector
+    elif kind == "word" and m.word_proposal == "exact":
+        same = others[corpus.words[others] == corpus.words[i]]
+        q = np.bincount(z[same], minlength=m.K) + m.beta
+    elif kind == "word":
+        return step.proposal
+    else:
+        N = p1 - p0
+        eta_kt, b, w = st["eta_kt"], st["b"][:, d], st["w"][:, d]
+        A = (eta_kt * b / N).sum(1) - (w * eta_kt ** 2).sum(1) / (2 * N ** 2)
+        return normalize_log(A)
+    q = q.astype(float)
+    q[x] += 1
+    return q / q.sum()
+
+
+def _ratio_errors(s, d):
+    """Step every token of document d once; return (kind, relative error) of every MH step's
+    ratio (t != s) against p(t) q(s|t) / (p(s) q(t|s)) from the joint and the written-out
+    proposals; check decisions and the exact conditional on the way."""
+    insp = TokenInspector(s, d, seed=d)
+    errors = []
+    while not insp.done:
+        i = s.corpus.doc_ptr[d] + insp.position
+        z = s.state["z"].copy()
+        p = _conditional_from_joint(s, i)
+        rec = insp.step()
+        np.testing.assert_allclose(rec.exact, p, rtol=1e-9, atol=1e-300)
+        for st in rec.steps:
+            assert st.accepted == (st.ratio >= 1.0 or st.u < st.ratio)
+            assert st.acceptance == min(st.ratio, 1.0)
+            if st.kind == "conditional":
+                np.testing.assert_allclose(st.proposal, p, rtol=1e-10, atol=1e-300)
+                continue
+            if st.proposed == st.current:
+                assert st.ratio == 1.0 and st.accepted
+                continue
+            q_from_s = _proposal_from(st.kind, st.current, s, z, i, d, st)
+            q_from_t = _proposal_from(st.kind, st.proposed, s, z, i, d, st)
+            np.testing.assert_allclose(st.proposal, q_from_s, rtol=1e-12)
+            expected = (p[st.proposed] * q_from_t[st.current]) / \
+                (p[st.current] * q_from_s[st.proposed])
+            errors.append((st.kind, abs(st.ratio / expected - 1.0)))
+        moved = [st.proposed for st in rec.steps if st.moved]
+        assert rec.new_topic == (moved[-1] if moved else rec.old_topic)
+    return errors
+
+
+@pytest.fixture(scope="module")
+def small():
+    return {"binary": make_synthetic(n_docs=10, n_topics=4, doc_length=20, seed=8).corpus,
+            "multiclass": make_synthetic(n_docs=10, n_topics=4, doc_length=20, seed=9,
+                                         task="multiclass", n_covariates=1).corpus}
+
+
+def _small_session(small, name):
+    """The model of MODELS[name] with K = 4 on a 10-document corpus, after 3 sweeps."""
+    task, model = MODELS[name]
+    alpha = model.alpha[:4] if isinstance(model.alpha, tuple) else model.alpha
+    s = Session(dataclasses.replace(model, K=4, alpha=alpha), small[task], seed=2)
+    s.run(3)
+    return s
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_every_ratio_is_the_mh_ratio_of_the_exact_conditional(small, name):
+    """On 3 documents of about 20 tokens per model, every proposal kind seen: ratios agree
+    with p(t) q(s|t) / (p(s) q(t|s)) to 1e-9 (rounding), decisions are u < min(1, ratio),
+    exact = the joint's conditional (Gibbs: the kernel's conditional too)."""
+    s = _small_session(small, name)
+    checked = [e for d in (1, 4, 7) for e in _ratio_errors(s, d)]
+    if s.model.sampler == "light":
+        assert {kind for kind, _ in checked} == set(s.model.proposal_kinds)
+        errors = np.array([e for _, e in checked])
+        assert len(errors) >= 15 and errors.max() < 1e-9, (len(errors), errors.max())
+
+
+def _without_nk(nwk_t, nwk_s, n_t, n_s, beta, V_beta):
+    """Mutant doc-step ratio: the (n_k + V beta) factors forgotten."""
+    return (nwk_t + beta) / (nwk_s + beta)
+
+
+def test_a_wrong_ratio_fails_the_kernel_agreement_and_the_ratio_check(corpora, small,
+                                                                      monkeypatch):
+    """Teeth: with the mutant ratio patched in, the inspector's acceptance probabilities leave
+    the kernel's (summed per kind in the info record) and the ratio check misses by more than
+    1%."""
+    monkeypatch.setattr(light, "doc_step_ratio", _without_nk)
+    s = _session(corpora, "lda-light-cycle")
+    before = {k: v.copy() for k, v in s.state.items()}
+    rng = seed_state(17)
+    info = np.zeros(s.model.info_size)
+    s.model.sweep_block(before, s.corpus, rng.copy(), 0, 1, info)   # compiled: not patched
+    insp = TokenInspector(s, 0)
+    insp.rng[:] = rng
+    insp.run_document()
+    assert not np.array_equal(insp.info, info)   # the acceptance probabilities it showed
+    s = _small_session(small, "lda-light-cycle")
+    errors = [e for d in (1, 4, 7) for kind, e in _ratio_errors(s, d) if kind == "doc"]
+    assert max(errors) > 0.01, max(errors)
+
+
+# ---------------------------------------------------------------------- invariance, chi-square
+N_REPS = 20_000
+TINY = [[0, 1, 2, 1, 0], [2, 0, 1], [1, 2, 0, 0], [3, 3, 1]]
+ETA, B, W = np.array([[1.6, -1.2, 0.5]]), np.array([[1.2, -0.9, 0.7, -1.1]]), \
+    np.array([[0.8, 1.3, 0.5, 0.9]])
+INVARIANCE = {
+    "doc-alone": LDA(K=3, alpha=(0.2, 0.5, 1.0), beta=0.3, sampler="light", mh_steps=1),
+    "word-alone": LDA(K=3, alpha=(0.2, 0.5, 1.0), beta=0.3, sampler="light", mh_steps=1,
+                      composition="mixture", p_doc=1e-12),
+    "mixture": LDA(K=3, alpha=(0.2, 0.5, 1.0), beta=0.3, sampler="light", mh_steps=2,
+                   composition="mixture"),
+    "gibbs": LDA(K=3, alpha=(0.2, 0.5, 1.0), beta=0.3),
+    "exp-alone": SupervisedLDA(K=3, alpha=0.4, beta=0.3, sampler="light", mh_steps=1,
+                               composition="mixture", proposal_weights=(0, 0, 1)),
+    "supervised-cycle": SupervisedLDA(K=3, alpha=0.4, beta=0.3, sampler="light", mh_steps=3),
+    "supervised-gibbs": SupervisedLDA(K=3, alpha=0.4, beta=0.3),
+}
+
+
+def _token_after_one_step(model, seed, n_reps=N_REPS):
+    """Fix the tiny corpus's assignments (topic 0 crowded, so n_k differ); draw token 0's
+    topic from its exact conditional p n_reps times, step it once with the inspector each
+    time; return p and the topics it lands on."""
+    labels = ["a", "b", "a", "b"] if isinstance(model, SupervisedLDA) else None
+    s = Session(model, tiny_corpus(TINY, labels=labels), seed=0)
+    st = s.state
+    st["z"][:] = [0, 0, 0, 1, 0, 2, 0, 0, 0, 1, 0, 0, 2, 0, 0]
+    if labels:
+        st["eta"][...], st["b"][...], st["w"][...] = ETA, B, W
+    s.model.refresh_state(st, s.corpus)
+    p = _conditional_from_joint(s, 0)
+    starts = np.random.default_rng(seed).choice(model.K, size=n_reps, p=p)
+    insp = TokenInspector(s, 0, seed=seed)
+    out = np.empty(n_reps, np.int64)
+    for r, k in enumerate(starts):
+        old = st["z"][0]
+        for arr in (st["n_wk"][0], st["n_k"]) + ((st["n_dk"][0],) if "n_dk" in st else ()):
+            arr[old] -= 1
+            arr[k] += 1
+        st["z"][0] = k
+        insp.restart()
+        out[r] = insp.step().new_topic
+    return p, out
+
+
+@pytest.mark.parametrize("variant", list(INVARIANCE))
+def test_one_step_leaves_the_exact_conditional_invariant(variant):
+    """20,000 single-token steps started from the exact conditional end in it (p > 1e-3),
+    and the target is far from uniform (the test is informative)."""
+    p, out = _token_after_one_step(INVARIANCE[variant], seed=5)
+    gof = goodness_of_fit(out, p)
+    assert gof.pvalue > 1e-3, gof
+    assert np.abs(p - 1 / 3).max() > 0.1
+
+
+def test_chi_square_rejects_a_wrong_ratio(monkeypatch):
+    """Teeth: the same test with the mutant doc ratio rejects at p < 1e-6."""
+    monkeypatch.setattr(light, "doc_step_ratio", _without_nk)
+    p, out = _token_after_one_step(INVARIANCE["doc-alone"], seed=5)
+    gof = goodness_of_fit(out, p)
+    assert gof.pvalue < 1e-6, gof
+
+
+# ---------------------------------------------------------------------- API
+def test_frames_positions_and_passes(corpora):
+    """doc_tokens marks the next token; conditional_table has the sampler's proposals; a
+    pass ends after N_d steps and the next step starts a new one; a session run between
+    steps is noticed and the document reloaded."""
+    s = _session(corpora, "lightmedlda")
+    insp = TokenInspector(s, 2)
+    N = insp.n_tokens
+    tokens = insp.doc_tokens()
+    assert list(tokens.columns) == ["position", "token", "word", "topic", "next"]
+    assert len(tokens) == N and tokens["next"].tolist() == [True] + [False] * (N - 1)
+    assert list(s.corpus.document(2)) == tokens["word"].tolist()
+    table = insp.conditional_table()
+    assert list(table.columns) == ["topic", "exact", "proposal_doc", "proposal_word",
+                                   "proposal_exp"]
+    np.testing.assert_allclose(table.drop(columns="topic").sum(), 1.0)
+    rec = insp.step()
+    assert rec.position == 0 and insp.position == 1 and insp.doc_tokens()["next"][1]
+    assert rec.conditional_table()["exact"].equals(table["exact"])
+    assert len(rec.steps) == s.model.mh_steps and len(rec.steps_frame()) == s.model.mh_steps
+    assert "token 0 of document 2" in rec.describe()
+    s.run(1)
+    assert insp.step().reloaded
+    insp.run_document()
+    assert insp.done and insp.position == N
+    assert insp.step().position == 0 and not insp.done
+    frame = insp.steps_frame()
+    assert len(frame) == s.model.mh_steps * len(insp.records)
+    assert set(frame["kind"]) <= {"doc", "word", "exp"}
+    tidy = rec.conditional_table(tidy=True)
+    assert list(tidy.columns) == ["topic", "distribution", "probability"]
+    chart = conditional_chart(rec.conditional_table(), max_topics=3).to_dict()
+    assert len(chart["datasets"][next(iter(chart["datasets"]))]) == 3 * 4
+    insp.check_state()
+
+
+def test_gibbs_records_one_exact_draw(corpora):
+    s = _session(corpora, "medlda")
+    rec = TokenInspector(s, 1).step()
+    assert [st.kind for st in rec.steps] == ["conditional"]
+    assert rec.steps[0].acceptance == 1.0 and rec.new_topic == rec.steps[0].proposed
+    assert list(rec.conditional_table().columns) == ["topic", "exact", "proposal_conditional"]
+    assert "exact conditional" in rec.describe()
+
+
+def test_check_state_detects_inconsistent_counts(corpora):
+    s = _session(corpora, "lda-light-cycle")
+    insp = TokenInspector(s, 0)
+    insp.check_state()
+    s.state["n_k"][0] += 1
+    with pytest.raises(RuntimeError, match="n_k"):
+        insp.check_state()
+
+
+def test_refuses_aliaslda_and_bad_arguments(corpora):
+    s = Session(LDA(K=4, sampler="alias"), corpora["binary"], seed=0)
+    with pytest.raises(ValueError, match="AliasLDA.*alias"):
+        TokenInspector(s, 0)
+    s = Session(LDA(K=4), corpora["binary"], seed=0)
+    for bad in (-1, 40, 1.5, True):
+        with pytest.raises(ValueError, match="doc must be"):
+            TokenInspector(s, bad)
+    with pytest.raises(TypeError, match="Session"):
+        TokenInspector(object(), 0)
+
+
+def test_session_inspector_hook():
+    """Session.inspector(doc, seed) is a TokenInspector on that session and document."""
+    from topicsup.datasets import load_demo_corpus
+    s = Session(LDA(K=4, sampler="light"), load_demo_corpus().corpus, seed=0)
+    insp = s.inspector(doc=2, seed=5)
+    assert isinstance(insp, TokenInspector) and insp.step().doc == 2

@@ -1,0 +1,722 @@
+"""Token inspector: resample one document of a live Session one token at a time, and show
+what the sampler does with each token (for teaching MCMC for topic models).
+
+For every token it reports the exact conditional p(k | rest) (MATH.md sec. 2) next to each
+proposal distribution q(k), and each Metropolis-Hastings step of the light samplers: the
+proposal kind drawn, the current topic s, the proposed t, the ratio
+p(t) q(s | t) / (p(s) q(t | s)), the acceptance probability min(1, ratio), the uniform and the
+decision. Gibbs samplers draw from the exact conditional: one "step" with acceptance 1.
+
+Why the numbers are the sweep's own. A token is resampled with the kernels' functions:
+the proposal draws (``light.draw_doc_proposal`` ...), the acceptance arithmetic
+(``light.doc_step_ratio`` ... ``light.accepts``) and the supervised bookkeeping
+(``kernels.supervised``) are the very ones ``light_sweep`` inlines, and the Gibbs conditional
+is summed with ``gibbs.conditional_weight``. Only the loop over MH steps is written out here,
+in Python, so it can record every step. The random stream is read exactly as the sweep reads
+it (each token's uniforms drawn ``light.LEAD`` tokens ahead, the stale word tables' own
+draws in between), so stepping a whole document from the same generator state gives the
+sweep's chain, bit for bit: ``tests/test_inspector.py`` checks it for every sampler. The
+exact conditional and the proposal distributions shown are computed separately, in plain
+numpy from ``z`` (``exact_conditional`` ...), and the tests check the kernel's ratios
+against them.
+
+Random numbers. The inspector draws from its own xoshiro stream (``seed``), not from the
+session's: a document is inspected out of the sweep's order, so reading the session's stream
+would silently turn the session's chain into another one, while the user only asked to look
+at one document. Its moves are still moves of the chain (each leaves the posterior
+invariant), so ``session.run(...)`` continues from the inspected state. Set ``rng`` to a copy
+of any generator state to replay a sweep exactly.
+
+Settings (``mh_steps``, ``composition``, proposal weights) are read from ``session.model``
+when a pass over the document starts, as a sweep reads them per block. If the session
+samples between two steps, the document's bookkeeping is reloaded from the new state at the
+next step (``TokenStep.reloaded``).
+"""
+
+from __future__ import annotations
+
+import colorsys
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .kernels import gibbs, info as info_layout, light, supervised, word_tables
+from .kernels.alias import alias_from_uniform
+from .kernels.counts import move_token
+from .kernels.rng import seed_state, uniform
+from .models import COMPOSITIONS
+
+# the inspector's random stream: far from the Session's stream 0 and the tests' small ones
+INSPECTOR_STREAM = 0x5EC7
+
+STEP_COLUMNS = ["step", "kind", "current", "proposed", "ratio", "acceptance", "u", "accepted",
+                "table_rebuilt"]
+SAMPLER_NAMES = {"gibbs": "exact collapsed Gibbs", "light": "LightLDA MH proposals"}
+
+
+# ---------------------------------------------------------------------- the distributions
+# Plain numpy from the counts, independent of the kernels' bookkeeping: what the inspector
+# shows as "exact", and what the tests check the kernels' ratios against.
+
+def supervised_g(eta_kt: np.ndarray, b_d: np.ndarray, w_d: np.ndarray, r_d: np.ndarray,
+                 n_kd: np.ndarray, N_d: int) -> np.ndarray:
+    """g_d(k) for every k (MATH.md sec. 1) with the token removed: ``n_kd`` are the other
+    tokens' counts, ``eta_kt`` (K, T), ``b_d``, ``w_d``, ``r_d`` the document's (T,) columns."""
+    m = eta_kt.T @ n_kd                       # m_dt^-di
+    return (eta_kt * (b_d / N_d)).sum(axis=1) - \
+        (w_d * (eta_kt ** 2 + 2 * eta_kt * (m + N_d * r_d))).sum(axis=1) / (2.0 * N_d ** 2)
+
+
+def exp_proposal(eta_kt: np.ndarray, b_d: np.ndarray, w_d: np.ndarray, N_d: int) -> np.ndarray:
+    """q_e(k) ∝ exp(A_d(k)), A_d(k) = sum_t b_td eta_kt / N_d - w_td eta_kt^2 / (2 N_d^2): the
+    part of g_d free of the assignments (``kernels.supervised.build_exp_table``)."""
+    A = (eta_kt * (b_d / N_d)).sum(axis=1) - (w_d * eta_kt ** 2).sum(axis=1) / (2.0 * N_d ** 2)
+    return _normalize_log(A)
+
+
+def exact_conditional(n_kd: np.ndarray, n_kw: np.ndarray, n_k: np.ndarray, alpha: np.ndarray,
+                      beta: float, V: int, g: np.ndarray | None = None) -> np.ndarray:
+    """p(z_i = k | rest) ∝ (n_kd + alpha_k)(n_kw + beta)/(n_k + V beta) exp(g_d(k)), every count
+    without token i (MATH.md sec. 2); normalised."""
+    logp = np.log(n_kd + alpha) + np.log(n_kw + beta) - np.log(n_k + V * beta)
+    return _normalize_log(logp if g is None else logp + g)
+
+
+def doc_proposal(n_kd: np.ndarray, alpha: np.ndarray, s: int) -> np.ndarray:
+    """q_d(k | s) ∝ n_kd + alpha_k + [k = s]: a random token of the document (token i at its
+    current state s) or alpha (``light.draw_doc_proposal``)."""
+    q = n_kd + alpha
+    q[s] += 1
+    return q / q.sum()
+
+
+def word_proposal(n_kw: np.ndarray, beta: float, s: int) -> np.ndarray:
+    """Exact q_w(k | s) ∝ n_kw + beta + [k = s]: a random occurrence of the word (token i at
+    s) or a uniform topic (``light.draw_word_proposal``)."""
+    q = n_kw + beta
+    q[s] += 1
+    return q / q.sum()
+
+
+def _normalize_log(logp: np.ndarray) -> np.ndarray:
+    p = np.exp(logp - logp.max())
+    return p / p.sum()
+
+
+# ---------------------------------------------------------------------- records
+
+@dataclass(frozen=True)
+class MHStep:
+    """One Metropolis-Hastings step of a token (or the Gibbs draw, ``kind="conditional"``).
+
+    Attributes
+    ----------
+    kind : str
+        ``"doc"``, ``"word"``, ``"exp"`` or ``"conditional"`` (Gibbs).
+    current, proposed : int
+        The topic s the step moved from and the proposed topic t (Gibbs: the old and the drawn
+        topic).
+    ratio : float
+        p(t) q(s | t) / (p(s) q(t | s)) as the kernel computed it; 1 when t = s and for Gibbs.
+    acceptance : float
+        min(1, ratio).
+    u : float
+        The acceptance uniform (Gibbs: the uniform of the inverse-cdf draw).
+    accepted : bool
+    proposal : ndarray
+        The distribution t was drawn from, q(. | s) (Gibbs: the conditional the kernel summed).
+    table_rebuilt : bool
+        Stale word proposal: the word's table was rebuilt from the current counts for this
+        step.
+    """
+
+    kind: str
+    current: int
+    proposed: int
+    ratio: float
+    acceptance: float
+    u: float
+    accepted: bool
+    proposal: np.ndarray = field(repr=False)
+    table_rebuilt: bool = False
+
+    @property
+    def moved(self) -> bool:
+        return self.accepted and self.proposed != self.current
+
+    def describe(self) -> str:
+        """The step in words."""
+        if self.kind == "conditional":
+            return (f"drew topic {self.proposed} from the exact conditional "
+                    f"(p = {self.proposal[self.proposed]:.3g}) with u = {self.u:.3g}")
+        table = " (its table rebuilt first)" if self.table_rebuilt else ""
+        article = "an" if self.kind == "exp" else "a"
+        head = f"drew {article} {self.kind} proposal{table} t = {self.proposed}"
+        if self.proposed == self.current:
+            return f"{head}, its current topic: nothing to decide"
+        verdict = "accepted" if self.accepted else "rejected"
+        return (f"{head}, acceptance probability min(1, {self.ratio:.3g}) = "
+                f"{self.acceptance:.3g}, u = {self.u:.3g} -> {verdict}")
+
+
+@dataclass(frozen=True)
+class TokenStep:
+    """What resampling one token did, with the distributions it was resampled from.
+
+    Attributes
+    ----------
+    doc, position, token : int
+        The document, the token's position in it and its index in the corpus.
+    word : str
+    word_id : int
+    old_topic, new_topic : int
+    sampler : str
+        ``"light"`` or ``"gibbs"``.
+    steps : tuple of MHStep
+        The token's MH steps in order (one for Gibbs).
+    exact : ndarray
+        p(k | rest) with the token removed, computed from ``z`` in numpy (``exact_conditional``).
+    proposals : dict of str to ndarray
+        Each proposal distribution of the sampler at the token's old topic (``proposal_doc``
+        ...); Gibbs: ``{"conditional": the kernel's conditional}``.
+    reloaded : bool
+        The session sampled since the inspector's previous step, so the document was reloaded
+        from the new state first.
+    """
+
+    doc: int
+    position: int
+    token: int
+    word: str
+    word_id: int
+    old_topic: int
+    new_topic: int
+    sampler: str
+    steps: tuple[MHStep, ...]
+    exact: np.ndarray = field(repr=False)
+    proposals: dict[str, np.ndarray] = field(repr=False)
+    reloaded: bool = False
+
+    def conditional_table(self, tidy: bool = False) -> pd.DataFrame:
+        """One row per topic: ``topic``, ``exact`` and one ``proposal_<kind>`` column per
+        proposal (at the old topic); ``tidy=True`` gives (topic, distribution, probability)
+        rows for a chart."""
+        return _conditional_frame(self.exact, self.proposals, tidy)
+
+    def steps_frame(self) -> pd.DataFrame:
+        """One row per MH step: ``step``, ``kind``, ``current``, ``proposed``, ``ratio``,
+        ``acceptance``, ``u``, ``accepted``, ``table_rebuilt``."""
+        return pd.DataFrame(
+            [{"step": n + 1, "kind": st.kind, "current": st.current, "proposed": st.proposed,
+              "ratio": st.ratio, "acceptance": st.acceptance, "u": st.u,
+              "accepted": st.accepted, "table_rebuilt": st.table_rebuilt}
+             for n, st in enumerate(self.steps)], columns=STEP_COLUMNS)
+
+    def describe(self) -> str:
+        """The token's resampling in words, one line per step."""
+        head = (f"token {self.position} of document {self.doc}, {self.word!r}, at topic "
+                f"{self.old_topic}")
+        note = " (the session sampled meanwhile: document reloaded)" if self.reloaded else ""
+        if self.sampler == "gibbs":
+            lines = [f"{head}{note}: {self.steps[0].describe()}."]
+        else:
+            lines = [f"{head}{note}:"] + [f"  step {n + 1}: {st.describe()}."
+                                          for n, st in enumerate(self.steps)]
+        lines.append(f"  now at topic {self.new_topic} "
+                     f"(exact p = {self.exact[self.new_topic]:.3g}).")
+        return "\n".join(lines)
+
+
+def _conditional_frame(exact: np.ndarray, proposals: dict[str, np.ndarray],
+                       tidy: bool) -> pd.DataFrame:
+    df = pd.DataFrame({"topic": np.arange(len(exact)), "exact": exact,
+                       **{f"proposal_{k}": q for k, q in proposals.items()}})
+    if not tidy:
+        return df
+    return df.melt(id_vars="topic", var_name="distribution", value_name="probability")
+
+
+# ---------------------------------------------------------------------- the inspector
+
+@dataclass
+class _Pass:
+    """One pass over the document: the settings read at its start and the per-document
+    arrays the sweep would keep in its locals."""
+
+    model: Any
+    position: int = 0
+    ndk: np.ndarray | None = None        # light: the document's n_kd row
+    A: np.ndarray | None = None
+    c: np.ndarray | None = None
+    v: np.ndarray | None = None
+    exp_prob: np.ndarray | None = None
+    exp_alias: np.ndarray | None = None
+    U: np.ndarray | None = None          # light: uniforms, rows j % light.RING
+    kinds: np.ndarray | None = None
+    seen: tuple[np.ndarray, ...] = ()    # the state the bookkeeping was derived from
+
+
+class TokenInspector:
+    """Step through one document of a live session token by token, as its sampler would.
+
+    Parameters
+    ----------
+    session : Session
+        A session whose model samples topics with ``sampler="gibbs"`` (``LDA``, ``MedLDA``) or
+        ``"light"`` (``LDA(sampler="light")``, ``LightMedLDA``). AliasLDA (``"alias"``) is
+        not supported.
+    doc : int
+        The document (row of ``session.corpus``).
+    seed : int
+        Seed of the inspector's own random stream (see the module docstring).
+
+    Attributes
+    ----------
+    rng : ndarray
+        The inspector's xoshiro state; assign a copy of another generator's state to replay
+        it (the tests replay a sweep's).
+    records : list of TokenStep
+        Every step made, in order.
+    info : ndarray
+        The kernels' info record (``kernels.info``) for the inspector's steps: proposals,
+        acceptances and summed acceptance probabilities per kind, tokens, changes.
+
+    Examples
+    --------
+    >>> insp = TokenInspector(session, doc=3)          # doctest: +SKIP
+    >>> rec = insp.step(); print(rec.describe())       # doctest: +SKIP
+    >>> rec.conditional_table()                        # doctest: +SKIP
+    >>> insp.run_document(); session.run(10)           # doctest: +SKIP
+    """
+
+    def __init__(self, session: Any, doc: int = 0, *, seed: int = 0) -> None:
+        for name in ("state", "corpus", "model", "_lock"):
+            if not hasattr(session, name):
+                raise TypeError(f"session must be a topicsup Session, got "
+                                f"{type(session).__name__}")
+        sampler = getattr(session.model, "sampler", None)
+        if sampler == "alias":
+            raise ValueError("TokenInspector supports the 'gibbs' and 'light' topic samplers; "
+                             "AliasLDA (sampler='alias') is not supported yet: use "
+                             "LDA(sampler='light') or LDA(sampler='gibbs') to inspect tokens")
+        if sampler not in SAMPLER_NAMES:
+            raise ValueError(f"TokenInspector needs a model with sampler 'gibbs' or 'light', "
+                             f"got {type(session.model).__name__} with sampler {sampler!r}")
+        corpus = session.corpus
+        if isinstance(doc, bool) or not isinstance(doc, (int, np.integer)) \
+                or not 0 <= doc < corpus.n_docs:
+            raise ValueError(f"doc must be a document index in 0..{corpus.n_docs - 1}, got "
+                             f"{doc!r}")
+        self.session = session
+        self.doc = int(doc)
+        self.p0, self.p1 = int(corpus.doc_ptr[doc]), int(corpus.doc_ptr[doc + 1])
+        if self.p1 == self.p0:
+            raise ValueError(f"document {doc} has no tokens to inspect")
+        self.rng = seed_state(seed, stream=INSPECTOR_STREAM)
+        self.records: list[TokenStep] = []
+        self.info = np.zeros(info_layout.size(len(session.model.proposal_kinds)))
+        self._pass: _Pass | None = None
+
+    # ------------------------------------------------------------------ position
+    @property
+    def n_tokens(self) -> int:
+        """Tokens in the document."""
+        return self.p1 - self.p0
+
+    @property
+    def position(self) -> int:
+        """Position of the next token to step (``n_tokens`` once a pass is finished)."""
+        return 0 if self._pass is None else self._pass.position
+
+    @property
+    def done(self) -> bool:
+        """Whether the current pass has stepped every token; the next step starts a new
+        pass."""
+        return self._pass is not None and self._pass.position == self.n_tokens
+
+    @property
+    def last(self) -> TokenStep | None:
+        """The latest step's record."""
+        return self.records[-1] if self.records else None
+
+    @property
+    def sampler(self) -> str:
+        """The session model's topic sampler, ``"light"`` or ``"gibbs"``."""
+        return self.session.model.sampler
+
+    def __repr__(self) -> str:
+        return (f"TokenInspector(doc={self.doc}, token {self.position} of {self.n_tokens}, "
+                f"{type(self.session.model).__name__} sampler={self.sampler!r}, "
+                f"{len(self.records)} steps made)")
+
+    # ------------------------------------------------------------------ stepping
+    def step(self) -> TokenStep:
+        """Resample the next token of the document as the model's sampler would; return what
+        happened. After the last token the next call starts a new pass (as the next sweep
+        would)."""
+        with self.session._lock:
+            if self._pass is None or self.done:
+                self._begin_pass()
+            reloaded = self._sync()
+            p = self._pass
+            i = self.p0 + p.position
+            if p.model.sampler == "light":
+                rec = self._light_token(i, reloaded)
+            else:
+                rec = self._gibbs_token(i, reloaded)
+            p.position += 1
+            self._remember_state()
+            self.info[info_layout.TOKENS] += 1
+            self.info[info_layout.CHANGED] += rec.new_topic != rec.old_topic
+        self.records.append(rec)
+        return rec
+
+    def run_document(self) -> list[TokenStep]:
+        """Step the remaining tokens of the current pass (a whole new pass when it is finished
+        or not started); return their records."""
+        if self.done:
+            self._pass = None
+        out = [self.step()]
+        while not self.done:
+            out.append(self.step())
+        return out
+
+    def restart(self) -> None:
+        """Abandon the current pass: the next step starts a new one at the first token."""
+        self._pass = None
+
+    def _begin_pass(self) -> None:
+        """Read the settings and load the document, as ``light_sweep`` / ``gibbs_sweep`` do
+        at a document's start; draw the first ``LEAD`` tokens' uniforms (light)."""
+        model = self.session.model
+        K = model.K
+        T = self.session.state["eta_kt"].shape[1]
+        p = _Pass(model=model, A=np.zeros(K), c=np.zeros((3, T)), v=np.zeros(T))
+        if model.sampler == "light":
+            p.ndk = np.zeros(K, np.int32)
+            p.exp_prob, p.exp_alias = np.zeros(K), np.zeros(K, np.int32)
+            mh = model.mh_steps
+            p.U = np.empty((light.RING, 3 * mh))
+            p.kinds = np.empty((light.RING, mh), np.int64)
+        self._pass = p
+        self._load_document()
+        if model.sampler == "light":
+            for j in range(self.p0, min(self.p0 + light.LEAD, self.p1)):
+                self._draw_uniforms(j)
+
+    def _draw_uniforms(self, j: int) -> None:
+        p = self._pass
+        m = p.model
+        light._draw_token(p.U[j % light.RING], p.kinds[j % light.RING],
+                          _composition(m), len(m.proposal_kinds), m.kind_cumulative, self.rng)
+
+    def _load_document(self) -> None:
+        """The per-document bookkeeping from the current state: n_kd (light), A_d and the
+        coupling c (supervised), the exp table."""
+        st, p, m = self.session.state, self._pass, self._pass.model
+        if m.sampler == "light":
+            p.ndk[:] = 0
+            light.load_document(self.doc, self.p0, self.p1, st["z"], p.ndk, st["eta_kt"],
+                                st["b"], st["w"], st["r"], p.A, p.c,
+                                light.uses_exp_table(len(m.proposal_kinds), _composition(m),
+                                                     m.kind_cumulative),
+                                np.zeros(m.K), p.exp_prob, p.exp_alias,
+                                np.zeros(m.K, np.int32))
+        elif st["eta_kt"].shape[1] > 0:
+            supervised.load_doc(st["eta_kt"], st["b"], st["w"], st["r"], self.doc, st["z"],
+                                self.p0, self.p1, p.A, p.c)
+        self._remember_state()
+
+    def _remember_state(self) -> None:
+        st, d = self.session.state, self.doc
+        self._pass.seen = (st["z"][self.p0:self.p1].copy(), st["eta_kt"].copy(),
+                           st["b"][:, d].copy(), st["w"][:, d].copy(), st["r"][:, d].copy())
+
+    def _sync(self) -> bool:
+        """Reload the document if the session changed it (or its weights) since the last
+        step; return whether it did."""
+        st, d = self.session.state, self.doc
+        now = (st["z"][self.p0:self.p1], st["eta_kt"], st["b"][:, d], st["w"][:, d],
+               st["r"][:, d])
+        if all(np.array_equal(a, b) for a, b in zip(now, self._pass.seen)):
+            return False
+        self._load_document()
+        return True
+
+    # ------------------------------------------------------------------ the distributions now
+    def _without_token(self, i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """(n_kd, n_kw, n_k) without token i, from ``z`` and the topic counts, and its topic."""
+        st = self.session.state
+        K = self._model().K
+        s = int(st["z"][i])
+        n_kd = np.bincount(st["z"][self.p0:self.p1], minlength=K).astype(np.float64)
+        n_kw = st["n_wk"][self.session.corpus.words[i]].astype(np.float64)
+        n_k = st["n_k"].astype(np.float64)
+        for n in (n_kd, n_kw, n_k):
+            n[s] -= 1
+        return n_kd, n_kw, n_k, s
+
+    def _model(self) -> Any:
+        return self._pass.model if self._pass is not None else self.session.model
+
+    def _distributions(self, i: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """The exact conditional of token i and each proposal at its current topic."""
+        st, m, corpus = self.session.state, self._model(), self.session.corpus
+        n_kd, n_kw, n_k, s = self._without_token(i)
+        alpha = m.alpha_vector
+        g = None
+        T = st["eta_kt"].shape[1]
+        if T:
+            d = self.doc
+            g = supervised_g(st["eta_kt"], st["b"][:, d], st["w"][:, d], st["r"][:, d], n_kd,
+                             self.n_tokens)
+        exact = exact_conditional(n_kd, n_kw, n_k, alpha, m.beta, corpus.n_words, g)
+        if m.sampler == "gibbs":
+            return exact, {"conditional": self._gibbs_conditional(n_kd, n_kw, n_k, g)[0]}
+        w = int(corpus.words[i])
+        out = {"doc": doc_proposal(n_kd, alpha, s)}
+        if m.word_proposal == "stale":
+            out["word"] = self._stale_table(w, n_kw, n_k)
+        else:
+            out["word"] = word_proposal(n_kw, m.beta, s)
+        if T and "exp" in m.proposal_kinds:
+            out["exp"] = exp_proposal(st["eta_kt"], st["b"][:, self.doc], st["w"][:, self.doc],
+                                      self.n_tokens)
+        return exact, out
+
+    def _stale_table(self, w: int, n_kw: np.ndarray, n_k: np.ndarray) -> np.ndarray:
+        """The stale word proposal the token's next word step draws from: the word's stored
+        table, or (its supply used up) the one ``word_tables.ensure`` will build from the
+        counts without the token."""
+        st, m = self.session.state, self._model()
+        if st["wt_used"][w] < m.K:
+            q = st["wt_q"][w].copy()
+        else:
+            q = (n_kw + m.beta) / (n_k + self.session.corpus.n_words * m.beta)
+        return q / q.sum()
+
+    def conditional_table(self, tidy: bool = False) -> pd.DataFrame:
+        """For the next token to step (the first of a new pass once one is finished): one row
+        per topic with ``exact`` and one ``proposal_<kind>`` column per proposal of the
+        sampler at the token's current topic. ``tidy=True``: (topic, distribution,
+        probability) rows."""
+        with self.session._lock:
+            exact, proposals = self._distributions(self.p0 + self.position % self.n_tokens)
+        return _conditional_frame(exact, proposals, tidy)
+
+    def doc_tokens(self) -> pd.DataFrame:
+        """The document's tokens with their current topics: ``position``, ``token`` (index in
+        the corpus), ``word``, ``topic`` and ``next`` (the token the next step resamples)."""
+        corpus = self.session.corpus
+        with self.session._lock:
+            topics = self.session.state["z"][self.p0:self.p1].copy()
+        ids = corpus.words[self.p0:self.p1]
+        vocab = np.asarray(corpus.vocabulary, dtype=object)
+        pos = np.arange(self.n_tokens)
+        return pd.DataFrame({"position": pos, "token": pos + self.p0, "word": vocab[ids],
+                             "topic": topics.astype(np.int64),
+                             "next": pos == self.position % self.n_tokens})
+
+    def steps_frame(self) -> pd.DataFrame:
+        """Every MH step made so far, one row each, with the token's ``record`` number,
+        ``position`` and ``word`` (see ``TokenStep.steps_frame``)."""
+        frames = []
+        for n, rec in enumerate(self.records):
+            f = rec.steps_frame()
+            f.insert(0, "word", rec.word)
+            f.insert(0, "position", rec.position)
+            f.insert(0, "record", n)
+            frames.append(f)
+        if not frames:
+            return pd.DataFrame(columns=["record", "position", "word"] + STEP_COLUMNS)
+        return pd.concat(frames, ignore_index=True)
+
+    # ------------------------------------------------------------------ one token, light
+    def _light_token(self, i: int, reloaded: bool) -> TokenStep:
+        """``light_sweep``'s token body, step by step: the same draws, the same ratios (the
+        kernel's functions), each step recorded."""
+        st, p, m, corpus = self.session.state, self._pass, self._pass.model, self.session.corpus
+        j = i + light.LEAD
+        if j < self.p1:
+            self._draw_uniforms(j)
+        exact, proposals = self._distributions(i)
+        n_kd = np.bincount(st["z"][self.p0:self.p1], minlength=m.K).astype(np.float64)
+        z, n_k, ndk = st["z"], st["n_k"], p.ndk
+        word = int(corpus.words[i])
+        nwk = st["n_wk"][word]
+        K, T, beta = m.K, st["eta_kt"].shape[1], m.beta
+        V_beta = beta * corpus.n_words
+        alpha = m.alpha_vector
+        alpha_sum = 0.0
+        for a_k in alpha:  # in the kernel's order, so the sum has the kernel's bits
+            alpha_sum += a_k
+        stale = m.word_proposal == "stale"
+        u_i, kinds_i = p.U[i % light.RING], p.kinds[i % light.RING]
+        eta_kt, A, v = st["eta_kt"], p.A, p.v
+        old = int(z[i])
+        ndk[old] -= 1
+        nwk[old] -= 1
+        n_k[old] -= 1
+        n_kd[old] -= 1
+        g_s = 0.0
+        if T > 0:
+            supervised.token_coupling(eta_kt, p.c, old, v)
+            g_s = supervised.g_value(A, eta_kt, v, old)
+        s = old
+        steps = []
+        for step in range(m.mh_steps):
+            kind = int(kinds_i[step])
+            u01, u_acc = u_i[3 * step + 1], u_i[3 * step + 2]
+            rebuilt = False
+            if kind == light.DOC:
+                q = doc_proposal(n_kd.copy(), alpha, s)
+                t = light.draw_doc_proposal(z, self.p0, self.n_tokens, alpha_sum,
+                                            st["alpha_prob"], st["alpha_alias"],
+                                            not isinstance(m.alpha, tuple), u01)
+            elif kind == light.WORD and not stale:
+                q = word_proposal(nwk.astype(np.float64), beta, s)
+                t = light.draw_word_proposal(z, st["word_ptr"], st["word_tok"], word, K, beta,
+                                             u01)
+            elif kind == light.WORD:
+                rebuilt = bool(st["wt_used"][word] >= K)   # ensure rebuilds exactly then
+                word_tables.ensure(word, nwk, n_k, st["ones"], beta, V_beta, st["wt_samples"],
+                                   st["wt_q"], st["wt_mass"], st["wt_used"], st["al_prob"],
+                                   st["al_alias"], st["al_work"], self.rng)
+                q = st["wt_q"][word] / st["wt_q"][word].sum()
+                t = word_tables.next_sample(word, st["wt_samples"], st["wt_used"])
+            else:
+                q = proposals["exp"]
+                t = alias_from_uniform(p.exp_prob, p.exp_alias, u01)
+            t = int(t)
+            if t == s:
+                steps.append(self._mh_record(kind, s, t, 1.0, u_acc, True, q, rebuilt))
+                continue
+            if kind == light.DOC:
+                a = light.doc_step_ratio(nwk[t], nwk[s], n_k[t], n_k[s], beta, V_beta)
+            elif kind == light.WORD and not stale:
+                a = light.word_step_ratio(ndk[t], ndk[s], alpha[t], alpha[s], n_k[t], n_k[s],
+                                          V_beta)
+            else:
+                q_t, q_s = (st["wt_q"][word, t], st["wt_q"][word, s]) if kind == light.WORD \
+                    else (1.0, 1.0)
+                a = light.table_step_ratio(ndk[t], ndk[s], alpha[t], alpha[s], nwk[t], nwk[s],
+                                           n_k[t], n_k[s], beta, V_beta, q_t, q_s)
+            g_t = 0.0
+            if T > 0:
+                g_t = supervised.g_value(A, eta_kt, v, t)
+                a *= light.supervised_step_factor(kind, g_t, g_s, A[t], A[s])
+            accepted = bool(light.accepts(a, u_acc))
+            steps.append(self._mh_record(kind, s, t, a, u_acc, accepted, q, rebuilt))
+            if accepted:
+                s, g_s = t, g_t
+                z[i] = s   # doc and word proposals must see token i at its current state
+        z[i] = s
+        ndk[s] += 1
+        nwk[s] += 1
+        n_k[s] += 1
+        if s != old and T > 0:
+            supervised.move(eta_kt, p.c, old, s)
+        return self._token_record(i, old, s, tuple(steps), exact, proposals, reloaded)
+
+    def _mh_record(self, kind: int, s: int, t: int, a: float, u: float, accepted: bool,
+                   q: np.ndarray, rebuilt: bool) -> MHStep:
+        prob = min(a, 1.0)
+        info_layout.record_mh(self.info, kind, prob, accepted)
+        return MHStep(light.SUPERVISED_KINDS[kind], s, t, float(a), float(prob), float(u),
+                      accepted, q, rebuilt)
+
+    def _token_record(self, i: int, old: int, new: int, steps: tuple[MHStep, ...],
+                      exact: np.ndarray, proposals: dict[str, np.ndarray],
+                      reloaded: bool) -> TokenStep:
+        corpus = self.session.corpus
+        w = int(corpus.words[i])
+        return TokenStep(self.doc, i - self.p0, i, corpus.vocabulary[w], w, old, int(new),
+                         self._pass.model.sampler, steps, exact, proposals, reloaded)
+
+    # ------------------------------------------------------------------ one token, Gibbs
+    def _gibbs_conditional(self, n_kd: np.ndarray, n_kw: np.ndarray, n_k: np.ndarray,
+                           g: np.ndarray | None) -> tuple[np.ndarray, float, np.ndarray]:
+        """The conditional as ``gibbs_sweep`` sums it (``gibbs.conditional_weight``, the
+        supervised factor exp(g - max g)): (normalised, total, running sums)."""
+        m = self._model()
+        alpha = m.alpha_vector
+        V_beta = m.beta * self.session.corpus.n_words
+        top = -math.inf if g is None else max(g)
+        cum = np.empty(m.K)
+        total = 0.0
+        for k in range(m.K):
+            term = gibbs.conditional_weight(n_kd[k], alpha[k], n_kw[k], m.beta,
+                                            1.0 / (n_k[k] + V_beta))
+            if g is not None:
+                term *= math.exp(g[k] - top)
+            total += term
+            cum[k] = total
+        return np.diff(cum, prepend=0.0) / total, total, cum
+
+    def _gibbs_token(self, i: int, reloaded: bool) -> TokenStep:
+        """``gibbs_sweep``'s token body: remove the token, sum the conditional, draw by
+        inverse cdf with one uniform, add it back."""
+        st, p, corpus = self.session.state, self._pass, self.session.corpus
+        exact, _ = self._distributions(i)
+        word = int(corpus.words[i])
+        nwk, n_k, ndk = st["n_wk"][word], st["n_k"], st["n_dk"][self.doc]
+        eta_kt = st["eta_kt"]
+        T = eta_kt.shape[1]
+        old = int(st["z"][i])
+        move_token(ndk, nwk, n_k, old, -1)
+        g = None
+        if T > 0:
+            # the kernel's bookkept g_d(k), so the conditional has the kernel's bits
+            supervised.token_coupling(eta_kt, p.c, old, p.v)
+            g = np.array([supervised.g_value(p.A, eta_kt, p.v, k) for k in range(p.model.K)])
+        q, total, cum = self._gibbs_conditional(ndk, nwk, n_k, g)
+        u = uniform(self.rng)
+        new = int(gibbs.search_cumulative(cum, p.model.K, u * total))
+        st["z"][i] = new
+        move_token(ndk, nwk, n_k, new, 1)
+        if new != old and T > 0:
+            supervised.move(eta_kt, p.c, old, new)
+        step = MHStep("conditional", old, new, 1.0, 1.0, float(u), True, q)
+        return self._token_record(i, old, new, (step,), exact, {"conditional": q}, reloaded)
+
+    # ------------------------------------------------------------------ checks
+    def check_state(self) -> None:
+        """Raise ``RuntimeError`` unless the session's state is what the model rebuilds from
+        its saved arrays (``validate_state``, then ``refresh_state`` on a copy): counts equal
+        to those of ``z``, the light sampler's document row cleared, the weights' kernel view
+        current. ``session.run`` may continue after the inspector exactly when this passes."""
+        s = self.session
+        with s._lock:
+            st, model = s.state, s.model
+            model.validate_state(st, s.corpus)
+            fresh = model.allocate_state(s.corpus)
+            for k in model.saved_state:
+                fresh[k][...] = st[k]
+            model.refresh_state(fresh, s.corpus)
+            for k in ("n_wk", "n_k", "n_dk", "eta_kt", "r"):
+                if k in st and not np.array_equal(st[k], fresh[k]):
+                    raise RuntimeError(f"session state {k!r} is not what the model rebuilds "
+                                       f"from z and the weights")
+            if "ndk_row" in st and st["ndk_row"].any():
+                raise RuntimeError("the light sampler's document row ndk_row is not cleared")
+
+
+def _composition(model: Any) -> int:
+    return COMPOSITIONS[model.composition]
+
+
+# ---------------------------------------------------------------------- presentation
+
+def topic_colours(K: int) -> list[str]:
+    """K distinct light background colours (hex), one per topic, readable under black text:
+    hues a golden angle apart, two lightness levels alternating."""
+    out = []
+    for k in range(K):
+        h = (k * 0.381966) % 1.0
+        light_level = 0.80 if k % 2 == 0 else 0.70
+        r, g, b = colorsys.hls_to_rgb(h, light_level, 0.65)
+        out.append(f"#{int(r * 255):02x}{int(g * 255):02x}{int(b * 255):02x}")
+    return out
