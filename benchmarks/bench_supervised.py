@@ -10,7 +10,9 @@ Run from the repository root with the project's virtualenv active::
 Tasks (topicsup's default preprocessing, vocabulary built on the training posts):
 
 * ``binary``: alt.atheism vs talk.religion.misc (856 train / 569 test posts), K in
-  {10, 20, 50, 100}; methods ``light`` (LightMedLDA), ``gibbs`` (Gibbs MedLDA), ``tomotopy``.
+  {10, 20, 50, 100}; methods ``light`` (LightMedLDA), ``light-cycle`` (its proposals in turn),
+  ``light-cycle-chol`` (and full-Gaussian Cholesky weights instead of coordinate Gibbs),
+  ``gibbs`` (Gibbs MedLDA), ``tomotopy``.
 * ``multiclass``: all 20 newsgroups, K in {20, 50, 100, 200, 400}; methods ``light-mt`` and
   ``gibbs-mt`` (one model, 20 classifiers on shared topics, argmax rule; ``light-mt-cycle``
   composes the proposals in turn instead of the paper's mixture), ``light-ovr`` and
@@ -58,7 +60,8 @@ from topicsup.models import LightMedLDA, MedLDA  # noqa: E402
 from topicsup.newsgroups import load_20newsgroups, load_20newsgroups_binary  # noqa: E402
 from topicsup.session import Session  # noqa: E402
 
-GRID = {"binary": ((10, 20, 50, 100), ("light", "gibbs", "tomotopy")),
+GRID = {"binary": ((10, 20, 50, 100), ("light", "light-cycle", "light-cycle-chol", "gibbs",
+                                       "tomotopy")),
         "multiclass": ((20, 50, 100, 200, 400),
                        ("light-mt", "light-mt-cycle", "gibbs-mt", "light-ovr", "gibbs-ovr",
                         "tomotopy"))}
@@ -77,7 +80,9 @@ def run_topicsup(method: str, task: str, train, test, K: int, seed: int, sweeps:
                  snapshots: int = 1) -> tuple[dict, list[dict]]:
     binary = task == "binary"
     Model = LightMedLDA if method.startswith("light") else MedLDA
-    kw = {"composition": "cycle"} if method.endswith("-cycle") else {}
+    kw = {"composition": "cycle"} if "-cycle" in method else {}
+    if method.endswith("-chol"):   # exact Cholesky weights instead of coordinate Gibbs
+        kw["weight_sampler"] = "cholesky"
     model = Model(K=K, lam=LAM[task], nu=NU, alpha=alpha, beta=BETA, burn_in=sweeps // 2,
                   **kw)
     if "ovr" in method:
@@ -188,7 +193,8 @@ def markdown(runs: pd.DataFrame, curves: pd.DataFrame, meta: dict) -> str:
     # time for light and Gibbs (multi-task) to reach the accuracy both reach, per K and seed
     rows = []
     for (task, K, seed), c in curves.groupby(["task", "K", "seed"]):
-        pair = [("light", "gibbs")] if task == "binary" else \
+        pair = [(m, "gibbs") for m in ("light", "light-cycle", "light-cycle-chol")] \
+            if task == "binary" else \
             [("light-mt", "gibbs-mt"), ("light-mt-cycle", "gibbs-mt")]
         for light, gibbs in pair:
             a, b = c[c["method"] == light], c[c["method"] == gibbs]
