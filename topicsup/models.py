@@ -375,6 +375,10 @@ class SupervisedLDA(LDA):
         23-24).
     S_gibbs : int
         Coordinate passes per sweep.
+    weight_shift : bool
+        End each coordinate pass with an exact joint draw of a common shift of all topic
+        weights (a per-task bias the coordinates move slowly; ``kernels.weights``). Off by
+        default, as in the paper.
     proposal_weights : tuple of 3 floats, optional
         Light sampler with ``composition="mixture"``: probabilities of the doc, word and exp
         proposals at each MH step (default equal). A zero switches a proposal off.
@@ -386,7 +390,7 @@ class SupervisedLDA(LDA):
     the scores over topic snapshots (``topic_snapshot``) kept during the last sweeps.
     """
 
-    live_params = LDA.live_params + ("proposal_weights", "S_gibbs")
+    live_params = LDA.live_params + ("proposal_weights", "S_gibbs", "weight_shift")
 
     alpha: float | tuple[float, ...] | None = None
     loss: str = "hinge"
@@ -396,6 +400,7 @@ class SupervisedLDA(LDA):
     S_gibbs: int = 2
     proposal_weights: tuple[float, ...] | None = None
     burn_in: int = 0
+    weight_shift: bool = False
 
     def __post_init__(self) -> None:
         if isinstance(self.K, (int, np.integer)) and not isinstance(self.K, bool) \
@@ -412,6 +417,9 @@ class SupervisedLDA(LDA):
         if self.weight_sampler not in WEIGHT_SAMPLERS:
             raise ValueError(f"weight_sampler must be one of {WEIGHT_SAMPLERS}, got "
                              f"{self.weight_sampler!r}")
+        if not isinstance(self.weight_shift, (bool, np.bool_)):
+            raise TypeError(f"weight_shift must be True or False, got {self.weight_shift!r}")
+        object.__setattr__(self, "weight_shift", bool(self.weight_shift))
         for name, low in (("S_gibbs", 1), ("burn_in", 0)):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < low:
@@ -541,7 +549,8 @@ class SupervisedLDA(LDA):
         """eta | Z, augmentation; then the augmentation | Z, eta. Rows: training fit."""
         X = self.features(state, corpus)
         sample_weights(X, state["b"], state["w"], state["prior_precision"], state["eta"],
-                       state["scores"], self.weight_sampler == "cholesky", self.S_gibbs, rng)
+                       state["scores"], self.weight_sampler == "cholesky", self.S_gibbs, rng,
+                       self.K if self.weight_shift else 0)
         y, scores = state["y"], state["scores"]
         kind = corpus.labels.kind
         rows = [{"metric": "train_" + self.score_name(kind),

@@ -2,17 +2,19 @@
 
 Proven: the precision and shift equal the numpy formula; the Cholesky draw is that Gaussian
 (mean within 4 standard errors, Mahalanobis distances chi^2_M by KS); a coordinate-Gibbs pass
-leaves it invariant (chains started from exact draws end as exact draws), and keeps the scores
-equal to X @ eta, reading the features' non-zeros by column. A pass with a wrong precision is rejected at the same size.
+leaves it invariant, with or without the shift of all topic weights that may end it (chains
+started from exact draws end as exact draws), and keeps the scores equal to X @ eta, reading
+the features' non-zeros by column. A pass with a wrong precision is rejected at the same size.
 """
 
 import numpy as np
+import pytest
 from numba import njit
 from scipy import stats
 
 from topicsup.kernels.rng import seed_state
 from topicsup.kernels.weights import (coordinate_weights, gaussian_weights, precision_and_shift,
-                                      sparse_columns)
+                                      sparse_columns, topic_row_sums)
 
 M, D, N = 4, 30, 20_000
 
@@ -41,13 +43,16 @@ def _cholesky_draws(P, r, n, rng):
 
 
 @njit
-def _coordinate_from(starts, X, b, w, prior, rng):
+def _coordinate_from(starts, X, b, w, prior, rng, n_shift):
     out = starts.copy()
     err = 0.0
+    col_ptr, rows, vals = sparse_columns(X)
+    row_sums = topic_row_sums(col_ptr, rows, vals, n_shift, X.shape[0])
     for i in range(out.shape[0]):
         eta = out[i]
         score = np.dot(X, eta)
-        coordinate_weights(*sparse_columns(X), b, w, prior, eta, score, 1, rng)
+        coordinate_weights(col_ptr, rows, vals, b, w, prior, eta, score, 1, rng, row_sums,
+                           n_shift)
         err = max(err, np.max(np.abs(score - np.dot(X, eta))))
     return out, err
 
@@ -84,17 +89,20 @@ def test_cholesky_draw_is_the_conditional():
     assert _check_gaussian(_cholesky_draws(P2, r, N, seed_state(4)), mu, P) > 1e-3
 
 
-def test_coordinate_pass_leaves_the_conditional_invariant():
+@pytest.mark.parametrize("n_shift", [0, M - 1], ids=["coordinates", "with-shift"])
+def test_coordinate_pass_leaves_the_conditional_invariant(n_shift):
+    """A pass, with or without the all-topics shift draw, from exact draws ends in exact
+    draws; the same pass under a wrong prior precision is rejected at the same size."""
     X, b, w, prior = _problem(1)
     mu, P = _exact(X, b, w, prior)
     starts = np.random.default_rng(5).multivariate_normal(mu, np.linalg.inv(P), size=N)
-    out, err = _coordinate_from(starts, X, b, w, prior, seed_state(6))
+    out, err = _coordinate_from(starts, X, b, w, prior, seed_state(6), n_shift)
     assert err < 1e-9  # the pass keeps the scores equal to X @ eta
     assert _check_gaussian(out, mu, P) > 1e-3
     # teeth: the same pass under a prior precision off by 3x on one coordinate is rejected
     wrong = prior.copy()
     wrong[0] *= 3.0
-    out, _ = _coordinate_from(starts, X, b, w, wrong, seed_state(6))
+    out, _ = _coordinate_from(starts, X, b, w, wrong, seed_state(6), n_shift)
     diff = out - mu
     maha = np.einsum("ij,jk,ik->i", diff, P, diff)
     assert stats.kstest(maha, stats.chi2(M).cdf).pvalue < 1e-3
@@ -103,8 +111,8 @@ def test_coordinate_pass_leaves_the_conditional_invariant():
 def test_multi_task_wrapper_draws_each_task_from_its_own_conditional():
     """sample_weights with T = 2 tasks (different b, w and prior per task) and both samplers:
     each task's draws have its own conditional mean (4 SE) and Mahalanobis law (KS), and the
-    returned scores equal X eta^T. The coordinate chain runs 2 passes per call from an exact
-    start, so it must stay exact."""
+    returned scores equal X eta^T. The coordinate chain (plain, and with the shift draw) runs 2
+    passes per call from an exact start, so it must stay exact."""
     from topicsup.kernels.weights import sample_weights
     X, b0, w0, prior0 = _problem(2)
     _, b1, w1, _ = _problem(3)
@@ -113,13 +121,13 @@ def test_multi_task_wrapper_draws_each_task_from_its_own_conditional():
     exact = [_exact(X, b[t], w[t], prior[t]) for t in range(2)]
     n = 4000
     rs = np.random.default_rng(9)
-    for cholesky in (True, False):
+    for cholesky, n_shift in ((True, 0), (False, 0), (False, M - 1)):
         rng = seed_state(10)
         draws = np.empty((n, 2, M))
         for i in range(n):
             eta = np.vstack([rs.multivariate_normal(mu, np.linalg.inv(P)) for mu, P in exact])
             scores = np.zeros((2, D))
-            sample_weights(X, b, w, prior, eta, scores, cholesky, 2, rng)
+            sample_weights(X, b, w, prior, eta, scores, cholesky, 2, rng, n_shift)
             assert np.allclose(scores, eta @ X.T)
             draws[i] = eta
         for t, (mu, P) in enumerate(exact):

@@ -8,7 +8,9 @@ precision, so these two samplers serve all models. Prior means are zero (all pri
 * ``gaussian_weights``: the exact joint draw by Cholesky, O(M^3 + D M^2) for M = K + P.
 * ``coordinate_weights``: Gibbs over coordinates (Zheng et al. 2015 eq. 23-24), O(non-zeros
   of X) per pass, keeping the scores s_d = eta . xt_d up to date; each coordinate draw is
-  exact given the others, so the pass leaves N(mu, P^-1) invariant.
+  exact given the others, so the pass leaves N(mu, P^-1) invariant. Optionally each pass ends
+  with an exact draw along the all-topics direction (``shift_topic_weights``), which the
+  coordinates explore slowly.
 """
 
 from __future__ import annotations
@@ -92,10 +94,48 @@ def sparse_columns(X):
 
 
 @njit(cache=True, nogil=True)
-def coordinate_weights(col_ptr, rows, vals, b, w, prior_precision, eta, score, n_passes, rng):
+def topic_row_sums(col_ptr, rows, vals, n_topics, D):
+    """s_d = sum over the first ``n_topics`` columns of X_d: 1 for a document with tokens
+    (its topic proportions), 0 for an empty one."""
+    s = np.zeros(D)
+    for j in range(col_ptr[n_topics]):
+        s[rows[j]] += vals[j]
+    return s
+
+
+@njit(cache=True, nogil=True)
+def shift_topic_weights(row_sums, b, w, prior_precision, eta, score, n_topics, rng):
+    """Gibbs draw along the line eta + c (1, .., 1, 0, ..): all topic weights move together.
+
+    Topic proportions sum to one, so adding c to every topic weight shifts each score by c,
+    a per-task bias; coordinate passes change it only through many small correlated steps.
+    The target restricted to the line is Gaussian in c, so the draw leaves N(mu, P^-1)
+    invariant. On 20 Newsgroups (K = 200, 20 classes) it lifts LightMedLDA's test accuracy
+    after 20 sweeps from about 0.42 to 0.50 (benchmarks/README.md)."""
+    prec = 0.0
+    num = 0.0
+    for d in range(row_sums.shape[0]):
+        s_d = row_sums[d]
+        if s_d != 0.0:
+            prec += w[d] * s_d * s_d
+            num += s_d * (b[d] - w[d] * score[d])
+    for k in range(n_topics):
+        prec += prior_precision[k]
+        num -= prior_precision[k] * eta[k]
+    c = num / prec + normal(rng) / math.sqrt(prec)
+    for k in range(n_topics):
+        eta[k] += c
+    for d in range(row_sums.shape[0]):
+        score[d] += c * row_sums[d]
+
+
+@njit(cache=True, nogil=True)
+def coordinate_weights(col_ptr, rows, vals, b, w, prior_precision, eta, score, n_passes, rng,
+                       row_sums, n_topics):
     """``n_passes`` Gibbs passes over the coordinates of ``eta`` (in place), the features given
-    by column (``sparse_columns``); ``score`` must hold X @ eta on entry and holds it on
-    return."""
+    by column (``sparse_columns``), each pass followed by ``shift_topic_weights`` when
+    ``n_topics`` > 1 (``row_sums`` from ``topic_row_sums``; n_topics = 0 for plain passes);
+    ``score`` must hold X @ eta on entry and holds it on return."""
     M = col_ptr.shape[0] - 1
     for _ in range(n_passes):
         for k in range(M):
@@ -113,6 +153,8 @@ def coordinate_weights(col_ptr, rows, vals, b, w, prior_precision, eta, score, n
             for j in range(col_ptr[k], col_ptr[k + 1]):
                 score[rows[j]] += vals[j] * delta
             eta[k] = new
+        if n_topics > 1:
+            shift_topic_weights(row_sums, b, w, prior_precision, eta, score, n_topics, rng)
 
 
 @njit(cache=True, nogil=True)
@@ -138,10 +180,12 @@ def compute_scores(X, eta, out):
 
 
 @njit(cache=True, nogil=True)
-def sample_weights(X, b, w, prior_precision, eta, scores, cholesky, n_passes, rng):
+def sample_weights(X, b, w, prior_precision, eta, scores, cholesky, n_passes, rng, n_shift):
     """Draw every task's weights given (b, w) (T, D) and the features X: the exact Cholesky
-    draw, or ``n_passes`` coordinate passes; ``scores`` (T, D) = X eta_t^T on return."""
+    draw, or ``n_passes`` coordinate passes, each ending with a shift of the first
+    ``n_shift`` (topic) weights when n_shift > 1; ``scores`` (T, D) = X eta_t^T on return."""
     col_ptr, rows, vals = sparse_columns(X)
+    row_sums = topic_row_sums(col_ptr, rows, vals, n_shift, X.shape[0])
     if not cholesky:  # the coordinate passes need the current scores
         column_scores(col_ptr, rows, vals, eta, scores)
     for t in range(eta.shape[0]):
@@ -150,6 +194,6 @@ def sample_weights(X, b, w, prior_precision, eta, scores, cholesky, n_passes, rn
             gaussian_weights(P, r, rng, eta[t])
         else:
             coordinate_weights(col_ptr, rows, vals, b[t], w[t], prior_precision[t], eta[t],
-                               scores[t], n_passes, rng)
+                               scores[t], n_passes, rng, row_sums, n_shift)
     if cholesky:
         column_scores(col_ptr, rows, vals, eta, scores)
