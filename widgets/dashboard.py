@@ -34,13 +34,12 @@ def _offline_chart(chart: alt.TopLevelMixin) -> alt.JupyterChart:
     return alt.JupyterChart(chart)
 
 
-def _last(history, metric: str) -> dict[Any, float]:
-    """Latest value of ``metric`` per proposal kind (key None for plain metrics)."""
-    h = history[history["metric"] == metric]
-    if not len(h):
-        return {}
-    h = h[h["sweep"] == h["sweep"].max()]
-    return {(p if isinstance(p, str) else None): v for p, v in zip(h["proposal"], h["value"])}
+def _latest(history) -> dict[tuple[str, Any], float]:
+    """The newest value of every (metric, proposal) pair, proposal None for plain metrics (a
+    metric such as the log joint may be skipped on some sweeps)."""
+    h = history.drop_duplicates(["metric", "proposal"], keep="last")
+    return {(m, p if isinstance(p, str) else None): v
+            for m, p, v in zip(h["metric"], h["proposal"], h["value"])}
 
 
 class Dashboard:
@@ -217,20 +216,20 @@ class Dashboard:
 
     def _status_html(self) -> str:
         s = self.session
-        h = s.history
+        latest = _latest(s.history)
         parts = [f"<b>sweep {s.n_sweeps}</b>"]
-        lj = _last(h, "log_joint_per_token").get(None)
+        lj = latest.get(("log_joint_per_token", None))
         if lj is not None:
             parts.append(f"log joint / token {lj:.4f}")
-        tps = _last(h, "tokens_per_second").get(None)
+        tps = latest.get(("tokens_per_second", None))
         if tps is not None and np.isfinite(tps):
             parts.append(f"{tps / 1e6:.2f} M tokens/s")
-        acc = {k: v for k, v in _last(h, "acceptance_rate").items() if k is not None}
+        acc = {p: v for (m, p), v in latest.items() if m == "acceptance_rate" and p}
         if acc:
             parts.append("acceptance " + ", ".join(f"{k} {v:.2f}" for k, v in acc.items()))
-        score = {m: v for m, v in zip(h["metric"], h["value"]) if m.startswith("train_")}
-        for m, v in score.items():
-            parts.append(f"{m.replace('_', ' ')} {v:.3f}")
+        for (m, _), v in latest.items():
+            if m.startswith("train_"):
+                parts.append(f"{m.replace('_', ' ')} {v:.3f}")
         state = "running" if self.running else ("paused mid-sweep" if s.in_sweep else "idle")
         parts.append(f"<i>{state}</i>")
         if self.error is not None:
