@@ -12,6 +12,7 @@ import pytest
 from numba import njit
 from scipy import stats
 
+from topicsup.kernels.draws import normal
 from topicsup.kernels.rng import seed_state
 from topicsup.kernels.weights import (coordinate_weights, gaussian_weights, precision_and_shift,
                                       sparse_columns, topic_row_sums)
@@ -132,3 +133,34 @@ def test_multi_task_wrapper_draws_each_task_from_its_own_conditional():
             draws[i] = eta
         for t, (mu, P) in enumerate(exact):
             assert _check_gaussian(draws[:, t], mu, P) > 1e-3
+
+
+@njit
+def _pass_with_bad_shift(starts, X, b, w, prior, rng, n_shift):
+    """A pass followed by a shift draw that forgets the prior's pull on the topic weights."""
+    out = starts.copy()
+    col_ptr, rows, vals = sparse_columns(X)
+    row_sums = topic_row_sums(col_ptr, rows, vals, n_shift, X.shape[0])
+    for i in range(out.shape[0]):
+        eta = out[i]
+        score = np.dot(X, eta)
+        coordinate_weights(col_ptr, rows, vals, b, w, prior, eta, score, 1, rng, row_sums, 0)
+        prec, num = 0.0, 0.0
+        for d in range(X.shape[0]):
+            prec += w[d] * row_sums[d] ** 2
+            num += row_sums[d] * (b[d] - w[d] * score[d])
+        eta[:n_shift] += num / prec + normal(rng) / np.sqrt(prec)
+    return out
+
+
+def test_a_wrong_shift_draw_is_rejected():
+    """Teeth of the with-shift invariance test: a shift whose conditional omits the prior
+    precision of the topic weights moves exact draws off N(mu, P^-1) (KS on the Mahalanobis
+    distances rejects it at the size the correct shift passes)."""
+    X, b, w, prior = _problem(1)
+    mu, P = _exact(X, b, w, prior)
+    starts = np.random.default_rng(5).multivariate_normal(mu, np.linalg.inv(P), size=N)
+    out = _pass_with_bad_shift(starts, X, b, w, prior, seed_state(6), M - 1)
+    diff = out - mu
+    maha = np.einsum("ij,jk,ik->i", diff, P, diff)
+    assert stats.kstest(maha, stats.chi2(M).cdf).pvalue < 1e-3
