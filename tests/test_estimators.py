@@ -73,6 +73,10 @@ def test_set_params_and_errors():
         MedLDAClassifier(n_iter=0).fit(X, y)
     with pytest.raises(ValueError, match="n_iter = 6 is too short for n_snapshots = 4"):
         MedLDAClassifier(n_iter=6, n_snapshots=4).fit(X, y)
+    with pytest.raises(ValueError, match="lda_init_sweeps = 6 leaves no supervised sweep"):
+        MedLDAClassifier(n_iter=6, lda_init_sweeps=6).fit(X, y)
+    with pytest.raises(ValueError, match="lda_init_sweeps must be"):
+        MedLDAClassifier(lda_init_sweeps=-1).fit(X, y)
     with pytest.raises(ValueError, match="vocabulary has 2 words"):
         MedLDAClassifier(vocabulary=["a", "b"]).fit(X, y)
     with pytest.raises(ValueError, match="y .one label per document. is required"):

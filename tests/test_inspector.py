@@ -369,6 +369,17 @@ def test_refuses_aliaslda_and_bad_arguments(corpora):
         TokenInspector(object(), 0)
 
 
+def test_refuses_to_step_inside_the_lda_initialisation(corpora):
+    """The initialisation sweeps run plain LDA, which the inspector does not replay: it says
+    so by name, and steps once the supervised sweeps have begun."""
+    s = Session(LightMedLDA(K=4, lam=2.0, lda_init_sweeps=2), corpora["binary"], seed=0)
+    insp = TokenInspector(s, 0)
+    with pytest.raises(ValueError, match="LDA initialisation .2 of lda_init_sweeps = 2"):
+        insp.step()
+    s.run(2)
+    assert {m.kind for m in TokenInspector(s, 0).step().steps} <= {"doc", "word", "exp"}
+
+
 def test_session_inspector_hook():
     """Session.inspector(doc, seed) is a TokenInspector on that session and document."""
     from topicsup.datasets import load_demo_corpus

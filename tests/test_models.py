@@ -84,6 +84,60 @@ def test_supervised_chain_resumes_exactly(tmp_path, Model):
     assert r.state["eta_kept"][0] == 3
 
 
+@pytest.mark.parametrize("Model", [MedLDA, LightMedLDA])
+def test_lda_initialisation_runs_the_plain_lda_kernel(Model):
+    """During ``lda_init_sweeps`` the topic sweeps are exactly LDA's (same sampler, same
+    draws: z equal bit for bit to an LDA session started from the same z and random stream),
+    the weights stay at zero and no training rows are written; the weights are first drawn at
+    the end of the last of those sweeps, and the supervised sweeps follow."""
+    tr, _ = _split("multiclass")
+    n = 3
+    model = Model(K=5, lam=4.0, lda_init_sweeps=n)
+    s = Session(model, tr, seed=4, block_tokens=2000)
+    lda = Session(LDA(K=5, alpha=model.alpha, beta=model.beta, sampler=model.sampler,
+                      mh_steps=model.mh_steps, composition=model.composition,
+                      p_doc=model.p_doc), tr, seed=0, block_tokens=2000)
+    lda.state["z"][:] = s.state["z"]
+    lda.model.refresh_state(lda.state, tr)
+    lda.rng[:] = s.rng
+    for sweep in range(1, n + 1):
+        assert s.model.initialising(s.state)
+        s.run(1)
+        lda.run(1)
+        assert np.array_equal(s.state["z"], lda.state["z"]), sweep
+        assert (s.state["eta"] == 0).all() == (sweep < n), sweep
+    assert not s.model.initialising(s.state)
+    s.run(2)
+    assert not np.array_equal(s.state["z"], lda.state["z"])
+    h = s.history
+    assert h[h.metric == "train_accuracy"]["sweep"].tolist() == [3, 4, 5]
+    if Model is LightMedLDA:  # no exp proposal while the weights are not yet drawn
+        made = h[h.metric == "proposals"].pivot(index="sweep", columns="proposal",
+                                                values="value")
+        assert (made.loc[[1, 2, 3], "exp"] == 0).all() and (made.loc[[4, 5], "exp"] > 0).all()
+
+
+def test_lda_initialisation_ignores_the_labels():
+    """Permuting the labels leaves the chain unchanged through the initialisation (the labels
+    reach nothing before its end) and changes it afterwards."""
+    tr, _ = _split("multiclass")
+    perm = dataclasses.replace(tr, labels=tr.labels.take(np.random.default_rng(0).permutation(
+        tr.n_docs)))
+    a, b = (Session(LightMedLDA(K=5, lam=4.0, lda_init_sweeps=3), c, seed=1) for c in (tr, perm))
+    a.run(3), b.run(3)
+    assert np.array_equal(a.state["z"], b.state["z"])
+    a.run(1), b.run(1)
+    assert not np.array_equal(a.state["z"], b.state["z"])
+
+
+@pytest.mark.parametrize("Model", [MedLDA, LightMedLDA])
+def test_chain_resumes_exactly_inside_the_lda_initialisation(tmp_path, Model):
+    tr, _ = _split("multiclass")
+    r = assert_resumes_exactly(Model(K=5, lam=4.0, lda_init_sweeps=3), tr,
+                               tmp_path / "s.npz", block_tokens=3000, before=1, total=5)
+    assert r.state["lda_init_left"][0] == 0
+
+
 def test_unsupervised_lda_is_unchanged_by_the_frame():
     """T = 0: LDA's state carries empty supervision arrays and no end-of-sweep work."""
     tr, _ = _split("binary")
@@ -98,6 +152,8 @@ def test_unsupervised_lda_is_unchanged_by_the_frame():
     (dict(sampler="alias"), ValueError, "sampler 'gibbs' or 'light'"),
     (dict(weight_sampler="newton"), ValueError, "weight_sampler must be"),
     (dict(S_gibbs=0), ValueError, "S_gibbs must be"),
+    (dict(lda_init_sweeps=-1), ValueError, "lda_init_sweeps must be"),
+    (dict(lda_init_sweeps=2.5), ValueError, "lda_init_sweeps must be"),
     (dict(loss="squared"), ValueError, "loss must be"),
     (dict(proposal_weights=(1, 0)), ValueError, "proposal_weights must be"),
     (dict(proposal_weights=(0, 0, 0)), ValueError, "proposal_weights must be"),

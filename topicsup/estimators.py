@@ -65,7 +65,10 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
     S_gibbs : int
         Coordinate-Gibbs passes over the weights per sweep (light sampler).
     n_iter : int
-        Training sweeps.
+        Training sweeps (the LDA initialisation included).
+    lda_init_sweeps : int
+        Sweeps of plain LDA that start each model before the supervised ones
+        (``SupervisedLDA.lda_init_sweeps``).
     burn_in : int, optional
         Sweeps before weight samples are averaged for prediction (default ``n_iter // 2``).
     predict_burn_in, predict_samples : int
@@ -95,7 +98,8 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
                  strategy: str = "multitask", lam: float = 102.4, nu: float = 1.0,
                  alpha: float | None = None, beta: float = 0.01, mh_steps: int | None = None,
                  composition: str | None = None, S_gibbs: int = 2, n_iter: int = 30,
-                 burn_in: int | None = None, predict_burn_in: int = 10,
+                 burn_in: int | None = None, lda_init_sweeps: int = 0,
+                 predict_burn_in: int = 10,
                  predict_samples: int = 10, n_snapshots: int = 1, snapshot_every: int = 2,
                  vocabulary: Any = None, random_state: int = 0, n_jobs: int = 1) -> None:
         self.n_topics = n_topics
@@ -110,6 +114,7 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         self.S_gibbs = S_gibbs
         self.n_iter = n_iter
         self.burn_in = burn_in
+        self.lda_init_sweeps = lda_init_sweeps
         self.predict_burn_in = predict_burn_in
         self.predict_samples = predict_samples
         self.n_snapshots = n_snapshots
@@ -130,6 +135,11 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             low = 0 if name == "predict_burn_in" else 1
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < low:
                 raise ValueError(f"{name} must be an integer >= {low}, got {v!r}")
+        if isinstance(self.lda_init_sweeps, (int, np.integer)) \
+                and not isinstance(self.lda_init_sweeps, bool) \
+                and self.lda_init_sweeps >= self.n_iter:
+            raise ValueError(f"lda_init_sweeps = {self.lda_init_sweeps} leaves no supervised "
+                             f"sweep in n_iter = {self.n_iter}")
         if (self.n_snapshots - 1) * self.snapshot_every >= self.n_iter:
             raise ValueError(f"n_iter = {self.n_iter} is too short for n_snapshots = "
                              f"{self.n_snapshots} taken snapshot_every = {self.snapshot_every} "
@@ -140,7 +150,7 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         kw: dict[str, Any] = dict(K=self.n_topics, lam=self.lam, nu=self.nu, alpha=self.alpha,
                                   beta=self.beta, S_gibbs=self.S_gibbs,
                                   burn_in=self.n_iter // 2 if self.burn_in is None
-                                  else self.burn_in)
+                                  else self.burn_in, lda_init_sweeps=self.lda_init_sweeps)
         if self.mh_steps is not None:
             kw["mh_steps"] = self.mh_steps
         if self.composition is not None:

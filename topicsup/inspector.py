@@ -392,6 +392,11 @@ class TokenInspector:
         """Read the settings and load the document, as ``light_sweep`` / ``gibbs_sweep`` do
         at a document's start; draw the first ``LEAD`` tokens' uniforms (light)."""
         model = self.session.model
+        if getattr(model, "initialising", lambda state: False)(self.session.state):
+            left = int(self.session.state["lda_init_left"][0])
+            raise ValueError(f"the chain is in its LDA initialisation ({left} of "
+                             f"lda_init_sweeps = {model.lda_init_sweeps} sweeps left), which "
+                             f"the inspector does not replay: run those sweeps first")
         K = model.K
         T = self.session.state["eta_kt"].shape[1]
         p = _Pass(model=model, A=np.zeros(K), c=np.zeros((3, T)), v=np.zeros(T))

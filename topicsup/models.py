@@ -259,13 +259,12 @@ class LDA:
                     d_start: int, d_end: int, info: np.ndarray) -> None:
         """Run the sampler on documents ``d_start .. d_end-1``, adding to ``info``."""
         st = state
-        sup = (st["eta_kt"], st["b"], st["w"], st["r"], st["sup_A"], st["sup_c"], st["sup_v"])
+        sup, n_kinds, kind_cum = self.topic_terms(state)
         if self.sampler == "light":
-            kinds = self.proposal_kinds
             light.light_sweep(corpus.words, corpus.doc_ptr, st["z"], st["n_wk"], st["n_k"],
                               st["ndk_row"], self.alpha_vector, self.beta, rng,
                               d_start, d_end, self.mh_steps, COMPOSITIONS[self.composition],
-                              len(kinds), self.kind_cumulative, st["alpha_prob"],
+                              n_kinds, kind_cum, st["alpha_prob"],
                               st["alpha_alias"], not isinstance(self.alpha, tuple),
                               st["word_ptr"], st["word_tok"], self.word_proposal == "stale",
                               st["ones"], st["wt_samples"], st["wt_q"], st["wt_mass"],
@@ -280,6 +279,14 @@ class LDA:
             aliaslda.alias_sweep(*common, self.mh_steps, st["wt_samples"], st["wt_q"],
                                  st["wt_mass"], st["wt_used"], st["al_prob"], st["al_alias"],
                                  st["al_work"], st["nz"], st["pos"], st["scratch"][0], info)
+
+    def topic_terms(self, state: dict[str, np.ndarray]) -> tuple[tuple, int, np.ndarray]:
+        """What the topic kernels read besides the counts: the supervised term's arrays
+        (``kernels.supervised``; T = 0 tasks for LDA), the number of proposal kinds and their
+        cumulative mixture probabilities."""
+        st = state
+        sup = (st["eta_kt"], st["b"], st["w"], st["r"], st["sup_A"], st["sup_c"], st["sup_v"])
+        return sup, len(self.proposal_kinds), self.kind_cumulative
 
     def end_sweep(self, state: dict[str, np.ndarray], corpus: Corpus, rng: np.ndarray,
                   sweep: int) -> list[dict[str, Any]]:
@@ -383,7 +390,15 @@ class SupervisedLDA(LDA):
         Light sampler with ``composition="mixture"``: probabilities of the doc, word and exp
         proposals at each MH step (default equal). A zero switches a proposal off.
     burn_in : int
-        Sweeps before weight samples enter the average used for prediction.
+        Sweeps before weight samples enter the average used for prediction (the LDA
+        initialisation included).
+    lda_init_sweeps : int
+        Sweeps of plain LDA that start the chain: the same topic sampler with the labels
+        ignored, then the weights and the augmentation drawn given those topics, and from
+        there the supervised sweeps. Only the starting point changes, not the posterior the
+        chain samples. Topics organised by the words first let the classifier form in fewer
+        supervised sweeps: on 20 Newsgroups (K = 200, 20 classes) 20 LDA sweeps take
+        LightMedLDA to 0.77 test accuracy in about half the time (benchmarks/README.md).
 
     Prediction (MATH.md sec. 5): ``fold_in`` gives held-out features with the topics fixed,
     ``decision_scores`` scores them with the averaged weights; ``ensemble_scores`` averages
@@ -401,6 +416,7 @@ class SupervisedLDA(LDA):
     proposal_weights: tuple[float, ...] | None = None
     burn_in: int = 0
     weight_shift: bool = False
+    lda_init_sweeps: int = 0
 
     def __post_init__(self) -> None:
         if isinstance(self.K, (int, np.integer)) and not isinstance(self.K, bool) \
@@ -420,7 +436,7 @@ class SupervisedLDA(LDA):
         if not isinstance(self.weight_shift, (bool, np.bool_)):
             raise TypeError(f"weight_shift must be True or False, got {self.weight_shift!r}")
         object.__setattr__(self, "weight_shift", bool(self.weight_shift))
-        for name, low in (("S_gibbs", 1), ("burn_in", 0)):
+        for name, low in (("S_gibbs", 1), ("burn_in", 0), ("lda_init_sweeps", 0)):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < low:
                 raise ValueError(f"{name} must be an integer >= {low}, got {v!r}")
@@ -492,14 +508,17 @@ class SupervisedLDA(LDA):
     # ------------------------------------------------------------------ state
     @property
     def saved_state(self) -> tuple[str, ...]:
-        return super().saved_state + ("eta", "b", "w", "eta_sum", "eta_kept")
+        # lda_init_left only with an LDA initialisation: checkpoints without one stay readable
+        return super().saved_state + ("eta", "b", "w", "eta_sum", "eta_kept") + \
+            (("lda_init_left",) if self.lda_init_sweeps else ())
 
     def allocate_state(self, corpus: Corpus) -> dict[str, np.ndarray]:
         state = super().allocate_state(corpus)
         T, M, D = self.n_tasks(corpus), self.n_features(corpus), corpus.n_docs
         state.update(eta=np.zeros((T, M)), eta_sum=np.zeros((T, M)),
                      eta_kept=np.zeros(1, np.int64), scores=np.zeros((T, D)),
-                     X=np.zeros((D, M)), y=np.zeros((T, D)), prior_precision=np.zeros((T, M)))
+                     X=np.zeros((D, M)), y=np.zeros((T, D)), prior_precision=np.zeros((T, M)),
+                     lda_init_left=np.zeros(1, np.int64))
         return state
 
     def init_state(self, corpus: Corpus, rng: np.ndarray) -> dict[str, np.ndarray]:
@@ -508,6 +527,7 @@ class SupervisedLDA(LDA):
         self.features(state, corpus)
         compute_scores(state["X"], state["eta"], state["scores"])
         self.loss_function.augment(state["y"], state["scores"], rng, state["b"], state["w"])
+        state["lda_init_left"][0] = self.lda_init_sweeps
         return state
 
     def refresh_state(self, state: dict[str, np.ndarray], corpus: Corpus) -> None:
@@ -532,6 +552,9 @@ class SupervisedLDA(LDA):
                 raise ValueError(f"saved {k} has non-finite values")
         if (state["w"] < 0).any() or state["eta_kept"][0] < 0:
             raise ValueError("saved augmentation weights w or eta_kept are negative")
+        if not 0 <= state["lda_init_left"][0] <= self.lda_init_sweeps:
+            raise ValueError(f"saved lda_init_left {state['lda_init_left'][0]} is outside 0.."
+                             f"{self.lda_init_sweeps} (lda_init_sweeps)")
 
     def features(self, state: dict[str, np.ndarray], corpus: Corpus) -> np.ndarray:
         """Fill and return X (D, M) = (zbar_d, x_d) from the current assignments."""
@@ -544,9 +567,28 @@ class SupervisedLDA(LDA):
         return X
 
     # ------------------------------------------------------------------ sampling
+    @staticmethod
+    def initialising(state: dict[str, np.ndarray]) -> bool:
+        """Whether the chain is still in its LDA initialisation (``lda_init_sweeps``)."""
+        return bool(state["lda_init_left"][0] > 0)
+
+    def topic_terms(self, state: dict[str, np.ndarray]) -> tuple[tuple, int, np.ndarray]:
+        if not self.initialising(state):
+            return super().topic_terms(state)
+        K, D = self.K, state["b"].shape[1]
+        # zero tasks: the kernels' supervised factors vanish, as for LDA, and no exp proposal
+        sup = (np.zeros((K, 0)), np.zeros((0, D)), np.zeros((0, D)), np.zeros((0, D)),
+               np.zeros(K), np.zeros((3, 0)), np.zeros(0))
+        return sup, len(light.KINDS), LDA.kind_cumulative.fget(self)
+
     def end_sweep(self, state: dict[str, np.ndarray], corpus: Corpus, rng: np.ndarray,
                   sweep: int) -> list[dict[str, Any]]:
-        """eta | Z, augmentation; then the augmentation | Z, eta. Rows: training fit."""
+        """eta | Z, augmentation; then the augmentation | Z, eta. Rows: training fit.
+        During the LDA initialisation nothing, until its last sweep."""
+        if self.initialising(state):
+            state["lda_init_left"][0] -= 1
+            if self.initialising(state):
+                return []
         X = self.features(state, corpus)
         sample_weights(X, state["b"], state["w"], state["prior_precision"], state["eta"],
                        state["scores"], self.weight_sampler == "cholesky", self.S_gibbs, rng,
