@@ -71,6 +71,7 @@ GRID = {"binary": ((10, 20, 50, 100), ("light", "light-cycle", "light-cycle-chol
                         "light-mt-cycle-init", "gibbs-mt-init", "light-ovr", "gibbs-ovr",
                         "tomotopy"))}
 LDA_INIT = 20  # methods ending in -init start with this many plain-LDA sweeps
+LEVELS = (0.99, 0.97)  # time-to-accuracy levels, as shares of the lower final accuracy
 LAM = {"binary": 262.4, "multiclass": 102.4}
 NU = 4096.0
 BETA = 0.01
@@ -214,16 +215,22 @@ def markdown(runs: pd.DataFrame, curves: pd.DataFrame, meta: dict) -> str:
         for light, gibbs in pair:
             a, b = c[c["method"] == light], c[c["method"] == gibbs]
             if len(a) and len(b):
-                level = 0.99 * min(a["accuracy"].iloc[-1], b["accuracy"].iloc[-1])
-                ta, tb = time_to(a, level), time_to(b, level)
-                rows.append(f"| {task} | {K} | {seed} | {light} | {gibbs} | {level:.3f} | "
-                            f"{ta:.1f} | {tb:.1f} | {tb / ta:.1f}x |")
+                final = min(a["accuracy"].iloc[-1], b["accuracy"].iloc[-1])
+                cells = []
+                for share in LEVELS:
+                    ta, tb = time_to(a, share * final), time_to(b, share * final)
+                    cells.append(f"{share * final:.3f} | {ta:.1f} | {tb:.1f} | {tb / ta:.1f}x")
+                rows.append(f"| {task} | {K} | {seed} | {light} | {gibbs} | "
+                            + " | ".join(cells) + " |")
     if rows:
+        head = " | ".join(f"level {s} | light s | gibbs s | speed-up" for s in LEVELS)
         out += ["## Time to accuracy: LightMedLDA vs Gibbs MedLDA", "",
-                "Level: 0.99 x the lower of the two final accuracies; seconds of sampling until "
-                "a test evaluation first reaches it.", "",
-                "| task | K | seed | light | gibbs | level | light s | gibbs s | speed-up |",
-                "|---|---:|---:|---|---|---:|---:|---:|---:|", *rows, ""]
+                "Levels: " + " and ".join(str(s) for s in LEVELS) + " x the lower of the two "
+                "final accuracies; seconds of sampling until a test evaluation first reaches "
+                "it. Near the plateau (0.99) the evaluations fluctuate by about as much as the "
+                "gap to the level, so that column is noisy; 0.97 is reached on the rise.", "",
+                f"| task | K | seed | light | gibbs | {head} |",
+                "|---|---:|---:|---|---|" + "---:|" * (4 * len(LEVELS)), *rows, ""]
     return "\n".join(out)
 
 
@@ -245,12 +252,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--resume", action="store_true",
                    help="keep the runs already in --out and skip the (task, K, method, seed) "
                         "they cover, so a long grid accumulates over several invocations")
+    p.add_argument("--report", action="store_true",
+                   help="only rewrite supervised.md from the runs and commands in --out")
     args = p.parse_args(argv)
+    out = Path(args.out)
+    if args.report:
+        return write_report(out, pd.read_csv(out / "supervised_runs.csv"),
+                            pd.read_csv(out / "supervised_curves.csv"),
+                            (out / "commands.txt").read_text().splitlines())
     path = resolve_data(args.data)
     if path is None:
         print("20 Newsgroups archive not found: pass --data or set TOPICSUP_DATA")
         return 2
-    out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     tasks = ["binary", "multiclass"] if args.task == "both" else [args.task]
     runs, curves = [], []
@@ -284,15 +297,18 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"{task:10s} K={K:<4d} {method:10s} seed={seed} "
                           f"acc={res['accuracy']:.4f} train={res['train_seconds']:.1f}s "
                           f"sweep={res['seconds_per_sweep']:.3f}s", flush=True)
-    runs_df, curves_df = pd.DataFrame(runs), pd.DataFrame(curves)
     command = "python benchmarks/bench_supervised.py " + shlex.join(argv or sys.argv[1:])
     log = out / "commands.txt"
     previous = log.read_text().splitlines() if args.resume and log.exists() else []
     log.write_text("\n".join(previous + [command]) + "\n")
-    meta = {"commands": previous + [command],
-            "date": _dt.date.today().isoformat(), "cpu": cpu_model(),
+    return write_report(out, pd.DataFrame(runs), pd.DataFrame(curves), previous + [command])
+
+
+def write_report(out: Path, runs: pd.DataFrame, curves: pd.DataFrame,
+                 commands: list[str]) -> int:
+    meta = {"commands": commands, "date": _dt.date.today().isoformat(), "cpu": cpu_model(),
             "versions": ", ".join(f"{k} {v}" for k, v in versions().items())}
-    (out / "supervised.md").write_text(markdown(runs_df, curves_df, meta))
+    (out / "supervised.md").write_text(markdown(runs, curves, meta))
     print(f"wrote {out / 'supervised.md'}")
     return 0
 

@@ -398,7 +398,8 @@ class SupervisedLDA(LDA):
         there the supervised sweeps. Only the starting point changes, not the posterior the
         chain samples. Topics organised by the words first let the classifier form in fewer
         supervised sweeps: on 20 Newsgroups (K = 200, 20 classes) 20 LDA sweeps take
-        LightMedLDA to 0.77 test accuracy in about half the time (benchmarks/README.md).
+        LightMedLDA to 0.77 test accuracy in 13-16 s of sampling instead of 25-37 s
+        (benchmarks/README.md).
 
     Prediction (MATH.md sec. 5): ``fold_in`` gives held-out features with the topics fixed,
     ``decision_scores`` scores them with the averaged weights; ``ensemble_scores`` averages
