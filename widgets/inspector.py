@@ -59,9 +59,9 @@ class InspectorWidget:
                                       tooltip="Resample the next 10 tokens")
         self.finish_button = w.Button(description="Finish document", icon="fast-forward",
                                       tooltip="Resample the rest of the document")
-        self.step_button.on_click(lambda _: self.step(1))
-        self.step10_button.on_click(lambda _: self.step(10))
-        self.finish_button.on_click(lambda _: self.finish())
+        self.step_button.on_click(lambda _: self._click(self.step, 1))
+        self.step10_button.on_click(lambda _: self._click(self.step, 10))
+        self.finish_button.on_click(lambda _: self._click(self.finish))
         self.tokens = w.HTML()
         self.description = w.HTML()
         self.status = w.HTML()
@@ -89,6 +89,15 @@ class InspectorWidget:
         out = self.inspector.run_document()
         self._show(out)
         return out
+
+    def _click(self, action: Any, *args: Any) -> None:
+        """A button's action. ipywidgets would swallow an exception raised in a callback, so
+        a refusal (e.g. stepping inside an LDA initialisation) goes to the status line."""
+        try:
+            action(*args)
+        except ValueError as e:
+            self.status.value = (f"<span class='topicsup-inspector-status' "
+                                 f"style='color:#b00'>{html.escape(str(e))}</span>")
 
     # ------------------------------------------------------------------ views
     def _show(self, records: list[TokenStep] | None = None) -> None:

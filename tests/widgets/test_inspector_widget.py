@@ -98,3 +98,20 @@ def test_many_topics_chart_keeps_the_largest(corpus):
     wd.step_button.click()
     assert len({r["topic"] for r in _chart_rows(wd)}) == 8
     assert len(set(sp[3] for sp in _spans(wd))) == len(set(sp[2] for sp in _spans(wd)))
+
+
+def test_a_refused_step_is_shown_in_the_status_line(corpus):
+    """Inside an LDA initialisation the inspector refuses to step; ipywidgets would swallow
+    the error in a button callback, so the widget shows it in its status line, and steps once
+    the supervised sweeps have begun."""
+    labelled = make_synthetic(n_docs=30, n_topics=4, doc_length=25, task="binary",
+                              seed=2).corpus
+    s = Session(LightMedLDA(K=4, lam=2.0, lda_init_sweeps=1), labelled, seed=0)
+    widget = InspectorWidget(s, 0)
+    widget.step_button.click()
+    assert "LDA initialisation" in widget.status.value and "#b00" in widget.status.value
+    assert widget.inspector.records == []
+    s.run(1)
+    widget.step_button.click()
+    assert len(widget.inspector.records) == 1
+    assert "#b00" not in widget.status.value
