@@ -7,7 +7,9 @@ A model object is a small, immutable description. It knows how to
 
 * ``init_state(corpus, rng)``: allocate and initialise the state arrays (a dict of ndarrays);
 * ``sweep_block(state, corpus, rng, d_start, d_end, info)``: run its kernels on a block of
-  documents (the Session splits a sweep into blocks so it can stop between them);
+  documents (the Session splits a sweep into blocks so it can stop between them), with the
+  kernels' inputs from ``topic_terms(state)`` (a supervised model's LDA initialisation passes
+  zero tasks there); ``end_sweep`` then does the once-per-sweep work (weights, augmentation);
 * ``log_joint(state, corpus)``: the convergence monitor;
 * ``sweep_metrics(info)``: turn the info record of a sweep into tidy history rows;
 * ``get_params()`` / ``from_params``: plain JSON-able parameters, so checkpoints hold no code.
