@@ -14,7 +14,8 @@ training accuracy of the current sample, the test accuracy of a fold-in on the c
 (``--fold-in`` sweeps, as in the grid), the acceptance rate per proposal over the last sweep
 and, with ``--spread``, quantiles over documents of the supervised factor's range
 max_k g_d(k) - min_k g_d(k) (nats) and of its effective number of topics exp(entropy) of
-softmax(g_d). The model is the grid's (lambda 102.4, nu 4096, beta 0.01, ``--alpha``) with
+softmax(g_d). The model is the grid's (lambda 102.4, nu 4096, beta 0.01, ``--alpha``, weights
+averaged from sweep ``--sweeps`` // 2 on, so a test accuracy depends on ``--sweeps`` too) with
 ``--params`` on top; nothing is written.
 """
 
@@ -36,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_lda import resolve_data  # noqa: E402
 from bench_supervised import BETA, LAM, NU  # noqa: E402
 
+from topicsup.inspector import supervised_g  # noqa: E402
 from topicsup.kernels.rng import seed_state  # noqa: E402
 from topicsup.models import LightMedLDA, MedLDA  # noqa: E402
 from topicsup.newsgroups import load_20newsgroups  # noqa: E402
@@ -45,20 +47,21 @@ from topicsup.synthetic import make_synthetic  # noqa: E402
 
 def supervised_factor_spread(state: dict, corpus) -> tuple[np.ndarray, np.ndarray]:
     """Per document with tokens: the range over k of g_d(k) (every token counted, MATH.md
-    sec. 1) and the effective number of topics exp(H) of softmax(g_d)."""
+    sec. 1; ``inspector.supervised_g``) and the effective number of topics exp(H) of
+    softmax(g_d)."""
     eta_kt, b, w, r, z = (state[k] for k in ("eta_kt", "b", "w", "r", "z"))
-    N = np.diff(corpus.doc_ptr).astype(float)
-    keep = N > 0
-    doc_of = np.repeat(np.arange(N.size), np.diff(corpus.doc_ptr))
-    m = np.stack([np.bincount(doc_of, weights=eta_kt[z, t], minlength=N.size)
-                  for t in range(eta_kt.shape[1])], axis=1)  # (D, T): m_td
-    N, m, b, w, r = N[keep], m[keep], b[:, keep].T, w[:, keep].T, r[:, keep].T
-    linear = b / N[:, None] - w * (m + N[:, None] * r) / N[:, None] ** 2
-    g = linear @ eta_kt.T - 0.5 * (w / N[:, None] ** 2) @ (eta_kt ** 2).T
-    p = np.exp(g - g.max(axis=1, keepdims=True))
-    p /= p.sum(axis=1, keepdims=True)
-    entropy = -(p * np.log(np.where(p > 0, p, 1.0))).sum(axis=1)
-    return g.max(axis=1) - g.min(axis=1), np.exp(entropy)
+    ptr = corpus.doc_ptr
+    spread, effective = [], []
+    for d in range(corpus.n_docs):
+        if ptr[d + 1] == ptr[d]:
+            continue
+        n_kd = np.bincount(z[ptr[d]:ptr[d + 1]], minlength=eta_kt.shape[0])
+        g = supervised_g(eta_kt, b[:, d], w[:, d], r[:, d], n_kd, int(ptr[d + 1] - ptr[d]))
+        p = np.exp(g - g.max())
+        p /= p.sum()
+        spread.append(g.max() - g.min())
+        effective.append(np.exp(-(p[p > 0] * np.log(p[p > 0])).sum()))
+    return np.array(spread), np.array(effective)
 
 
 def main(argv: list[str] | None = None) -> int:
