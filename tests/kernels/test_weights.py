@@ -15,7 +15,8 @@ from scipy import stats
 from topicsup.kernels.draws import normal
 from topicsup.kernels.rng import seed_state
 from topicsup.kernels.weights import (coordinate_weights, gaussian_weights, precision_and_shift,
-                                      sparse_columns, topic_row_sums)
+                                      row_scores, rows_to_columns, sparse_columns, sparse_rows,
+                                      topic_row_sums, topic_rows)
 
 M, D, N = 4, 30, 20_000
 
@@ -76,9 +77,39 @@ def test_sparse_columns_hold_exactly_the_non_zeros():
     assert np.array_equal(back, X) and len(vals) == np.count_nonzero(X)
 
 
+def test_topic_rows_are_the_dense_features_by_row_and_column():
+    """The features built from the assignments (topic shares, then non-zero covariates) are
+    the dense (zbar_d, x_d) matrix's non-zeros, by row and, transposed, by column; an empty
+    document has covariates only; row_scores gives column_scores' bits."""
+    rs = np.random.default_rng(3)
+    K, lengths = 6, [5, 0, 3, 9, 1]
+    doc_ptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    z = rs.integers(0, K, size=doc_ptr[-1]).astype(np.int32)
+    cov = rs.normal(size=(len(lengths), 2))
+    cov[2, 1] = 0.0
+    X = np.zeros((len(lengths), K + 2))
+    for d in range(len(lengths)):
+        n = np.bincount(z[doc_ptr[d]:doc_ptr[d + 1]], minlength=K)
+        X[d, :K] = n / max(lengths[d], 1)
+    X[:, K:] = cov
+    counts = np.zeros(K, np.int32)
+    got = topic_rows(doc_ptr, z, K, cov, counts)
+    for a, b in zip(got, sparse_rows(X)):
+        assert np.array_equal(a, b)
+    assert not counts.any()
+    for a, b in zip(rows_to_columns(*got, K + 2), sparse_columns(X)):
+        assert np.array_equal(a, b)
+    eta = rs.normal(size=(3, K + 2))
+    s1, s2 = np.zeros((3, 5)), np.zeros((3, 5))
+    row_scores(*got, eta, s1)
+    from topicsup.kernels.weights import column_scores
+    column_scores(*sparse_columns(X), eta, s2)
+    assert np.array_equal(s1, s2) and np.allclose(s1, eta @ X.T)
+
+
 def test_precision_and_shift_match_numpy():
     X, b, w, prior = _problem()
-    P, r = precision_and_shift(X, b, w, prior)
+    P, r = precision_and_shift(*sparse_rows(X), b, w, prior)
     mu, P_ref = _exact(X, b, w, prior)
     assert np.allclose(P, P_ref) and np.allclose(r, X.T @ b)
 
@@ -86,7 +117,7 @@ def test_precision_and_shift_match_numpy():
 def test_cholesky_draw_is_the_conditional():
     X, b, w, prior = _problem()
     mu, P = _exact(X, b, w, prior)
-    P2, r = precision_and_shift(X, b, w, prior)
+    P2, r = precision_and_shift(*sparse_rows(X), b, w, prior)
     assert _check_gaussian(_cholesky_draws(P2, r, N, seed_state(4)), mu, P) > 1e-3
 
 
@@ -128,7 +159,8 @@ def test_multi_task_wrapper_draws_each_task_from_its_own_conditional():
         for i in range(n):
             eta = np.vstack([rs.multivariate_normal(mu, np.linalg.inv(P)) for mu, P in exact])
             scores = np.zeros((2, D))
-            sample_weights(X, b, w, prior, eta, scores, cholesky, 2, rng, n_shift)
+            sample_weights(*sparse_rows(X), b, w, prior, eta, scores, cholesky, 2, rng,
+                           n_shift)
             assert np.allclose(scores, eta @ X.T)
             draws[i] = eta
         for t, (mu, P) in enumerate(exact):

@@ -24,21 +24,21 @@ from .draws import normal
 
 
 @njit(cache=True, nogil=True)
-def precision_and_shift(X, b, w, prior_precision):
-    """P = diag(prior_precision) + X^T diag(w) X and r = X^T b for one task."""
-    D, M = X.shape
+def precision_and_shift(row_ptr, cols, vals, b, w, prior_precision):
+    """P = diag(prior_precision) + X^T diag(w) X and r = X^T b for one task, the features X
+    by row (``sparse_rows``, ``topic_rows``): O(sum_d nnz_d^2), a document's topic
+    proportions being zero outside the few topics it uses."""
+    M = prior_precision.shape[0]
     P = np.zeros((M, M))
     r = np.zeros(M)
-    for d in range(D):
-        xd = X[d]
+    for d in range(row_ptr.shape[0] - 1):
         wd = w[d]
-        for i in range(M):
-            if xd[i] == 0.0:
-                continue  # topic proportions are sparse: skip their zero rows
-            r[i] += b[d] * xd[i]
-            wx = wd * xd[i]
-            for j in range(i + 1):
-                P[i, j] += wx * xd[j]
+        for a in range(row_ptr[d], row_ptr[d + 1]):
+            i = cols[a]
+            r[i] += b[d] * vals[a]
+            wx = wd * vals[a]
+            for c in range(row_ptr[d], a + 1):  # columns ascending: j <= i
+                P[i, cols[c]] += wx * vals[c]
     for i in range(M):
         P[i, i] += prior_precision[i]
         for j in range(i):
@@ -67,30 +67,90 @@ def gaussian_weights(P, r, rng, out):
 
 
 @njit(cache=True, nogil=True)
-def sparse_columns(X):
-    """The non-zeros of the (D, M) features by column: ``col_ptr`` (M + 1), ``rows`` (d) and
-    ``vals`` (x_dm). A document's topic proportions are zero outside the few topics it uses,
-    so the coordinate passes cost O(non-zeros), not O(D M): flat in K once K exceeds the
-    topics per document."""
+def sparse_rows(X):
+    """The non-zeros of dense (D, M) features by row: ``row_ptr`` (D + 1), ``cols``
+    (ascending within a row) and ``vals``."""
     D, M = X.shape
-    col_ptr = np.zeros(M + 1, np.int64)
+    row_ptr = np.zeros(D + 1, np.int64)
+    for d in range(D):
+        n = 0
+        for m in range(M):
+            if X[d, m] != 0.0:
+                n += 1
+        row_ptr[d + 1] = row_ptr[d] + n
+    cols = np.empty(row_ptr[D], np.int64)
+    vals = np.empty(row_ptr[D])
+    j = 0
     for d in range(D):
         for m in range(M):
             if X[d, m] != 0.0:
-                col_ptr[m + 1] += 1
+                cols[j] = m
+                vals[j] = X[d, m]
+                j += 1
+    return row_ptr, cols, vals
+
+
+@njit(cache=True, nogil=True)
+def topic_rows(doc_ptr, z, K, covariates, counts):
+    """The features xt_d = (zbar_d, x_d) by row straight from the assignments, as
+    ``sparse_rows`` of the dense matrix would give them, in O(tokens + D K) without the
+    (D, K + P) matrix: ``counts`` is an int32 scratch row of K zeros (zero again on return),
+    ``covariates`` (D, P) (P = 0 for none)."""
+    D = doc_ptr.shape[0] - 1
+    P = covariates.shape[1]
+    row_ptr = np.zeros(D + 1, np.int64)
+    cols = np.empty(z.shape[0] + D * P, np.int64)  # at most a column per token, plus x_d
+    vals = np.empty(z.shape[0] + D * P)
+    j = 0
+    for d in range(D):
+        p0, p1 = doc_ptr[d], doc_ptr[d + 1]
+        for i in range(p0, p1):
+            counts[z[i]] += 1
+        if p1 > p0:
+            n = float(p1 - p0)
+            for k in range(K):
+                if counts[k]:
+                    cols[j] = k
+                    vals[j] = counts[k] / n
+                    counts[k] = 0
+                    j += 1
+        for q in range(P):
+            if covariates[d, q] != 0.0:
+                cols[j] = K + q
+                vals[j] = covariates[d, q]
+                j += 1
+        row_ptr[d + 1] = j
+    return row_ptr, cols[:j], vals[:j]
+
+
+@njit(cache=True, nogil=True)
+def rows_to_columns(row_ptr, cols, vals, M):
+    """The same non-zeros by column: ``col_ptr`` (M + 1), ``rows`` (d, ascending within a
+    column) and ``vals``. A document's topic proportions are zero outside the few topics it
+    uses, so the coordinate passes cost O(non-zeros), not O(D M): flat in K once K exceeds
+    the topics per document."""
+    col_ptr = np.zeros(M + 1, np.int64)
+    for a in range(cols.shape[0]):
+        col_ptr[cols[a] + 1] += 1
     for m in range(M):
         col_ptr[m + 1] += col_ptr[m]
-    rows = np.empty(col_ptr[M], np.int64)
-    vals = np.empty(col_ptr[M])
+    rows = np.empty(cols.shape[0], np.int64)
+    cvals = np.empty(cols.shape[0])
     fill = col_ptr[:M].copy()
-    for d in range(D):  # rows ascending within each column
-        for m in range(M):
-            x = X[d, m]
-            if x != 0.0:
-                rows[fill[m]] = d
-                vals[fill[m]] = x
-                fill[m] += 1
-    return col_ptr, rows, vals
+    for d in range(row_ptr.shape[0] - 1):
+        for a in range(row_ptr[d], row_ptr[d + 1]):
+            m = cols[a]
+            rows[fill[m]] = d
+            cvals[fill[m]] = vals[a]
+            fill[m] += 1
+    return col_ptr, rows, cvals
+
+
+@njit(cache=True, nogil=True)
+def sparse_columns(X):
+    """The non-zeros of dense (D, M) features by column (``rows_to_columns``)."""
+    row_ptr, cols, vals = sparse_rows(X)
+    return rows_to_columns(row_ptr, cols, vals, X.shape[1])
 
 
 @njit(cache=True, nogil=True)
@@ -180,20 +240,37 @@ def compute_scores(X, eta, out):
 
 
 @njit(cache=True, nogil=True)
-def sample_weights(X, b, w, prior_precision, eta, scores, cholesky, n_passes, rng, n_shift):
-    """Draw every task's weights given (b, w) (T, D) and the features X: the exact Cholesky
-    draw, or ``n_passes`` coordinate passes, each ending with a shift of the first
-    ``n_shift`` (topic) weights when n_shift > 1; ``scores`` (T, D) = X eta_t^T on return."""
-    col_ptr, rows, vals = sparse_columns(X)
-    row_sums = topic_row_sums(col_ptr, rows, vals, n_shift, X.shape[0])
+def sample_weights(row_ptr, cols, vals, b, w, prior_precision, eta, scores, cholesky,
+                   n_passes, rng, n_shift):
+    """Draw every task's weights given (b, w) (T, D) and the features by row (``topic_rows``,
+    ``sparse_rows``): the exact Cholesky draw, or ``n_passes`` coordinate passes, each ending
+    with a shift of the first ``n_shift`` (topic) weights when n_shift > 1; ``scores`` (T, D)
+    = X eta_t^T on return."""
+    D = row_ptr.shape[0] - 1
+    col_ptr, rows, cvals = rows_to_columns(row_ptr, cols, vals, eta.shape[1])
+    row_sums = topic_row_sums(col_ptr, rows, cvals, n_shift, D)
     if not cholesky:  # the coordinate passes need the current scores
-        column_scores(col_ptr, rows, vals, eta, scores)
+        column_scores(col_ptr, rows, cvals, eta, scores)
     for t in range(eta.shape[0]):
         if cholesky:
-            P, r = precision_and_shift(X, b[t], w[t], prior_precision[t])
+            P, r = precision_and_shift(row_ptr, cols, vals, b[t], w[t], prior_precision[t])
             gaussian_weights(P, r, rng, eta[t])
         else:
-            coordinate_weights(col_ptr, rows, vals, b[t], w[t], prior_precision[t], eta[t],
+            coordinate_weights(col_ptr, rows, cvals, b[t], w[t], prior_precision[t], eta[t],
                                scores[t], n_passes, rng, row_sums, n_shift)
     if cholesky:
-        column_scores(col_ptr, rows, vals, eta, scores)
+        column_scores(col_ptr, rows, cvals, eta, scores)
+
+
+@njit(cache=True, nogil=True)
+def row_scores(row_ptr, cols, vals, eta, out):
+    """out[t, d] = eta_t . X_d for the features by row, in column order within a row (the
+    order of ``column_scores``, so both give the same bits)."""
+    for t in range(eta.shape[0]):
+        e = eta[t]
+        o = out[t]
+        for d in range(row_ptr.shape[0] - 1):
+            acc = 0.0
+            for a in range(row_ptr[d], row_ptr[d + 1]):
+                acc += vals[a] * e[cols[a]]
+            o[d] = acc
