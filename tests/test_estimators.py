@@ -81,6 +81,13 @@ def test_set_params_and_errors():
         MedLDAClassifier(vocabulary=["a", "b"]).fit(X, y)
     with pytest.raises(ValueError, match="y .one label per document. is required"):
         MedLDAClassifier().fit(X, None)
+    with pytest.raises(ValueError, match="supervised_factor must be one of"):
+        MedLDAClassifier(supervised_factor="probit").fit(X, y)
+    gibbs = MedLDAClassifier(n_topics=3, sampler="gibbs", supervised_factor="marginal",
+                             n_iter=2).fit(X, y)
+    assert gibbs.sessions_[0].model.supervised_factor == "marginal"
+    assert MedLDAClassifier(n_topics=3, n_iter=2).fit(X, y).sessions_[0].model \
+        .supervised_factor == "marginal"   # LightMedLDA's default
 
 
 def test_snapshot_ensemble_averages_one_fold_in_per_snapshot():

@@ -44,7 +44,8 @@ from topicsup.kernels import light
 from topicsup.kernels.rng import seed_state
 from topicsup.models import LDA, LightMedLDA, MedLDA, SupervisedLDA
 from topicsup.session import Session
-from topicsup.testing.exact import (goodness_of_fit, lda_log_joint_states, normalize_log,
+from topicsup.testing.exact import (goodness_of_fit, lda_log_joint_states,
+                                    loss_log_factor_states, normalize_log,
                                     supervised_log_factor_states, tiny_corpus)
 from topicsup.views import conditional_chart
 
@@ -61,12 +62,20 @@ MODELS = {
                                       composition="mixture", mh_steps=4)),
     "lda-gibbs": ("binary", LDA(K=6, alpha=ASYM, beta=0.05)),
     "lightmedlda": ("binary", LightMedLDA(K=6, lam=4.0, nu=2.0)),
+    "lightmedlda-published": ("binary", LightMedLDA.as_published(K=6, lam=4.0, nu=2.0)),
     "light-multitask-cycle": ("multiclass", SupervisedLDA(K=6, lam=4.0, sampler="light",
                                                           composition="cycle", mh_steps=3)),
     "lightmedlda-stale": ("binary", LightMedLDA(K=6, lam=4.0, word_proposal="stale",
                                                 proposal_weights=(1, 2, 1))),
     "medlda": ("binary", MedLDA(K=6, lam=4.0)),
     "medlda-multitask": ("multiclass", MedLDA(K=6, lam=4.0)),
+    "lightmedlda-marginal": ("multiclass", LightMedLDA(K=6, lam=4.0, supervised_factor="marginal",
+                                                       composition="cycle",
+                                                       proposal_weights=(1, 1, 1))),
+    "lightmedlda-marginal-mixture": ("binary", LightMedLDA(K=6, lam=4.0,
+                                                           supervised_factor="marginal",
+                                                           composition="mixture")),
+    "medlda-marginal": ("multiclass", MedLDA(K=6, lam=4.0, supervised_factor="marginal")),
 }
 
 
@@ -125,7 +134,9 @@ def _conditional_from_joint(s, i):
     Z = np.repeat(st["z"][None, :], m.K, axis=0)
     Z[:, i] = np.arange(m.K)
     logp = lda_log_joint_states(corpus, m.K, m.alpha_vector, m.beta, Z)
-    if st["eta_kt"].shape[1]:
+    if st["eta_kt"].shape[1] and m.supervised_factor == "marginal":
+        logp = logp + loss_log_factor_states(corpus, m.K, st["eta"], st["y"], m.loss_function, Z)
+    elif st["eta_kt"].shape[1]:
         logp = logp + supervised_log_factor_states(corpus, m.K, st["eta"], st["b"], st["w"], Z)
     return normalize_log(logp)
 
@@ -147,6 +158,8 @@ def _proposal_from(kind, x, s, z, i, d, step):
     else:
         N = p1 - p0
         eta_kt, b, w = st["eta_kt"], st["b"][:, d], st["w"][:, d]
+        if m.supervised_factor == "marginal":   # the hinge's slope 2 lam y at a zero score
+            return normalize_log((eta_kt * 2 * m.lam * st["y"][:, d] / N).sum(1))
         A = (eta_kt * b / N).sum(1) - (w * eta_kt ** 2).sum(1) / (2 * N ** 2)
         return normalize_log(A)
     q = q.astype(float)
@@ -210,7 +223,8 @@ def test_every_ratio_is_the_mh_ratio_of_the_exact_conditional(small, name):
     s = _small_session(small, name)
     checked = [e for d in (1, 4, 7) for e in _ratio_errors(s, d)]
     if s.model.sampler == "light":
-        assert {kind for kind, _ in checked} == set(s.model.proposal_kinds)
+        used = {light.SUPERVISED_KINDS[k] for k in s.model.cycle_order}  # positive weight
+        assert {kind for kind, _ in checked} == used
         errors = np.array([e for _, e in checked])
         assert len(errors) >= 15 and errors.max() < 1e-9, (len(errors), errors.max())
 
@@ -256,6 +270,9 @@ INVARIANCE = {
                                composition="mixture", proposal_weights=(0, 0, 1)),
     "supervised-cycle": SupervisedLDA(K=3, alpha=0.4, beta=0.3, sampler="light", mh_steps=3),
     "supervised-gibbs": SupervisedLDA(K=3, alpha=0.4, beta=0.3),
+    "marginal-cycle": SupervisedLDA(K=3, alpha=0.4, beta=0.3, sampler="light", mh_steps=3,
+                                    supervised_factor="marginal"),
+    "marginal-gibbs": SupervisedLDA(K=3, alpha=0.4, beta=0.3, supervised_factor="marginal"),
 }
 
 

@@ -68,7 +68,9 @@ def binary():
     from topicsup.datasets import load_demo_corpus
     from topicsup.models import LightMedLDA
     from topicsup.session import Session
-    s = Session(LightMedLDA(K=6, lam=4.0, burn_in=5), load_demo_corpus().corpus, seed=0)
+    # the paper's sampler, so all three proposal kinds appear
+    s = Session(LightMedLDA.as_published(K=6, lam=4.0, burn_in=5), load_demo_corpus().corpus,
+                seed=0)
     s.run(12)
     return s
 

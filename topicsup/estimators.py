@@ -44,8 +44,9 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
     n_topics : int
         Number of topics K.
     sampler : {"light", "gibbs"}
-        ``"light"``: the ``LightMedLDA`` preset (doc/word/exp MH proposals, coordinate
-        weights); ``"gibbs"``: the ``MedLDA`` preset (exact Gibbs topics, Cholesky weights).
+        ``"light"``: the ``LightMedLDA`` preset (doc and word MH proposals, the hinge itself
+        in their ratios, coordinate weights); ``"gibbs"``: the ``MedLDA`` preset (exact Gibbs
+        topics, Cholesky weights).
     strategy : {"multitask", "ovr"}
         Multi-class or multi-label labels: one model with a classifier per class on shared
         topics, or one binary model per class (one-vs-all, trained in parallel threads with
@@ -61,7 +62,11 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
     mh_steps : int, optional
         MH steps per token for the light sampler (default 6).
     composition : {"mixture", "cycle"}, optional
-        How the light sampler composes its proposals (default: the preset's, mixture).
+        How the light sampler composes its proposals (default: the preset's, cycle).
+    supervised_factor : {"marginal", "augmented"}, optional
+        The label term the topics see: the hinge itself or the augmentation's Gaussian
+        factor (``SupervisedLDA.supervised_factor``; default: the preset's, marginal for
+        LightMedLDA and augmented for MedLDA).
     S_gibbs : int
         Coordinate-Gibbs passes over the weights per sweep (light sampler).
     n_iter : int
@@ -97,7 +102,8 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
     def __init__(self, n_topics: int = 20, *, sampler: str = "light",
                  strategy: str = "multitask", lam: float = 102.4, nu: float = 1.0,
                  alpha: float | None = None, beta: float = 0.01, mh_steps: int | None = None,
-                 composition: str | None = None, S_gibbs: int = 2, n_iter: int = 30,
+                 composition: str | None = None, supervised_factor: str | None = None,
+                 S_gibbs: int = 2, n_iter: int = 30,
                  burn_in: int | None = None, lda_init_sweeps: int = 0,
                  predict_burn_in: int = 10,
                  predict_samples: int = 10, n_snapshots: int = 1, snapshot_every: int = 2,
@@ -111,6 +117,7 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         self.beta = beta
         self.mh_steps = mh_steps
         self.composition = composition
+        self.supervised_factor = supervised_factor
         self.S_gibbs = S_gibbs
         self.n_iter = n_iter
         self.burn_in = burn_in
@@ -155,6 +162,8 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             kw["mh_steps"] = self.mh_steps
         if self.composition is not None:
             kw["composition"] = self.composition
+        if self.supervised_factor is not None:
+            kw["supervised_factor"] = self.supervised_factor
         return cls(**kw)
 
     def _training_corpus(self, X: Any, y: Any) -> Corpus:

@@ -70,9 +70,19 @@ def supervised_g(eta_kt: np.ndarray, b_d: np.ndarray, w_d: np.ndarray, r_d: np.n
         (w_d * (eta_kt ** 2 + 2 * eta_kt * (m + N_d * r_d))).sum(axis=1) / (2.0 * N_d ** 2)
 
 
+def marginal_g(loss: Any, eta_kt: np.ndarray, y_d: np.ndarray, r_d: np.ndarray,
+               n_kd: np.ndarray, N_d: int) -> np.ndarray:
+    """g_d(k) = sum_t log psi(y_td | s_td(k)) for every k, the loss's pseudo-likelihood with
+    the augmentation integrated out (``supervised_factor="marginal"``): s_td(k) the score with
+    the token at k, ``n_kd`` the other tokens' counts."""
+    s = (eta_kt.T @ n_kd)[None, :] / N_d + eta_kt / N_d + r_d[None, :]   # (K, T)
+    return loss.log_psi(y_d[None, :], s).sum(axis=1)
+
+
 def exp_proposal(eta_kt: np.ndarray, b_d: np.ndarray, w_d: np.ndarray, N_d: int) -> np.ndarray:
     """q_e(k) ∝ exp(A_d(k)), A_d(k) = sum_t b_td eta_kt / N_d - w_td eta_kt^2 / (2 N_d^2): the
-    part of g_d free of the assignments (``kernels.supervised.build_exp_table``)."""
+    part of g_d free of the assignments (``kernels.supervised.build_exp_table``). For the
+    marginal factor pass the loss's slope at a zero score as ``b_d`` and zeros as ``w_d``."""
     A = (eta_kt * (b_d / N_d)).sum(axis=1) - (w_d * eta_kt ** 2).sum(axis=1) / (2.0 * N_d ** 2)
     return _normalize_log(A)
 
@@ -249,6 +259,8 @@ class _Pass:
     model: Any
     position: int = 0
     ndk: np.ndarray | None = None        # light: the document's n_kd row
+    factor: int = supervised.AUGMENTED  # the supervised factor's kernel code, its parameters
+    loss_params: np.ndarray | None = None
     A: np.ndarray | None = None
     c: np.ndarray | None = None
     v: np.ndarray | None = None
@@ -399,7 +411,7 @@ class TokenInspector:
                              f"the inspector does not replay: run those sweeps first")
         K = model.K
         T = self.session.state["eta_kt"].shape[1]
-        p = _Pass(model=model, A=np.zeros(K), c=np.zeros((3, T)), v=np.zeros(T))
+        p = _Pass(model=model, A=np.zeros(K), c=np.zeros((4, T)), v=np.zeros(T))
         if model.sampler == "light":
             p.ndk = np.zeros(K, np.int32)
             p.exp_prob, p.exp_alias = np.zeros(K), np.zeros(K, np.int32)
@@ -416,23 +428,23 @@ class TokenInspector:
         p = self._pass
         m = p.model
         light._draw_token(p.U[j % light.RING], p.kinds[j % light.RING],
-                          _composition(m), len(m.proposal_kinds), m.kind_cumulative, self.rng)
+                          _composition(m), m.cycle_order, m.kind_cumulative, self.rng)
 
     def _load_document(self) -> None:
         """The per-document bookkeeping from the current state: n_kd (light), A_d and the
         coupling c (supervised), the exp table."""
         st, p, m = self.session.state, self._pass, self._pass.model
+        p.factor, p.loss_params = m.topic_terms(st)[0][:2]
+        terms = (p.factor, p.loss_params, st["eta_kt"], st["b"], st["w"], st["y"], st["r"])
         if m.sampler == "light":
             p.ndk[:] = 0
-            light.load_document(self.doc, self.p0, self.p1, st["z"], p.ndk, st["eta_kt"],
-                                st["b"], st["w"], st["r"], p.A, p.c,
-                                light.uses_exp_table(len(m.proposal_kinds), _composition(m),
+            light.load_document(self.doc, self.p0, self.p1, st["z"], p.ndk, *terms, p.A, p.c,
+                                light.uses_exp_table(_composition(m), m.cycle_order,
                                                      m.kind_cumulative),
                                 np.zeros(m.K), p.exp_prob, p.exp_alias,
                                 np.zeros(m.K, np.int32))
         elif st["eta_kt"].shape[1] > 0:
-            supervised.load_doc(st["eta_kt"], st["b"], st["w"], st["r"], self.doc, st["z"],
-                                self.p0, self.p1, p.A, p.c)
+            supervised.load_doc(*terms, self.doc, st["z"], self.p0, self.p1, p.A, p.c, False)
         self._remember_state()
 
     def _remember_state(self) -> None:
@@ -474,8 +486,12 @@ class TokenInspector:
         alpha = m.alpha_vector
         g = None
         T = st["eta_kt"].shape[1]
-        if T:
-            d = self.doc
+        d = self.doc
+        marginal = getattr(m, "supervised_factor", "augmented") == "marginal"
+        if T and marginal:
+            g = marginal_g(m.loss_function, st["eta_kt"], st["y"][:, d], st["r"][:, d], n_kd,
+                           self.n_tokens)
+        elif T:
             g = supervised_g(st["eta_kt"], st["b"][:, d], st["w"][:, d], st["r"][:, d], n_kd,
                              self.n_tokens)
         exact = exact_conditional(n_kd, n_kw, n_k, alpha, m.beta, corpus.n_words, g)
@@ -487,9 +503,11 @@ class TokenInspector:
             out["word"] = self._stale_table(w, n_kw, n_k)
         else:
             out["word"] = word_proposal(n_kw, m.beta, s)
-        if T and "exp" in m.proposal_kinds:
-            out["exp"] = exp_proposal(st["eta_kt"], st["b"][:, self.doc], st["w"][:, self.doc],
-                                      self.n_tokens)
+        if T and "exp" in m.proposal_kinds and marginal:
+            out["exp"] = exp_proposal(st["eta_kt"], m.loss_function.slope_at_zero(st["y"][:, d]),
+                                      np.zeros(T), self.n_tokens)
+        elif T and "exp" in m.proposal_kinds:
+            out["exp"] = exp_proposal(st["eta_kt"], st["b"][:, d], st["w"][:, d], self.n_tokens)
         return exact, out
 
     def _stale_table(self, w: int, n_kw: np.ndarray, n_k: np.ndarray) -> np.ndarray:
@@ -568,8 +586,8 @@ class TokenInspector:
         n_kd[old] -= 1
         g_s = 0.0
         if T > 0:
-            supervised.token_coupling(eta_kt, p.c, old, v)
-            g_s = supervised.g_value(A, eta_kt, v, old)
+            supervised.token_coupling(p.factor, eta_kt, p.c, old, v)
+            g_s = supervised.g_value(p.factor, p.loss_params, A, eta_kt, p.c, v, old)
         s = old
         steps = []
         for step in range(m.mh_steps):
@@ -611,7 +629,7 @@ class TokenInspector:
                                            n_k[t], n_k[s], beta, V_beta, q_t, q_s)
             g_t = 0.0
             if T > 0:
-                g_t = supervised.g_value(A, eta_kt, v, t)
+                g_t = supervised.g_value(p.factor, p.loss_params, A, eta_kt, p.c, v, t)
                 a *= light.supervised_step_factor(kind, g_t, g_s, A[t], A[s])
             accepted = bool(light.accepts(a, u_acc))
             steps.append(self._mh_record(kind, s, t, a, u_acc, accepted, q, rebuilt))
@@ -675,8 +693,9 @@ class TokenInspector:
         g = None
         if T > 0:
             # the kernel's bookkept g_d(k), so the conditional has the kernel's bits
-            supervised.token_coupling(eta_kt, p.c, old, p.v)
-            g = np.array([supervised.g_value(p.A, eta_kt, p.v, k) for k in range(p.model.K)])
+            supervised.token_coupling(p.factor, eta_kt, p.c, old, p.v)
+            g = np.array([supervised.g_value(p.factor, p.loss_params, p.A, eta_kt, p.c, p.v, k)
+                          for k in range(p.model.K)])
         q, total, cum = self._gibbs_conditional(ndk, nwk, n_k, g)
         u = uniform(self.rng)
         new = int(gibbs.search_cumulative(cum, p.model.K, u * total))

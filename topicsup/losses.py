@@ -1,9 +1,10 @@
 """Losses: each supplies an augmentation draw and the per-(document, task) pair (b, w).
 
 Given its augmentation u, every loss here contributes exp(b s - w s^2 / 2) in the score
-s = eta . xt_d (MATH.md sec. 1), so the topic and weight samplers never see the loss itself.
-Adding a loss means adding a class with ``augment(y, scores, rng, b, w)``; no topic kernel
-changes.
+s = eta . xt_d (MATH.md sec. 1), so the weight sampler never sees the loss itself. Adding a loss
+means adding a class with ``augment(y, scores, rng, b, w)`` and ``log_psi``; for topic samplers
+that integrate the augmentation out (``supervised_factor="marginal"``) it also names its
+pseudo-likelihood's code in ``kernels.supervised``. No topic kernel changes.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from .kernels import supervised
 from .kernels.draws import inverse_gaussian
 
 
@@ -53,9 +55,24 @@ class Hinge:
         """Draw the augmentation given the scores and write (b, w), all (T, D)."""
         hinge_augment(y, scores, self.lam, rng, b, w)
 
+    # the topic kernels' code for psi(y | s) itself (kernels.supervised), its parameters
+    marginal_factor = supervised.HINGE
+
+    def marginal_params(self) -> np.ndarray:
+        """Parameters of the marginal factor in the kernels: [2 lam]."""
+        return np.array([2.0 * self.lam])
+
+    def slope_at_zero(self, y: np.ndarray) -> np.ndarray:
+        """d log psi(y | s) / ds at s = 0: 2 lam y (the kernels' exp proposal, marginal)."""
+        return 2.0 * self.lam * np.asarray(y, dtype=np.float64)
+
+    def log_psi(self, y: np.ndarray, scores: np.ndarray) -> np.ndarray:
+        """log psi(y | s) = -2 lam max(0, 1 - y s), elementwise."""
+        return -2.0 * self.lam * np.maximum(0.0, 1.0 - y * scores)
+
     def log_pseudo_likelihood(self, y: np.ndarray, scores: np.ndarray) -> float:
         """sum log psi(y | s) = -2 lam sum max(0, 1 - y s), the loss's part of the log joint."""
-        return float(-2.0 * self.lam * np.maximum(0.0, 1.0 - y * scores).sum())
+        return float(self.log_psi(y, scores).sum())
 
     def mean_loss(self, y: np.ndarray, scores: np.ndarray) -> float:
         """Mean hinge max(0, 1 - y s) over documents and tasks."""

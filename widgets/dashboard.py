@@ -162,6 +162,11 @@ class Dashboard:
             out["p_doc"] = w.FloatSlider(value=model.p_doc, min=0.05, max=0.95, step=0.01,
                                          description="mix doc", readout_format=".2f",
                                          layout=w.Layout(width="230px"))
+        if "supervised_factor" in model.live_params:   # the hinge itself or given xi
+            out["supervised_factor"] = w.Dropdown(options=["marginal", "augmented"],
+                                                  value=model.supervised_factor,
+                                                  description="label term",
+                                                  layout=w.Layout(width="220px"))
         for widget in out.values():
             widget.observe(self._on_setting, names="value")
         return out
@@ -178,6 +183,8 @@ class Dashboard:
                 self._set_status("the proposal mix needs at least one positive weight")
                 return
             params["proposal_weights"] = mix
+        if "supervised_factor" in s:
+            params["supervised_factor"] = s["supervised_factor"].value
         try:
             self.session.set_params(**params)
         except ValueError as e:

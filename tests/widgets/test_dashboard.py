@@ -82,16 +82,19 @@ def test_dashboard_chain_is_the_sessions_chain(corpus):
 
 
 def test_live_settings_change_the_sampler(corpus):
-    """The proposal mix and MH steps act on the session's model between sweeps; an invalid
-    mix is refused with a message and leaves the model as it was."""
+    """The proposal mix, MH steps and the form of the label term act on the session's model
+    between sweeps; an invalid mix is refused with a message and leaves the model as it
+    was."""
     data = make_synthetic(n_docs=120, n_topics=3, doc_length=30, seed=1)
-    s = Session(LightMedLDA(K=3, lam=4.0), data.corpus, seed=0)
+    s = Session(LightMedLDA.as_published(K=3, lam=4.0), data.corpus, seed=0)
     dash = Dashboard(s, views=("loglik",))
+    assert dash.settings["supervised_factor"].value == "augmented"
     dash.settings["mh_steps"].value = 3
     dash.settings["composition"].value = "cycle"
     dash.settings["mix_exp"].value = 0.0
+    dash.settings["supervised_factor"].value = "marginal"
     assert s.model.mh_steps == 3 and s.model.composition == "cycle"
-    assert s.model.proposal_weights[2] == 0.0
+    assert s.model.proposal_weights[2] == 0.0 and s.model.supervised_factor == "marginal"
     before = s.model
     for k in ("doc", "word"):
         dash.settings[f"mix_{k}"].value = 0.0

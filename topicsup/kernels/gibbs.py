@@ -43,14 +43,14 @@ def conditional_weight(ndk_k, alpha_k, nwk_k, beta, inv_n_k):
 
 @njit(cache=True, nogil=True)
 def gibbs_sweep(words, doc_ptr, z, n_dk, n_wk, n_k, alpha, beta, rng, d_start, d_end,
-                eta_kt, b, w, r, A, c, v, scratch, info):
+                factor, loss_params, eta_kt, b, w, y, r, A, c, v, scratch, info):
     """Resample every token of documents ``d_start .. d_end-1`` once, in order.
 
     Parameters are the corpus (``words``, ``doc_ptr``), the state (``z`` and its counts, all
     int32), the Dirichlet parameters (``alpha`` of length K, scalar symmetric ``beta``), the
-    xoshiro state ``rng``, the supervised term's arrays (``kernels.supervised``: ``eta_kt``
-    (K, T), ``b``, ``w``, ``r`` (T, D) and scratch ``A`` (K), ``c`` (3, T), ``v`` (T); T = 0 for
-    LDA), a float64 ``scratch`` array of shape (2, K) and the float64 ``info`` record
+    xoshiro state ``rng``, the supervised term's arrays (``kernels.supervised``: ``factor``,
+    ``loss_params``, ``eta_kt`` (K, T), ``b``, ``w``, ``y``, ``r`` (T, D) and scratch ``A`` (K),
+    ``c`` (4, T), ``v`` (T); T = 0 for LDA), a float64 ``scratch`` array of shape (2, K) and the float64 ``info`` record
     (``kernels.info``), which is incremented, not reset.
     """
     K = n_k.shape[0]
@@ -65,7 +65,8 @@ def gibbs_sweep(words, doc_ptr, z, n_dk, n_wk, n_k, alpha, beta, rng, d_start, d
         ndk = n_dk[d]
         p0, p1 = doc_ptr[d], doc_ptr[d + 1]
         if T > 0 and p1 > p0:
-            supervised.load_doc(eta_kt, b, w, r, d, z, p0, p1, A, c)
+            supervised.load_doc(factor, loss_params, eta_kt, b, w, y, r, d, z, p0, p1, A, c,
+                                False)
         for i in range(p0, p1):
             nwk = n_wk[words[i]]
             old = z[i]
@@ -79,11 +80,8 @@ def gibbs_sweep(words, doc_ptr, z, n_dk, n_wk, n_k, alpha, beta, rng, d_start, d
                     cum[k] = total
             else:
                 # the same times exp(g_d(k))   (Zheng 2015 eq. 15-17)
-                supervised.token_coupling(eta_kt, c, old, v)
-                top = -math.inf
-                for k in range(K):
-                    cum[k] = supervised.g_value(A, eta_kt, v, k)
-                    top = max(top, cum[k])
+                supervised.token_coupling(factor, eta_kt, c, old, v)
+                top = supervised.g_all(factor, loss_params, A, eta_kt, c, v, cum)
                 for k in range(K):
                     total += conditional_weight(ndk[k], alpha[k], nwk[k], beta, inv_n_k[k]) \
                         * math.exp(cum[k] - top)

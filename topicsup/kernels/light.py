@@ -29,17 +29,19 @@ early and the counts its proposals will read are prefetched (``kernels.prefetch`
 time then grows only 1.34x from K = 100 to K = 2000 on 20 Newsgroups
 (benchmarks/bench_samplers.py).
 
-Supervised models (``kernels.supervised``) multiply the target by exp(g_d(k)): every ratio
-above gains exp(g_d(t) - g_d(s)), O(T) for T tasks, and a third proposal joins them:
+Supervised models (``kernels.supervised``) multiply the target by exp(g_d(k)), the
+augmentation's Gaussian factor or the loss's pseudo-likelihood itself: every ratio above gains
+exp(g_d(t) - g_d(s)), O(T) for T tasks, and a third proposal joins them:
 
-* exp proposal: q_e(k) ∝ exp(A_d(k)), the part of g_d that does not depend on Z, from a
-  Walker table built once per document (``supervised.build_exp_table`` explains why not the
-  paper's stale m_d). A_d cancels in the ratio: the document, word and coupling factors remain.
+* exp proposal: q_e(k) ∝ exp(A_d(k)), the part of g_d that does not depend on Z (augmented)
+  or its linearisation at a zero score (marginal), from a Walker table built once per
+  document (``supervised.build_exp_table`` explains why not the paper's stale m_d). A_d
+  cancels in the ratio: the document, word and the rest of g_d remain.
 
-Compositions: ``cycle`` runs doc, word(, exp), doc, ... over the ``mh_steps`` steps of a token;
-``mixture`` picks a kind at each step with the probabilities in ``kind_cum`` (for LDA, doc with
-probability ``p_doc``). Each step leaves the target invariant on its own, so every composition
-does (Zheng et al. 2015 Theorem 1).
+Compositions: ``cycle`` runs the kinds of ``cycle_order`` in turn (doc, word(, exp), doc, ...)
+over the ``mh_steps`` steps of a token; ``mixture`` picks a kind at each step with the
+probabilities in ``kind_cum`` (for LDA, doc with probability ``p_doc``). Each step leaves the
+target invariant on its own, so every composition does (Zheng et al. 2015 Theorem 1).
 """
 
 from __future__ import annotations
@@ -101,14 +103,16 @@ def draw_word_proposal(z, word_ptr, word_tok, w, K, beta, u01):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _draw_token(u, kinds, composition, n_kinds, kind_cum, rng):
+def _draw_token(u, kinds, composition, cycle_order, kind_cum, rng):
     """A token's uniforms, three per MH step (kind, proposal, acceptance), and the kind of
-    each step: in turn (cycle) or drawn from ``kind_cum`` with the step's first uniform."""
+    each step: the kinds of ``cycle_order`` in turn (cycle) or drawn from ``kind_cum`` with
+    the step's first uniform (mixture)."""
     for n in range(u.shape[0]):
         u[n] = uniform(rng)
+    n_kinds = kind_cum.shape[0]
     for step in range(kinds.shape[0]):
         if composition == CYCLE:
-            kinds[step] = step % n_kinds
+            kinds[step] = cycle_order[step % cycle_order.shape[0]]
         else:
             kind = 0
             while kind < n_kinds - 1 and u[3 * step] >= kind_cum[kind]:
@@ -181,44 +185,51 @@ def accepts(a, u):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def uses_exp_table(n_kinds, composition, kind_cum):
+def uses_exp_table(composition, cycle_order, kind_cum):
     """Whether some MH step can propose from the exp table, so it is built per document."""
-    return n_kinds > EXP and (composition == CYCLE or kind_cum[EXP] > kind_cum[EXP - 1])
+    if composition == CYCLE:
+        for kind in cycle_order:
+            if kind == EXP:
+                return True
+        return False
+    return kind_cum.shape[0] > EXP and kind_cum[EXP] > kind_cum[EXP - 1]
 
 
 @njit(cache=True, nogil=True, inline="always")
-def load_document(d, p0, p1, z, ndk, eta_kt, b, w_td, r, A, c, use_exp, exp_weights, exp_prob,
-                  exp_alias, work):
+def load_document(d, p0, p1, z, ndk, factor, loss_params, eta_kt, b, w_td, y, r, A, c,
+                  use_exp, exp_weights, exp_prob, exp_alias, work):
     """What the sweep keeps per document, from ``z``: add its n_kd to the zeroed row ``ndk``;
-    for supervised models fill A_d and the coupling ``c`` and, if ``use_exp``, the exp
-    table."""
+    for supervised models fill the rows ``c`` (and A_d) of ``kernels.supervised`` and, if
+    ``use_exp``, the exp table."""
     load_doc_row(z, p0, p1, ndk, 1)
     if eta_kt.shape[1] > 0 and p1 > p0:
-        supervised.load_doc(eta_kt, b, w_td, r, d, z, p0, p1, A, c)
+        supervised.load_doc(factor, loss_params, eta_kt, b, w_td, y, r, d, z, p0, p1, A, c,
+                            use_exp)
         if use_exp:
             supervised.build_exp_table(A, exp_weights, exp_prob, exp_alias, work)
 
 
 @njit(cache=True, nogil=True)
 def light_sweep(words, doc_ptr, z, n_wk, n_k, ndk, alpha, beta, rng, d_start, d_end,
-                mh_steps, composition, n_kinds, kind_cum, alpha_prob, alpha_alias,
+                mh_steps, composition, cycle_order, kind_cum, alpha_prob, alpha_alias,
                 alpha_symmetric, word_ptr, word_tok, stale_word, ones, wt_samples, wt_q, wt_mass,
-                wt_used, prob, alias, work, eta_kt, b, w_td, r, A, c, v, exp_prob, exp_alias,
-                info):
+                wt_used, prob, alias, work, factor, loss_params, eta_kt, b, w_td, y, r, A, c, v,
+                exp_prob, exp_alias, info):
     """One pass of ``mh_steps`` MH steps per token over documents ``d_start .. d_end-1``.
 
     ``ndk`` is a zeroed int32 row of length K holding the current document's n_kd, rebuilt
     from ``z`` per document: no (D, K) matrix is read, and the row stays in L1 whatever K.
-    ``n_kinds`` is 2 (doc, word) or 3 (and exp, supervised models); a cycle runs them in
-    turn, a mixture picks kind j with probability ``kind_cum[j] - kind_cum[j-1]``. The
-    supervised term's arrays (``eta_kt`` (K, T), ``b``, ``w_td``, ``r`` (T, D), scratch ``A``
-    (K), ``c`` (3, T), ``v`` (T), the exp table ``exp_prob``, ``exp_alias`` (K)) are those of
-    ``kernels.supervised``; T = 0 for LDA.
+    The kinds are doc, word and (supervised models) exp: a cycle runs those of
+    ``cycle_order`` in turn, a mixture picks kind j with probability ``kind_cum[j] -
+    kind_cum[j-1]``. The supervised term's arrays (``factor``, ``loss_params``, ``eta_kt``
+    (K, T), ``b``, ``w_td``, ``y``, ``r`` (T, D), scratch ``A`` (K), ``c`` (4, T), ``v`` (T),
+    the exp table ``exp_prob``, ``exp_alias`` (K)) are those of ``kernels.supervised``;
+    T = 0 for LDA.
     """
     V_beta = beta * n_wk.shape[0]
     K = n_k.shape[0]
     T = eta_kt.shape[1]
-    use_exp = uses_exp_table(n_kinds, composition, kind_cum)
+    use_exp = uses_exp_table(composition, cycle_order, kind_cum)
     flat_wk = n_wk.reshape(n_wk.size)
     # per token and MH step three uniforms: the kind, the proposal, the acceptance
     U = np.empty((RING, 3 * mh_steps), np.float64)
@@ -231,10 +242,10 @@ def light_sweep(words, doc_ptr, z, n_wk, n_k, ndk, alpha, beta, rng, d_start, d_
         p0 = doc_ptr[d]
         p1 = doc_ptr[d + 1]
         N_d = p1 - p0
-        load_document(d, p0, p1, z, ndk, eta_kt, b, w_td, r, A, c, use_exp, prob, exp_prob,
-                      exp_alias, work)
+        load_document(d, p0, p1, z, ndk, factor, loss_params, eta_kt, b, w_td, y, r, A, c,
+                      use_exp, prob, exp_prob, exp_alias, work)
         for j in range(p0, min(p0 + LEAD, p1)):
-            _draw_token(U[j % RING], kinds[j % RING], composition, n_kinds, kind_cum, rng)
+            _draw_token(U[j % RING], kinds[j % RING], composition, cycle_order, kind_cum, rng)
         # Every uniform of a token is drawn LEAD = 3 AHEAD tokens early, so the memory its
         # proposals will read is prefetched in stages: the word's occurrence list, then z
         # there, then n_tw for every proposed topic t, with the token's own n_{z_i w}. At large
@@ -245,7 +256,8 @@ def light_sweep(words, doc_ptr, z, n_wk, n_k, ndk, alpha, beta, rng, d_start, d_
         for i in range(p0, p1):
             j = i + LEAD
             if j < p1:
-                _draw_token(U[j % RING], kinds[j % RING], composition, n_kinds, kind_cum, rng)
+                _draw_token(U[j % RING], kinds[j % RING], composition, cycle_order, kind_cum,
+                            rng)
             if not stale_word:  # the word steps' occurrences, then z there
                 j = i + 3 * AHEAD
                 if j < p1:
@@ -283,8 +295,8 @@ def light_sweep(words, doc_ptr, z, n_wk, n_k, ndk, alpha, beta, rng, d_start, d_
             n_k[old] -= 1
             g_s = 0.0
             if T > 0:
-                supervised.token_coupling(eta_kt, c, old, v)
-                g_s = supervised.g_value(A, eta_kt, v, old)
+                supervised.token_coupling(factor, eta_kt, c, old, v)
+                g_s = supervised.g_value(factor, loss_params, A, eta_kt, c, v, old)
             s = old
             for step in range(mh_steps):
                 kind = kinds[i % RING, step]
@@ -322,7 +334,7 @@ def light_sweep(words, doc_ptr, z, n_wk, n_k, ndk, alpha, beta, rng, d_start, d_
                                          n_k[t], n_k[s], beta, V_beta, 1.0, 1.0)
                 g_t = 0.0
                 if T > 0:
-                    g_t = supervised.g_value(A, eta_kt, v, t)
+                    g_t = supervised.g_value(factor, loss_params, A, eta_kt, c, v, t)
                     a *= supervised_step_factor(kind, g_t, g_s, A[t], A[s])
                 if accepts(a, u_i[3 * step + 2]):
                     record_mh(info, kind, min(a, 1.0), True)

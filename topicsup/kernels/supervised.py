@@ -1,20 +1,42 @@
 """The supervised term g_d(k) of the topic conditionals, for every loss (MATH.md sec. 1-2).
 
-Given the augmentation, each (document d, task t) pair adds exp(b_td s_td - w_td s_td^2 / 2)
-with s_td = eta_t . zbar_d + r_td (r_td the covariate part of the score). With token i of d at
-topic k, zbar_d = (n_.d^-di + e_k) / N_d, and the factor in k is exp(g_d(k)):
+With token i of document d at topic k, zbar_d = (n_.d^-di + e_k) / N_d and each task's score
+is s_td(k) = (m_td^-di + eta_kt) / N_d + r_td, with m_td^-di = sum_j eta_jt n_jd^-di and r_td
+the covariate part. The topic conditional carries exp(g_d(k)), in one of two forms (``factor``):
 
-    g_d(k) = A_d(k) - sum_t eta_kt v_t,
-    A_d(k) = sum_t [ b_td eta_kt / N_d - w_td eta_kt^2 / (2 N_d^2) ],
-    v_t    = w_td (m_td^-di + N_d r_td) / N_d^2,   m_td^-di = sum_j eta_jt n_jd^-di.
+* ``AUGMENTED``: the loss's Gaussian factor given its augmentation, exp(b s - w s^2 / 2) per
+  (document, task) (Zheng et al. 2015 eq. 16-17 for one task; the sum over tasks is their
+  sec. 4.1)::
 
-(Zheng et al. 2015 eq. 16-17 for one task; the sum over tasks is their sec. 4.1.) A_d is
-fixed while a document is swept (O(K T) once per document); the coupling c_t = m_td + N_d r_td
-is kept per document (row 0 of ``c``) and moved in O(T) when a token changes topic, so a ratio
-g_d(t) - g_d(s) costs O(T): O(1) for a binary task, whatever K.
+      g_d(k) = A_d(k) - sum_t eta_kt v_t,
+      A_d(k) = sum_t [ b_td eta_kt / N_d - w_td eta_kt^2 / (2 N_d^2) ],
+      v_t    = w_td (m_td^-di + N_d r_td) / N_d^2.
+
+* ``HINGE``: the hinge's pseudo-likelihood itself, the augmentation integrated out::
+
+      g_d(k) = -2 lam sum_t max(0, 1 - y_td s_td(k)) = -2 lam sum_t max(0, v_t - y_td eta_kt / N_d),
+      v_t    = 1 - y_td (m_td^-di + N_d r_td) / N_d      (the slack without token i).
+
+  The augmentation xi is then drawn after the topics, given them, and before the weights
+  (``models.SupervisedLDA.end_sweep``): (Z, xi) | eta is one block, so the chain targets the
+  same posterior. Why: given xi the factor is a Gaussian in s with precision w = lam^2 xi,
+  and xi is huge for a document near its margin (xi ~ IG(1/(lam |1 - y s|), 1)), which pins
+  the score and couples every token of the document to every other; on 20 Newsgroups one
+  token's move shifts g_d over the topics by a median 10 nats. Without it the factor is
+  piecewise linear in s, and Gibbs and light samplers both learn the classifier in about
+  half the sweeps (benchmarks/README.md).
+
+The per-document rows ``c`` (4, T) are filled once per document: c[0] the coupling
+m_td + N_d r_td, kept current in O(T) when a token moves; c[1] = w_td / N_d^2 (augmented; 0
+otherwise); c[2] = b_td / N_d (augmented) or the loss's slope at s = 0 over N_d (2 lam y_td / N_d
+for the hinge); c[3] = y_td / N_d. A ratio g_d(t) - g_d(s) then costs O(T), O(1) for one task
+whatever K. A_d(k) = sum_t eta_kt (c[2]_t - c[1]_t eta_kt / 2) is the part of g_d free of the
+assignments (augmented; O(K T) per document) or, for the marginal hinge, its linearisation at
+a zero score, needed only for the exp proposal.
 
 Arrays: ``eta_kt`` (K, T) topic weights, task-minor so a topic's weights are contiguous;
-``b``, ``w``, ``r`` (T, D). No loss appears here: a loss only fills ``b`` and ``w``.
+``b``, ``w``, ``y``, ``r`` (T, D); ``loss_params`` the factor's parameters (HINGE: [2 lam]).
+No loss class appears here: a loss fills ``b`` and ``w``, and names its marginal factor.
 """
 
 from __future__ import annotations
@@ -25,26 +47,37 @@ from numba import njit
 
 from .alias import build_alias
 
+AUGMENTED = 0  # exp(b s - w s^2 / 2) given the augmentation
+HINGE = 1      # exp(-2 lam max(0, 1 - y s)), the augmentation integrated out
+
 
 @njit(cache=True, nogil=True, inline="always")
-def load_doc(eta_kt, b, w, r, d, z, p0, p1, A, c):
-    """Fill ``A`` (K) with A_d(k) and the document rows of ``c`` (3, T): c[0] the coupling
-    m_td + N_d r_td, c[1] = w_td / N_d^2, c[2] = b_td / N_d. The (T, D) columns of ``b`` and
-    ``w`` are strided; copied once here, the per-token loops read contiguous rows."""
+def load_doc(factor, loss_params, eta_kt, b, w, y, r, d, z, p0, p1, A, c, need_A):
+    """Fill the document rows of ``c`` (4, T) (module docstring) and, for the augmented
+    factor or when ``need_A`` (the exp proposal), ``A`` (K) with A_d(k). The (T, D) columns
+    are strided; copied once here, the per-token loops read contiguous rows."""
     K, T = eta_kt.shape
     N = p1 - p0
     inv_n = 1.0 / N
     coupling_row = c[0]
     w_row = c[1]
     b_row = c[2]
+    y_row = c[3]
     for t in range(T):
         coupling_row[t] = N * r[t, d]
-        w_row[t] = w[t, d] * inv_n * inv_n
-        b_row[t] = b[t, d] * inv_n
+        y_row[t] = y[t, d] * inv_n
+        if factor == AUGMENTED:
+            w_row[t] = w[t, d] * inv_n * inv_n
+            b_row[t] = b[t, d] * inv_n
+        else:
+            w_row[t] = 0.0
+            b_row[t] = loss_params[0] * y_row[t]  # the hinge's slope 2 lam y at s = 0
     for i in range(p0, p1):
         row = eta_kt[z[i]]
         for t in range(T):
             coupling_row[t] += row[t]
+    if factor != AUGMENTED and not need_A:
+        return
     for k in range(K):
         row = eta_kt[k]
         # four partial sums: the O(K T) per document is the sweep's main cost at large T
@@ -65,13 +98,19 @@ def load_doc(eta_kt, b, w, r, d, z, p0, p1, A, c):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def token_coupling(eta_kt, c, s, v):
-    """v_t = w_td (c_t - eta_st) / N^2: the coupling of g_d with token i (at ``s``) removed."""
+def token_coupling(factor, eta_kt, c, s, v):
+    """Token i (at ``s``) removed from the coupling: v_t = w_td (c_t - eta_st) / N^2
+    (augmented) or the slack v_t = 1 - y_td (c_t - eta_st) / N (hinge)."""
     row = eta_kt[s]
     coupling_row = c[0]
-    w_row = c[1]
-    for t in range(v.shape[0]):
-        v[t] = w_row[t] * (coupling_row[t] - row[t])
+    if factor == AUGMENTED:
+        w_row = c[1]
+        for t in range(v.shape[0]):
+            v[t] = w_row[t] * (coupling_row[t] - row[t])
+    else:
+        y_row = c[3]
+        for t in range(v.shape[0]):
+            v[t] = 1.0 - y_row[t] * (coupling_row[t] - row[t])
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -93,10 +132,42 @@ def coupling(eta_kt, v, k):
     return (a0 + a1) + (a2 + a3)
 
 
+# Not inlined at numba's level, so its own fastmath flags survive: re-associating the sum
+# lets LLVM vectorize it (a light sweep at K = 200, T = 20 spends 13% less time).
+@njit(cache=True, nogil=True, fastmath={"reassoc", "nsz", "contract"})
+def hinge_violation(eta_kt, c, v, k):
+    """sum_t max(0, v_t - y_td eta_kt / N): the document's hinge with token i at k, summed
+    over tasks (y_td / N in c[3]; 2-d indexing, no views to reference-count per call)."""
+    acc = 0.0
+    for t in range(v.shape[0]):
+        acc += max(0.0, v[t] - c[3, t] * eta_kt[k, t])
+    return acc
+
+
 @njit(cache=True, nogil=True, inline="always")
-def g_value(A, eta_kt, v, k):
-    """g_d(k) = A_d(k) - sum_t eta_kt v_t with token i removed (Zheng 2015 eq. 16)."""
-    return A[k] - coupling(eta_kt, v, k)
+def g_value(factor, loss_params, A, eta_kt, c, v, k):
+    """g_d(k) with token i removed (``token_coupling`` filled ``v``): A_d(k) - sum_t eta_kt
+    v_t (augmented, Zheng 2015 eq. 16) or -2 lam sum_t max(0, v_t - y_td eta_kt / N) (hinge)."""
+    if factor == AUGMENTED:
+        return A[k] - coupling(eta_kt, v, k)
+    return -loss_params[0] * hinge_violation(eta_kt, c, v, k)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def g_all(factor, loss_params, A, eta_kt, c, v, out):
+    """out[k] = g_d(k) for every k (``g_value``), the factor's branch outside the O(K T)
+    loop; returns max_k g_d(k)."""
+    top = -math.inf
+    if factor == AUGMENTED:
+        for k in range(out.shape[0]):
+            out[k] = A[k] - coupling(eta_kt, v, k)
+            top = max(top, out[k])
+    else:
+        scale = -loss_params[0]
+        for k in range(out.shape[0]):
+            out[k] = scale * hinge_violation(eta_kt, c, v, k)
+            top = max(top, out[k])
+    return top
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -115,9 +186,9 @@ def build_exp_table(A, weights, prob, alias, work):
 
     Zheng 2015 build q_e from exp(g~_d(k)) with a stale m_d; that m_d counts the token being
     resampled at its old topic, so the proposal would depend on the state it moves from and
-    their ratio (eq. 21) would not be exact. A_d(k) is g_d(k) without the coupling: it depends
-    on (eta, b, w) only, fixed during the sweep, so q_e is a true independence proposal and
-    carries the label-driven part b eta_k / N_d.
+    their ratio (eq. 21) would not be exact. A_d(k) depends on (eta, b, w, y) only, fixed
+    during the sweep, so q_e is a true independence proposal: the label-driven part
+    b eta_k / N_d of g_d (augmented), or the hinge's slope at a zero score (marginal).
     """
     K = A.shape[0]
     top = A[0]

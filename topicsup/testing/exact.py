@@ -76,11 +76,9 @@ def lda_log_joint_states(corpus: Corpus, K: int, alpha: float | np.ndarray, beta
     return topic + doc
 
 
-def supervised_log_factor_states(corpus: Corpus, K: int, eta: np.ndarray, b: np.ndarray,
-                                 w: np.ndarray, Z: np.ndarray) -> np.ndarray:
-    """sum_{t,d} b_td s_td - w_td s_td^2 / 2 for every row of ``Z``: the supervised factor of
-    the target given the augmentation (MATH.md sec. 1), with s_td = eta_t . (zbar_d, x_d).
-    ``eta`` is (T, K + P); ``b``, ``w`` are (T, D). Plain numpy, independent of the kernels."""
+def score_states(corpus: Corpus, K: int, eta: np.ndarray, Z: np.ndarray) -> np.ndarray:
+    """The scores s_td = eta_t . (zbar_d, x_d) for every row of ``Z``: (S, T, D), ``eta``
+    (T, K + P). Plain numpy, independent of the kernels."""
     D = corpus.n_docs
     doc_of = np.repeat(np.arange(D), corpus.doc_lengths)
     S = Z.shape[0]
@@ -91,7 +89,24 @@ def supervised_log_factor_states(corpus: Corpus, K: int, eta: np.ndarray, b: np.
     s = np.einsum("sdk,tk->std", zbar, eta[:, :K])
     if corpus.covariates is not None and corpus.covariates.shape[1]:
         s += (eta[:, K:] @ corpus.covariates.T)[None]
+    return s
+
+
+def supervised_log_factor_states(corpus: Corpus, K: int, eta: np.ndarray, b: np.ndarray,
+                                 w: np.ndarray, Z: np.ndarray) -> np.ndarray:
+    """sum_{t,d} b_td s_td - w_td s_td^2 / 2 for every row of ``Z``: the supervised factor of
+    the target given the augmentation (MATH.md sec. 1), with s_td = eta_t . (zbar_d, x_d).
+    ``eta`` is (T, K + P); ``b``, ``w`` are (T, D)."""
+    s = score_states(corpus, K, eta, Z)
     return (b[None] * s - 0.5 * w[None] * s * s).sum(axis=(1, 2))
+
+
+def loss_log_factor_states(corpus: Corpus, K: int, eta: np.ndarray, y: np.ndarray, loss: Any,
+                           Z: np.ndarray) -> np.ndarray:
+    """sum_{t,d} log psi(y_td | s_td) for every row of ``Z``: the supervised factor of the
+    target with the augmentation integrated out (``supervised_factor="marginal"``), from the
+    loss's ``log_psi``; ``y`` (T, D)."""
+    return loss.log_psi(y[None], score_states(corpus, K, eta, Z)).sum(axis=(1, 2))
 
 
 def normalize_log(logp: np.ndarray) -> np.ndarray:
