@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_lda import resolve_data  # noqa: E402
 from bench_supervised import BETA, LAM, NU  # noqa: E402
 
-from topicsup.inspector import supervised_g  # noqa: E402
+from topicsup.inspector import marginal_g, supervised_g  # noqa: E402
 from topicsup.kernels.rng import seed_state  # noqa: E402
 from topicsup.models import LightMedLDA, MedLDA  # noqa: E402
 from topicsup.newsgroups import load_20newsgroups  # noqa: E402
@@ -45,18 +45,21 @@ from topicsup.session import Session  # noqa: E402
 from topicsup.synthetic import make_synthetic  # noqa: E402
 
 
-def supervised_factor_spread(state: dict, corpus) -> tuple[np.ndarray, np.ndarray]:
-    """Per document with tokens: the range over k of g_d(k) (every token counted, MATH.md
-    sec. 1; ``inspector.supervised_g``) and the effective number of topics exp(H) of
-    softmax(g_d)."""
-    eta_kt, b, w, r, z = (state[k] for k in ("eta_kt", "b", "w", "r", "z"))
+def supervised_factor_spread(model, state: dict, corpus) -> tuple[np.ndarray, np.ndarray]:
+    """Per document with tokens: the range over k of the model's g_d(k) (every token counted,
+    MATH.md sec. 1; ``inspector.supervised_g``, or ``inspector.marginal_g`` for the marginal
+    factor) and the effective number of topics exp(H) of softmax(g_d)."""
+    eta_kt, b, w, r, z, y = (state[k] for k in ("eta_kt", "b", "w", "r", "z", "y"))
+    marginal = model.supervised_factor == "marginal"
     ptr = corpus.doc_ptr
     spread, effective = [], []
     for d in range(corpus.n_docs):
         if ptr[d + 1] == ptr[d]:
             continue
         n_kd = np.bincount(z[ptr[d]:ptr[d + 1]], minlength=eta_kt.shape[0])
-        g = supervised_g(eta_kt, b[:, d], w[:, d], r[:, d], n_kd, int(ptr[d + 1] - ptr[d]))
+        N_d = int(ptr[d + 1] - ptr[d])
+        g = marginal_g(model.loss_function, eta_kt, y[:, d], r[:, d], n_kd, N_d) if marginal \
+            else supervised_g(eta_kt, b[:, d], w[:, d], r[:, d], n_kd, N_d)
         p = np.exp(g - g.max())
         p /= p.sum()
         spread.append(g.max() - g.min())
@@ -118,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
         line = (f"sweep {done:3d}  {seconds:7.1f} s  train {train_acc:.3f}  test {test_acc:.3f}  "
                 + "  ".join(f"{r.proposal} {r.value:.2f}" for r in rates.itertuples()))
         if args.spread:
-            spread, effective = supervised_factor_spread(session.state, train)
+            spread, effective = supervised_factor_spread(model, session.state, train)
             line += ("  range g 10/50/90%: " + "/".join(f"{q:.1f}" for q in
                                                        np.percentile(spread, [10, 50, 90]))
                      + "  topics 10/50/90%: " + "/".join(f"{q:.1f}" for q in

@@ -648,7 +648,7 @@ class SupervisedLDA(LDA):
             self.loss_function.augment(y, scores, rng, state["b"], state["w"])
         sample_weights(*rows, state["b"], state["w"], state["prior_precision"], state["eta"],
                        scores, self.weight_sampler == "cholesky", self.S_gibbs, rng,
-                       self.K if self.weight_shift else 0)
+                       self.K if self.weight_shift else 0, marginal)
         kind = corpus.labels.kind
         rows = [{"metric": "train_" + self.score_name(kind),
                  "value": self.score_labels(y, scores, kind), "proposal": None},

@@ -159,8 +159,11 @@ def test_multi_task_wrapper_draws_each_task_from_its_own_conditional():
         for i in range(n):
             eta = np.vstack([rs.multivariate_normal(mu, np.linalg.inv(P)) for mu, P in exact])
             scores = np.zeros((2, D))
+            current = bool(i % 2)  # odd draws start from scores already equal to X eta^T
+            if current:
+                row_scores(*sparse_rows(X), eta, scores)
             sample_weights(*sparse_rows(X), b, w, prior, eta, scores, cholesky, 2, rng,
-                           n_shift)
+                           n_shift, current)
             assert np.allclose(scores, eta @ X.T)
             draws[i] = eta
         for t, (mu, P) in enumerate(exact):

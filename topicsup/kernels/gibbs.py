@@ -50,8 +50,8 @@ def gibbs_sweep(words, doc_ptr, z, n_dk, n_wk, n_k, alpha, beta, rng, d_start, d
     int32), the Dirichlet parameters (``alpha`` of length K, scalar symmetric ``beta``), the
     xoshiro state ``rng``, the supervised term's arrays (``kernels.supervised``: ``factor``,
     ``loss_params``, ``eta_kt`` (K, T), ``b``, ``w``, ``y``, ``r`` (T, D) and scratch ``A`` (K),
-    ``c`` (4, T), ``v`` (T); T = 0 for LDA), a float64 ``scratch`` array of shape (2, K) and the float64 ``info`` record
-    (``kernels.info``), which is incremented, not reset.
+    ``c`` (4, T), ``v`` (T); T = 0 for LDA), a float64 ``scratch`` array of shape (2, K) and
+    the float64 ``info`` record (``kernels.info``), which is incremented, not reset.
     """
     K = n_k.shape[0]
     T = eta_kt.shape[1]

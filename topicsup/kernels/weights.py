@@ -241,15 +241,16 @@ def compute_scores(X, eta, out):
 
 @njit(cache=True, nogil=True)
 def sample_weights(row_ptr, cols, vals, b, w, prior_precision, eta, scores, cholesky,
-                   n_passes, rng, n_shift):
+                   n_passes, rng, n_shift, scores_current):
     """Draw every task's weights given (b, w) (T, D) and the features by row (``topic_rows``,
     ``sparse_rows``): the exact Cholesky draw, or ``n_passes`` coordinate passes, each ending
     with a shift of the first ``n_shift`` (topic) weights when n_shift > 1; ``scores`` (T, D)
-    = X eta_t^T on return."""
+    = X eta_t^T on return. ``scores_current``: ``scores`` already holds X eta_t^T for these
+    features (``row_scores``, the same bits), so the coordinate passes need not recompute it."""
     D = row_ptr.shape[0] - 1
     col_ptr, rows, cvals = rows_to_columns(row_ptr, cols, vals, eta.shape[1])
     row_sums = topic_row_sums(col_ptr, rows, cvals, n_shift, D)
-    if not cholesky:  # the coordinate passes need the current scores
+    if not cholesky and not scores_current:  # the coordinate passes need the current scores
         column_scores(col_ptr, rows, cvals, eta, scores)
     for t in range(eta.shape[0]):
         if cholesky:
