@@ -35,3 +35,17 @@ def chromium() -> str:
             return candidate
     pytest.skip("no Chromium found (install Debian's chromium, as .ci/run does, or set "
                 "TOPICSUP_CHROMIUM to its path)")
+
+
+# Property tests (hypothesis): deterministic by default, so CI sees the same examples every
+# run; HYPOTHESIS_PROFILE=explore draws fresh random examples (with
+# TOPICSUP_PROPERTY_EXAMPLES=5000, say, for many more of them: tests/test_properties.py).
+try:
+    from hypothesis import settings as _hyp
+
+    _hyp.register_profile("ci", derandomize=True, deadline=None, database=None,
+                          print_blob=True)
+    _hyp.register_profile("explore", deadline=None, print_blob=True)
+    _hyp.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+except ImportError:   # the property tests skip with the reason
+    pass

@@ -167,7 +167,7 @@ def test_bad_documents(call, err, msg):
     (np.array([[1, 0, 1], [0, 1, 1]]), ValueError, "3 columns but vocabulary has 2"),
     (np.zeros((0, 2)), ValueError, "empty"),
     (np.array(["a", "b"]), ValueError, "2-d"),
-    ("counts", TypeError, "sparse matrix or a 2-d array"),
+    ("counts", TypeError, "sparse matrix, a 2-d array or a DataFrame"),
     (np.array([[True, False], [False, True]], dtype=object), TypeError, "numeric"),
 ])
 def test_bad_matrix(X, err, msg):
@@ -199,3 +199,59 @@ def test_to_arrays_round_trip():
     assert r.vocabulary == c.vocabulary and np.array_equal(r.words, c.words)
     assert r.labels.kind == "multilabel" and np.array_equal(r.labels.values, c.labels.values)
     assert r.covariate_names == ("u",)
+
+
+# ---------------------------------------------------------------- no silent wrong answers
+def test_stop_words_english_is_the_list_not_its_letters():
+    texts = ["the cat sat on a mat", "dogs are there"]
+    by_name = Corpus.from_texts(texts, stop_words="english")
+    assert by_name.vocabulary == Corpus.from_texts(texts).vocabulary == ("cat", "dogs", "mat",
+                                                                          "sat")
+    assert tokenize("the cat", stop_words="english") == ["cat"]
+
+
+def test_a_corpus_is_checked_however_it_is_built_and_stays_valid():
+    """Direct construction is validated like the constructors; the arrays are read-only
+    copies, so a corpus that exists cannot be made invalid behind its checks."""
+    words = np.array([0, 1, 1], np.int32)
+    c = Corpus(words=words, doc_ptr=np.array([0, 2, 3]), vocabulary=("a", "b"))
+    assert c.doc_index.tolist() == [0, 1] and c.doc_ptr.dtype == np.int64
+    words[0] = 9                        # the caller's array is not the corpus's
+    assert c.words[0] == 0
+    with pytest.raises(ValueError, match="read-only"):
+        c.words[0] = 9
+    with pytest.raises(ValueError, match=r"words\[0\] = 9 is not a word id"):
+        Corpus(words=words, doc_ptr=np.array([0, 2, 3]), vocabulary=("a", "b"))
+
+
+def test_texts_mapped_onto_a_matrix_corpus_keep_every_vocabulary_word():
+    """A corpus from a count matrix records no tokenizer: held-out texts are split into
+    lowercase word runs with nothing dropped, so short and stop-list words of its
+    vocabulary are found; a batch with no known word at all warns."""
+    c = Corpus.from_matrix(sp.csr_matrix([[1, 2, 0], [0, 1, 3]]), ["an", "is", "x11"])
+    m = c.map(["An is X11 unknown"])
+    assert m.document(0) == ["an", "is", "x11"] and m.n_unknown_tokens == 1
+    with pytest.warns(UserWarning, match="none of the 2 tokens"):
+        c.map(["nothing known"])
+
+
+def test_held_out_corpora_carry_their_covariates():
+    from topicsup.datasets import make_synthetic
+    data = make_synthetic(n_docs=30, n_topics=3, doc_length=10, n_covariates=2, seed=0)
+    c = data.corpus
+    other = Corpus.from_tokens([c.document(d) for d in range(5)],
+                               covariates=c.covariates[:5])
+    held = c.heldout(other)
+    assert held.covariate_names == c.covariate_names
+    np.testing.assert_array_equal(held.covariates, c.covariates[:5])
+    with pytest.raises(ValueError, match="held-out documents have the covariates"):
+        c.heldout([c.document(0)])
+
+
+def test_metadata_is_plain_json():
+    """preprocessing holds plain JSON values (numpy scalars converted), so every corpus can
+    be saved; anything else is refused by name."""
+    c = Corpus.from_tokens([["a"]], _preprocessing={"seed": np.int64(3), "x": (1, 2)})
+    assert c.preprocessing == {"seed": 3, "x": [1, 2]} and type(c.preprocessing["seed"]) is int
+    with pytest.raises(TypeError, match=r"preprocessing\['f'\] must hold plain values"):
+        Corpus.from_tokens([["a"]], _preprocessing={"f": object()})

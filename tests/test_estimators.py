@@ -9,6 +9,7 @@ multi-class and multi-label targets; misuse raises a named error.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.base import clone
 from sklearn.feature_extraction.text import CountVectorizer
@@ -16,7 +17,7 @@ from sklearn.pipeline import make_pipeline
 
 from topicsup.datasets import make_synthetic
 from topicsup.estimators import MedLDAClassifier
-from topicsup.kernels.rng import seed_state
+from topicsup.kernels.rng import derive, seed_state
 
 
 def _data(task, n=600):
@@ -79,7 +80,7 @@ def test_set_params_and_errors():
         MedLDAClassifier(lda_init_sweeps=-1).fit(X, y)
     with pytest.raises(ValueError, match="vocabulary has 2 words"):
         MedLDAClassifier(vocabulary=["a", "b"]).fit(X, y)
-    with pytest.raises(ValueError, match="y .one label per document. is required"):
+    with pytest.raises(ValueError, match="requires y to be passed, but the target y is None"):
         MedLDAClassifier().fit(X, None)
     with pytest.raises(ValueError, match="supervised_factor must be one of"):
         MedLDAClassifier(supervised_factor="probit").fit(X, y)
@@ -103,6 +104,133 @@ def test_snapshot_ensemble_averages_one_fold_in_per_snapshot():
     corpus = est.corpus_.map(X[200:])
     rng = seed_state(3, stream=1000)
     expect = np.mean([s.model.decision_scores(s.state, s.model.fold_in(
-        s.state, corpus, rng, est.predict_burn_in, est.predict_samples, phi))
-        for phi in snaps], axis=0)
+        s.state, corpus, derive(rng, j), est.predict_burn_in, est.predict_samples, phi))
+        for j, phi in enumerate(snaps)], axis=0)
     assert np.allclose(est.decision_function(X[200:]), expect)
+
+
+# ---------------------------------------------------------------- scikit-learn conventions
+CONFIGS = {"light": dict(n_topics=3, n_iter=4, predict_burn_in=2, predict_samples=2),
+           "gibbs-ovr": dict(n_topics=3, n_iter=4, predict_burn_in=2, predict_samples=2,
+                             sampler="gibbs", strategy="ovr", n_jobs=2),
+           "snapshots": dict(n_topics=3, n_iter=6, predict_burn_in=1, predict_samples=2,
+                             n_snapshots=2)}
+
+# Checks that cannot apply to integer count data, with the reason. Empty: the estimator's
+# tags (sparse, positive_only, categorical so the checks generate integer X, multi_label,
+# poor_score for the accuracy bar on rounded blobs; see MedLDAClassifier.__sklearn_tags__)
+# let every other check run and pass. A check that starts failing fails this test.
+EXPECTED_FAILED_CHECKS: dict[str, str] = {}
+
+
+@pytest.mark.parametrize("config", list(CONFIGS))
+def test_scikit_learn_estimator_checks_pass(config):
+    """``check_estimator`` runs every applicable scikit-learn check (legacy ones included)
+    on three configurations and none fails; the two it skips need predict_proba (a
+    max-margin model has none) or the array API environment."""
+    from sklearn.utils.estimator_checks import check_estimator
+    results = check_estimator(MedLDAClassifier(**CONFIGS[config]),
+                              expected_failed_checks=EXPECTED_FAILED_CHECKS, on_fail=None)
+    failed = [(r["check_name"], str(r["exception"])[:300]) for r in results
+              if r["status"] == "failed"]
+    assert not failed, failed
+    assert sum(r["status"] == "passed" for r in results) >= 60
+    skipped = {r["check_name"] for r in results if r["status"] == "skipped"}
+    assert skipped <= {"check_array_api_input",
+                       "check_classifiers_multilabel_output_format_predict_proba"}, skipped
+
+
+@pytest.mark.parametrize("y", [
+    np.array([0, 1] * 50), np.array([-1, 1] * 50), np.array([True, False] * 50),
+    np.array([0.0, 2.0] * 50), np.array(["no", "yes"] * 50), [3, 7, 9, 3] * 25,
+    pd.Series(["a", "b", "c", "a"] * 25), pd.Categorical(["x", "y"] * 50)])
+def test_labels_come_back_in_the_type_given(y):
+    """Integer labels predict integers (so score and GridSearchCV compare like with like),
+    strings strings, bools bools; classes_ keeps the values and their dtype."""
+    X, _, _ = _data("binary", 100)
+    est = MedLDAClassifier(3, lam=4.0, n_iter=4, predict_burn_in=1, predict_samples=1)
+    est.fit(X, y)
+    expected = np.unique(np.asarray(y))
+    assert np.array_equal(est.classes_, expected) and est.classes_.dtype == expected.dtype
+    pred = est.predict(X)
+    assert pred.dtype == expected.dtype and set(pred.tolist()) <= set(expected.tolist())
+    assert est.score(X, y) == np.mean(pred == np.asarray(y))
+
+
+def test_multilabel_predictions_keep_the_form_given():
+    X, _, Y = _data("multilabel", 120)
+    est = MedLDAClassifier(3, lam=4.0, n_iter=4, predict_burn_in=1, predict_samples=1)
+    pred = est.fit(X, Y.astype(np.int64)).predict(X)
+    assert pred.dtype == np.int64 and pred.shape == Y.shape
+    sets = [{f"l{j}" for j in np.flatnonzero(row)} for row in Y]
+    pred_sets = est.fit(X, sets).predict(X)
+    assert isinstance(pred_sets, list) and all(isinstance(p, tuple) for p in pred_sets)
+    assert set(est.classes_) == {"l0", "l1", "l2"}
+    assert 0.0 <= est.score(X, sets) <= 1.0
+
+
+def test_pandas_in_grid_search_and_dataframe_columns_as_words():
+    """A DataFrame of counts trains with its column names as the vocabulary (so texts can be
+    predicted too), predicts one label per row, refuses reordered columns, and integer
+    labels give GridSearchCV the right scores; transform can return a DataFrame."""
+    from sklearn.model_selection import GridSearchCV
+    c = make_synthetic(n_docs=200, task="binary", seed=0).corpus
+    df = pd.DataFrame(c.to_matrix().toarray(), columns=list(c.vocabulary))
+    y = pd.Series(c.labels.values.astype(int))
+    est = MedLDAClassifier(4, lam=4.0, n_iter=10).fit(df, y)
+    assert list(est.feature_names_in_) == list(c.vocabulary) and est.n_features_in_ == c.n_words
+    assert est.corpus_.vocabulary == c.vocabulary
+    assert est.predict(df).shape == (200,) and est.predict(df).dtype == y.dtype
+    texts = [" ".join(c.document(d)) for d in range(5)]
+    assert est.predict(texts).shape == (5,)
+    with pytest.raises(ValueError, match="feature names"):
+        est.predict(df[df.columns[::-1]])
+    grid = GridSearchCV(MedLDAClassifier(4, n_iter=8), {"lam": [4.0]}, cv=2).fit(df, y)
+    assert grid.best_score_ > 0.6
+    est.set_output(transform="pandas")
+    theta = est.transform(df.iloc[:3])
+    assert list(theta.columns) == [f"topic_{k}" for k in range(4)] and len(theta) == 3
+
+
+def test_a_vectorizer_vocabulary_dict_maps_its_columns():
+    """vocabulary=CountVectorizer.vocabulary_ (word -> column) names each column by its
+    own word, not in the dict's insertion order."""
+    _, texts, y = _data("binary", 120)
+    cv = CountVectorizer()
+    X = cv.fit_transform(texts)
+    est = MedLDAClassifier(3, lam=4.0, n_iter=4, vocabulary=cv.vocabulary_).fit(X, y)
+    assert list(est.corpus_.vocabulary) == list(cv.get_feature_names_out())
+    ref = MedLDAClassifier(3, lam=4.0, n_iter=4,
+                           vocabulary=cv.get_feature_names_out()).fit(X, y)
+    assert np.array_equal(est.decision_function(texts[:10]), ref.decision_function(texts[:10]))
+
+
+def test_set_params_after_fit_leaves_the_fitted_model_alone():
+    X, _, y = _data("binary", 100)
+    est = MedLDAClassifier(3, lam=4.0, n_iter=4).fit(X, y)
+    before = est.transform(X[:4])
+    est.set_params(n_topics=5)
+    assert np.array_equal(est.transform(X[:4]), before)
+    assert list(est.get_feature_names_out()) == ["topic_0", "topic_1", "topic_2"]
+
+
+def test_a_prediction_does_not_depend_on_the_other_documents():
+    """Each document is folded in on its own stream: predicted alone, in a subset or in
+    another order, its scores are the same bits."""
+    X, _, y = _data("multiclass", 160)
+    est = MedLDAClassifier(3, lam=4.0, n_iter=6).fit(X[:100], y[:100])
+    full = est.decision_function(X[100:])
+    order = np.arange(60)[::-1]
+    assert np.array_equal(est.decision_function(X[100:][order]), full[order])
+    assert np.array_equal(est.decision_function(X[105:106]), full[5:6])
+
+
+def test_texts_in_a_pandas_series():
+    """A Series of texts (pandas' str dtype) is documents, not a column of numbers."""
+    c = make_synthetic(n_docs=120, task="binary", seed=1).corpus
+    texts = pd.Series([" ".join(c.document(d)) for d in range(c.n_docs)])
+    y = pd.Series(c.labels.names())
+    est = MedLDAClassifier(3, lam=4.0, n_iter=6).fit(texts, y)
+    assert not hasattr(est, "n_features_in_")
+    pred = est.predict(texts.iloc[:10])
+    assert pred.shape == (10,) and set(pred) <= set(y)

@@ -379,8 +379,11 @@ def test_refuses_aliaslda_and_bad_arguments(corpora):
     with pytest.raises(ValueError, match="AliasLDA.*alias"):
         TokenInspector(s, 0)
     s = Session(LDA(K=4), corpora["binary"], seed=0)
-    for bad in (-1, 40, 1.5, True):
-        with pytest.raises(ValueError, match="doc must be"):
+    for bad in (-1, 40):
+        with pytest.raises(ValueError, match=r"doc must be an integer in \[0, 39\]"):
+            TokenInspector(s, bad)
+    for bad in (1.5, True):
+        with pytest.raises(TypeError, match="doc must be an integer"):
             TokenInspector(s, bad)
     with pytest.raises(TypeError, match="Session"):
         TokenInspector(object(), 0)

@@ -16,7 +16,7 @@ import pytest
 
 from topicsup import Corpus
 from topicsup.datasets import make_synthetic
-from topicsup.kernels.rng import seed_state
+from topicsup.kernels.rng import derive, seed_state
 from topicsup.models import LDA, LightMedLDA, MedLDA, SupervisedLDA
 from topicsup.session import Session
 from scipy import stats
@@ -170,7 +170,7 @@ def test_unsupervised_lda_is_unchanged_by_the_frame():
     (dict(weight_sampler="newton"), ValueError, "weight_sampler must be"),
     (dict(S_gibbs=0), ValueError, "S_gibbs must be"),
     (dict(lda_init_sweeps=-1), ValueError, "lda_init_sweeps must be"),
-    (dict(lda_init_sweeps=2.5), ValueError, "lda_init_sweeps must be"),
+    (dict(lda_init_sweeps=2.5), TypeError, "lda_init_sweeps must be an integer"),
     (dict(loss="squared"), ValueError, "loss must be"),
     (dict(proposal_weights=(1, 0)), ValueError, "proposal_weights must be"),
     (dict(proposal_weights=(0, 0, 0)), ValueError, "proposal_weights must be"),
@@ -227,8 +227,9 @@ def test_fold_in_with_given_topics_and_ensemble_scores():
     rng = seed_state(8)
     got = model.ensemble_scores(s.state, te, rng, snaps, 3, 3)
     rng = seed_state(8)
-    expect = sum(model.decision_scores(s.state, model.fold_in(s.state, te, rng, 3, 3, phi))
-                 for phi in snaps) / 2
+    expect = sum(model.decision_scores(s.state, model.fold_in(s.state, te, derive(rng, j), 3,
+                                                              3, phi))
+                 for j, phi in enumerate(snaps)) / 2
     assert np.allclose(got, expect)
     with pytest.raises(ValueError, match="phi_wk must have shape"):
         model.fold_in(s.state, te, rng, 1, 1, snaps[0].T)

@@ -317,9 +317,21 @@ def test_real_full_corpus_shares_vocabulary():
     assert test.n_docs == 7532
     assert test.vocabulary == train.vocabulary
     assert test.n_unknown_tokens > 0
-    # the cache returns independent copies
+    # the cache returns corpora that cannot change it: their own metadata, read-only arrays
     again = load_20newsgroups("train", path=ARCHIVE)
     again.preprocessing["subset"] = "mutated"
-    again.words[:] = 0
+    with pytest.raises(ValueError, match="read-only"):
+        again.words[:] = 0
     assert load_20newsgroups("train", path=ARCHIVE).preprocessing["subset"] == "train"
     assert train.words.any()
+
+
+@needs_archive
+def test_a_document_count_max_df_is_not_the_fraction():
+    """max_df=1 (words in at most one post) and max_df=1.0 (no cut) are different corpora,
+    not one cache entry."""
+    cats = list(BINARY_CATEGORIES)
+    every = load_20newsgroups("train", cats, path=ARCHIVE, max_df=1.0, min_count=1)
+    once = load_20newsgroups("train", cats, path=ARCHIVE, max_df=1, min_count=1)
+    assert once.n_words < every.n_words
+    assert once.preprocessing["max_df"] == 1 and every.preprocessing["max_df"] == 1.0

@@ -7,6 +7,7 @@ import subprocess
 import sys
 import threading
 import json
+import time
 
 import numpy as np
 import pandas as pd
@@ -197,7 +198,7 @@ def test_same_chain_whatever_the_thread_count(corpus, tmp_path):
     (lambda c: Session(LDA(), c, seed="1"), TypeError, "seed"),
     (lambda c: Session(LDA(), c, block_tokens=0), ValueError, "block_tokens"),
     (lambda c: Session(LDA(), c, log_joint_every=-1), ValueError, "log_joint_every"),
-    (lambda c: Session(LDA(), c).run(-1), ValueError, "n must be non-negative"),
+    (lambda c: Session(LDA(), c).run(-1), ValueError, "n must be an integer >= 0, got -1"),
     (lambda c: Session(LDA(), c).run(1.5), TypeError, "n must be an integer"),
     (lambda c: Session(LDA(), c).run(2, every=0), ValueError, "every"),
     (lambda c: Session(LDA(), c).run(2, callback=3), TypeError, "callback"),
@@ -209,11 +210,11 @@ def test_bad_session_input(corpus, call, err, msg):
 
 
 @pytest.mark.parametrize("kw, err, msg", [
-    ({"K": 1}, ValueError, "K must be at least 2"),
+    ({"K": 1}, ValueError, r"K must be an integer in \[2, 100000\], got 1"),
     ({"K": 2.0}, TypeError, "K must be an integer"),
-    ({"alpha": -0.1}, ValueError, "alpha must be a positive"),
+    ({"alpha": -0.1}, ValueError, r"alpha must be a finite number in \[1e-10, 1e\+06\]"),
     ({"alpha": (0.1, 0.2)}, ValueError, "alpha has 2 values but K = 20"),
-    ({"beta": 0}, ValueError, "beta must be a positive"),
+    ({"beta": 0}, ValueError, r"beta must be a finite number in \[1e-10, 1e\+06\], got 0; outside it"),
     ({"beta": float("nan")}, ValueError, "beta"),
     ({"beta": "0.1"}, TypeError, "beta"),
 ])
@@ -224,7 +225,7 @@ def test_bad_model_parameters(kw, err, msg):
 
 def test_bad_checkpoints(corpus, tmp_path):
     np.savez(tmp_path / "x.npz", a=np.zeros(3))
-    with pytest.raises(ValueError, match="not a topicsup session checkpoint"):
+    with pytest.raises(ValueError, match="not a topicsup checkpoint: it has no metadata"):
         Session.load(tmp_path / "x.npz")
     s = _session(corpus)
     p = s.save(tmp_path / "ok.npz")
@@ -238,8 +239,14 @@ def test_bad_checkpoints(corpus, tmp_path):
         Session.load(tmp_path / "future.npz")
     arrays["state/z"] = arrays["state/z"] + 7
     np.savez(tmp_path / "corrupt.npz", **arrays)
-    with pytest.raises(ValueError, match="topics outside"):
+    with pytest.raises(ValueError, match="checksum.*altered or damaged"):
         Session.load(tmp_path / "corrupt.npz")
+    from topicsup.checkpoint import checksum   # a forger recomputes it: the range check holds
+    meta["checksum"]["digest"] = checksum({k: v for k, v in arrays.items() if k != "meta"})
+    arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), np.uint8)
+    np.savez(tmp_path / "forged.npz", **arrays)
+    with pytest.raises(ValueError, match="field 'state'.*topics outside"):
+        Session.load(tmp_path / "forged.npz")
 
 
 SAMPLERS = {"alias": dict(sampler="alias"), "light": dict(sampler="light"),
@@ -275,8 +282,8 @@ def assert_resumes_exactly(model, corpus, path, *, block_tokens: int, before: in
 
 @pytest.mark.parametrize("kw, msg", [({"sampler": "sparse"}, "sampler must be one of"),
                                      ({"composition": "chain"}, "composition must be one of"),
-                                     ({"mh_steps": 0}, "mh_steps must be a positive"),
-                                     ({"p_doc": 1.0}, "p_doc must be in"),
+                                     ({"mh_steps": 0}, r"mh_steps must be an integer in \[1, 1024\], got 0"),
+                                     ({"p_doc": 1.0}, r"p_doc must be a finite number in \(0, 1\)"),
                                      ({"word_proposal": "fresh"}, "word_proposal must be")])
 def test_bad_sampler_parameters(kw, msg):
     with pytest.raises(ValueError, match=msg):
@@ -311,7 +318,7 @@ def test_set_params_changes_the_sampler_not_the_chain_rules(corpus, tmp_path):
 @pytest.mark.parametrize("params, msg", [
     ({"K": 7}, r"cannot change \['K'\] during a chain"),
     ({"alpha": 1.0}, r"cannot change \['alpha'\]"),
-    ({"mh_steps": 0}, "mh_steps must be a positive integer"),
+    ({"mh_steps": 0}, r"mh_steps must be an integer in \[1, 1024\]"),
     ({"composition": "random"}, "composition must be one of"),
 ])
 def test_set_params_rejects_what_would_change_the_posterior(corpus, params, msg):
@@ -340,7 +347,7 @@ def test_weight_trace_and_coefficient_summary(tmp_path):
     np.testing.assert_allclose(c["lower"].to_numpy().reshape(3, 5), lo)
     np.testing.assert_allclose(c["width"].to_numpy().reshape(3, 5), hi - lo)
     assert (c["n_samples"] == 6).all()
-    with pytest.raises(ValueError, match=r"interval must be a probability in \(0, 1\)"):
+    with pytest.raises(ValueError, match=r"interval must be a finite number in \(0, 1\)"):
         s.coefficients(interval=1.5)
     assert c["feature"].iloc[0].startswith("0: ") and c["feature"].iloc[4] == \
         data.corpus.covariate_names[0]
@@ -356,7 +363,7 @@ def test_weight_trace_and_coefficient_summary(tmp_path):
 def test_weight_summaries_need_a_supervised_model(corpus):
     s = _session(corpus)
     s.run(1)
-    with pytest.raises(ValueError, match="LDA has no classifier weights"):
+    with pytest.raises(ValueError, match="LDA is unsupervised: it has no classifier weights"):
         s.coefficients()
     with pytest.raises(ValueError, match="no trace named 'eta'"):
         s.trace("eta")
@@ -383,5 +390,214 @@ def test_predict_and_score_held_out_documents():
     np.testing.assert_array_equal(scores, s.decision_function(test, n_burn=5, n_keep=5, seed=3))
     other = make_synthetic(n_docs=30, n_topics=4, doc_length=20, task="multiclass",
                            n_classes=3, seed=1).corpus
-    with pytest.raises(ValueError, match="held-out labels are multiclass with 3 classes"):
+    with pytest.raises(ValueError, match=r"labels\[0\] is 'class_1', which is not one of the "
+                                         r"classes \['negative', 'positive'\]"):
         s.score(other)
+
+
+# ---------------------------------------------------------------- one run at a time
+def _busy_session(corpus):
+    return Session(LDA(K=5, alpha=0.2, beta=0.05), corpus, seed=3, block_tokens=200,
+                   log_joint_every=0)
+
+
+def _start_worker(s):
+    started = threading.Event()
+    done = []
+    t = threading.Thread(target=lambda: done.append(s.run(10**9, callback=lambda _:
+                                                          started.set())))
+    t.start()
+    assert started.wait(30)
+    return t, done
+
+
+def test_a_second_concurrent_run_is_refused_and_stop_reaches_the_active_one(corpus):
+    """While one thread runs the session, a run from another thread (or from the run's own
+    callback) raises SessionBusyError naming the running thread; request_stop from a third
+    party stops the active run, after which the session runs again from where it stopped."""
+    from topicsup.session import SessionBusyError
+    s = _busy_session(corpus)
+    t, done = _start_worker(s)
+    assert s.running
+    with pytest.raises(SessionBusyError, match="already running in thread 'Thread-"):
+        s.run(1)
+    s.request_stop()
+    t.join(30)
+    assert not t.is_alive() and done and done[0] < 10**9 and not s.running
+    at = s.n_sweeps
+    assert s.run(2) == 2 and s.n_sweeps == at + 2
+
+    def nested(sess):
+        sess.run(1)
+    with pytest.raises(SessionBusyError, match="this thread .a callback may not start"):
+        s.run(1, callback=nested)
+    assert not s.running and s.run(1) == 1
+
+
+def test_two_threads_racing_to_run_one_session(corpus):
+    """Of two threads that call run at once, exactly one runs and the other is refused;
+    request_stop ends the one that runs (so no run is left that the stop missed)."""
+    from topicsup.session import SessionBusyError
+    s = _busy_session(corpus)
+    go = threading.Barrier(3)
+    outcome = []
+
+    def racer():
+        go.wait()
+        try:
+            outcome.append(("ran", s.run(10**9)))
+        except SessionBusyError:
+            outcome.append(("refused", 0))
+    threads = [threading.Thread(target=racer) for _ in range(2)]
+    for t in threads:
+        t.start()
+    go.wait()
+    deadline = time.monotonic() + 30
+    while not (s.running and s.n_sweeps >= 1) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    s.request_stop()
+    for t in threads:
+        t.join(30)
+    assert not any(t.is_alive() for t in threads)
+    assert sorted(k for k, _ in outcome) == ["ran", "refused"], outcome
+
+
+def test_ctrl_c_stops_between_blocks_and_loses_nothing():
+    """SIGINT (Ctrl-C, Jupyter's interrupt) during a run in the main thread becomes a stop
+    request: the run raises KeyboardInterrupt after the current block, the SIGINT handler is
+    restored, and continuing gives the uninterrupted chain bit for bit (a fresh process, so
+    the signal goes nowhere else)."""
+    code = """
+import os, signal, threading, time, numpy as np
+from topicsup.datasets import make_synthetic
+from topicsup.models import LDA
+from topicsup.session import Session
+c = make_synthetic(n_docs=400, n_topics=4, doc_length=60, seed=1).corpus
+def make():
+    return Session(LDA(K=6), c, seed=0, block_tokens=300, log_joint_every=0)
+s = make()
+def interrupt():
+    while s.n_sweeps < 2:
+        time.sleep(0.001)
+    os.kill(os.getpid(), signal.SIGINT)
+threading.Thread(target=interrupt).start()
+try:
+    s.run(10**6)
+    raise SystemExit("not interrupted")
+except KeyboardInterrupt as e:
+    assert "nothing is lost" in str(e), e
+assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+assert not s.running
+total = s.n_sweeps + 3
+s.run(total - s.n_sweeps)
+ref = make(); ref.run(total)
+assert np.array_equal(ref.state["z"], s.state["z"]) and np.array_equal(ref.rng, s.rng)
+print("SAME", total)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0 and out.stdout.startswith("SAME"), out.stderr[-2000:]
+
+
+def test_an_exception_at_the_end_of_a_sweep_does_not_count_it(corpus):
+    """If the end-of-sweep work raises, the sweep is not counted and no rows are written;
+    the next run retries the end of that sweep (the counters move last)."""
+    s = _session(corpus)
+    s.run(1)
+    original = s.model.log_joint
+    object.__setattr__(s.model, "log_joint", lambda *a: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        s.run(1)
+    assert s.n_sweeps == 1 and s.history["sweep"].max() == 1 and not s.running
+    object.__setattr__(s.model, "log_joint", original)
+    assert s.run(1) == 1 and s.n_sweeps == 2
+    assert sorted(set(s.history["sweep"])) == [1, 2]
+
+
+def test_settings_changes_are_recorded_saved_and_marked(corpus, tmp_path):
+    """set_params records each real change with the first sweep that uses it; a checkpoint
+    keeps them; the views draw a rule for each on a chart against sweeps."""
+    from topicsup import views
+    s = Session(LDA(K=5, alpha=0.2, beta=0.05, sampler="light"), corpus, seed=3,
+                block_tokens=500)
+    s.run(2)
+    s.set_params(mh_steps=4, composition="cycle")   # composition unchanged: not recorded
+    s.run(1)
+    s.set_params(p_doc=0.3)
+    ch = s.settings_changes
+    assert ch.to_dict("records") == [
+        {"sweep": 3, "parameter": "mh_steps", "old": "2", "new": "4"},
+        {"sweep": 4, "parameter": "p_doc", "old": "0.5", "new": "0.3"}]
+    back = Session.load(s.save(tmp_path / "ch.npz"))
+    pd.testing.assert_frame_equal(back.settings_changes, ch)
+    chart = views.mark_settings_changes(views.loglik_chart(s.history), ch)
+    spec = chart.to_dict()
+    rules = [d for d in spec["datasets"].values() if d and "change" in d[0]]
+    assert rules == [[{"at": 2.5, "change": "mh_steps: 2 -> 4"},
+                      {"at": 3.5, "change": "p_doc: 0.5 -> 0.3"}]]
+    assert views.mark_settings_changes(views.loglik_chart(s.history),
+                                       ch.iloc[:0]).to_dict()["mark"]["type"] == "line"
+
+
+def test_a_pickled_session_continues_the_chain(corpus):
+    """Sessions pickle (for joblib and scikit-learn's clone/pickle checks): the copy has its
+    own locks and continues the same chain."""
+    import pickle
+    a = _session(corpus)
+    a.run(3)
+    b = pickle.loads(pickle.dumps(a))
+    a.run(2)
+    b.run(2)
+    _same(_chain(a), _chain(b))
+    assert not b.running
+
+
+def test_metric_selects_plain_and_per_proposal_rows(corpus):
+    s = Session(LDA(K=5, sampler="light"), corpus, seed=3)
+    s.run(3)
+    assert len(s.metric("log_joint")) == 3
+    doc = s.metric("acceptance_rate", proposal="doc")
+    assert doc.name == "acceptance_rate[doc]" and len(doc) == 3 and doc.between(0, 1).all()
+    with pytest.raises(ValueError, match="pass proposal= one of .'doc', 'word'."):
+        s.metric("acceptance_rate")
+    with pytest.raises(ValueError, match="proposal must be one of"):
+        s.metric("acceptance_rate", proposal="exp")
+
+
+def test_credible_intervals_leave_out_the_lda_initialisation():
+    """Before the last LDA-initialisation sweep the weights are not drawn (zeros): the
+    intervals summarise the samples prediction averages, as many as eta_kept."""
+    from topicsup.models import LightMedLDA
+    data = make_synthetic(n_docs=120, n_topics=3, doc_length=30, seed=2)
+    s = Session(LightMedLDA(K=3, lam=4.0, lda_init_sweeps=5), data.corpus, seed=1)
+    s.run(8)
+    c = s.coefficients()
+    assert s.state["eta_kept"][0] == 4 and (c["n_samples"] == 4).all()
+    kept = s.trace("eta")[4:].astype(np.float64)    # sweeps 5..8
+    lo, hi = np.quantile(kept, [0.05, 0.95], axis=0)
+    np.testing.assert_allclose(c["lower"].to_numpy().reshape(lo.shape), lo)
+    np.testing.assert_allclose(c["upper"].to_numpy().reshape(hi.shape), hi)
+
+
+def test_score_matches_classes_by_name():
+    """Held-out labels are matched to the model's classes by name: a held-out corpus whose
+    classes are ordered differently, a subset, or plain documents with labels score as the
+    predictions compared by name."""
+    from topicsup.models import LightMedLDA
+    data = make_synthetic(n_docs=240, n_topics=4, doc_length=30, task="multiclass",
+                          n_classes=3, seed=4)
+    c = data.corpus
+    train = Corpus.from_matrix(c.to_matrix()[:160], c.vocabulary, c.labels.names()[:160])
+    s = Session(LightMedLDA(K=4, lam=4.0, burn_in=5), train, seed=0)
+    s.run(12)
+    docs = [c.document(d) for d in range(160, 240)]
+    names = c.labels.names()[160:]
+    reordered = Corpus.from_tokens(docs, names, classes=["class_2", "class_0", "class_1"],
+                                   label_type="multiclass")
+    assert reordered.labels.classes != train.labels.classes
+    expected = float(np.mean(s.predict(docs) == names))
+    assert s.score(reordered) == expected == s.score(docs, labels=list(names))
+    keep = names != "class_2"
+    subset = Corpus.from_tokens([d for d, k in zip(docs, keep) if k], names[keep],
+                                classes=["class_0", "class_1"], label_type="multiclass")
+    assert s.score(subset) == float(np.mean(s.predict(subset) == names[keep]))

@@ -1,7 +1,10 @@
 """Corpus: validated token arrays, a vocabulary, labels and covariates.
 
-Everything a kernel reads comes from here, already checked: word ids in range, counts
-non-negative integers, labels aligned with documents, covariates finite. Kernels never validate.
+Everything a kernel reads comes from here, already checked: word ids in range, document
+pointers that partition the tokens, counts non-negative integers, labels aligned with
+documents, covariates finite. Kernels never validate, so the checks run in the dataclasses'
+``__post_init__`` (a ``Corpus`` or ``Labels`` built directly is checked like one built by a
+constructor) and the arrays are stored read-only: a corpus that exists is a valid one.
 
 Tokenizer (``tokenize``): lowercase the text, take maximal runs of letters (Unicode letters;
 digits, ``_`` and punctuation split words), keep tokens of at least ``min_length`` (default 3)
@@ -20,9 +23,11 @@ documents, so predictions stay aligned) keeps them with zero tokens; ``"error"``
 
 from __future__ import annotations
 
+import math
 import re
 import warnings
 from collections import Counter
+from collections.abc import Mapping, Set
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Literal, Sequence
 
@@ -30,16 +35,84 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from . import validation as check
 from .stopwords import ENGLISH_STOP_WORDS
 
 LabelKind = Literal["binary", "multiclass", "multilabel", "real"]
+LABEL_KINDS = ("binary", "multiclass", "multilabel", "real")
 EmptyPolicy = Literal["drop", "keep", "error"]
 
 _WORD_RE = re.compile(r"[^\W\d_]+")
+# Texts mapped onto a corpus built from tokens or a count matrix, which records no tokenizer:
+# runs of word characters, lowercased, nothing dropped (words outside the vocabulary are).
+_ANY_WORD_RE = re.compile(r"\w+")
+TOKENIZERS = {"letters-lowercase": _WORD_RE, "words-lowercase": _ANY_WORD_RE}
+# Covariates enter the scores beside topic proportions in [0, 1]; beyond this magnitude the
+# weight draws' products overflow (standardize covariates first).
+COVARIATE_LIMIT = 1e6
+
+
+def _check_text(what: str, value: str) -> str:
+    """Names stored in checkpoints as NumPy strings, which cannot end in NUL characters."""
+    if "\x00" in value:
+        raise ValueError(f"{what} {value!r} contains a NUL character")
+    return value
+
+
+def _json_plain(value: Any, where: str) -> Any:
+    """``value`` with numpy scalars and tuples made plain JSON values (checkpoints store
+    them as JSON); anything else is refused, naming where it was found."""
+    if isinstance(value, (str, bool)) or value is None:
+        return value
+    if isinstance(value, (int, float)):
+        return value
+    if isinstance(value, np.generic) and value.dtype.kind in "biuf":
+        return value.item()
+    if isinstance(value, (list, tuple)):
+        return [_json_plain(v, f"{where}[{j}]") for j, v in enumerate(value)]
+    if isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise TypeError(f"{where} keys must be str, got {k!r}")
+            out[k] = _json_plain(v, f"{where}[{k!r}]")
+        return out
+    raise TypeError(f"{where} must hold plain values (str, numbers, lists, dicts), got "
+                    f"{type(value).__name__}")
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    """A read-only array: what a Corpus holds can no longer be changed behind its checks."""
+    a.flags.writeable = False
+    return a
+
+
+def stop_word_set(stop_words: Any) -> frozenset[str]:
+    """The stop words a tokenizer drops: ``"english"`` (``ENGLISH_STOP_WORDS``), ``None``
+    (none) or an iterable of str. Any other str is refused rather than taken as a set of
+    letters."""
+    if stop_words is None:
+        return frozenset()
+    if isinstance(stop_words, frozenset) and stop_words is ENGLISH_STOP_WORDS:
+        return stop_words
+    if isinstance(stop_words, str):
+        if stop_words == "english":
+            return ENGLISH_STOP_WORDS
+        raise ValueError(f"stop_words must be 'english', None or an iterable of str, got the "
+                         f"str {stop_words!r}")
+    if isinstance(stop_words, (bytes, Mapping)) or not isinstance(stop_words, Iterable):
+        raise TypeError(f"stop_words must be 'english', None or an iterable of str, got "
+                        f"{type(stop_words).__name__}")
+    stops = frozenset(stop_words)
+    bad = [w for w in stops if not isinstance(w, str)]
+    if bad:
+        raise TypeError(f"stop_words must hold str; got {bad[0]!r} of type "
+                        f"{type(bad[0]).__name__}")
+    return stops
 
 
 def tokenize(text: str, min_length: int = 3,
-             stop_words: Iterable[str] | None = ENGLISH_STOP_WORDS) -> list[str]:
+             stop_words: str | Iterable[str] | None = ENGLISH_STOP_WORDS) -> list[str]:
     """Split ``text`` into lowercase alphabetic tokens.
 
     Parameters
@@ -48,8 +121,8 @@ def tokenize(text: str, min_length: int = 3,
         The raw document.
     min_length : int
         Shortest token kept.
-    stop_words : iterable of str or None
-        Tokens to drop; ``None`` keeps all.
+    stop_words : "english", iterable of str or None
+        Tokens to drop; ``"english"`` is the default list, ``None`` keeps all.
 
     Returns
     -------
@@ -57,12 +130,31 @@ def tokenize(text: str, min_length: int = 3,
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
-    stops = stop_words if isinstance(stop_words, (set, frozenset)) else frozenset(stop_words or ())
+    min_length = check.integer("min_length", min_length, low=1)
+    stops = stop_word_set(stop_words)
     return [t for t in _WORD_RE.findall(text.lower()) if len(t) >= min_length and t not in stops]
 
 
 # --------------------------------------------------------------------------------------------
 # Labels
+
+
+def _class_names(classes: Any, what: str = "classes") -> tuple[str, ...]:
+    if isinstance(classes, (str, bytes, Mapping, Set)) or not isinstance(
+            classes, (Sequence, np.ndarray, pd.Index, pd.Series)):
+        raise TypeError(f"{what} must be a sequence of class names, got "
+                        f"{type(classes).__name__}")
+    names = tuple(classes)
+    bad = [c for c in names if not isinstance(c, str)]
+    if bad:
+        raise TypeError(f"{what} must be str class names; got {bad[0]!r} of type "
+                        f"{type(bad[0]).__name__}")
+    for c in names:
+        _check_text("class name", c)
+    if len(set(names)) != len(names):
+        dup = next(c for c, n in Counter(names).items() if n > 1)
+        raise ValueError(f"{what} has the duplicate class name {dup!r}")
+    return names
 
 
 @dataclass(frozen=True)
@@ -74,14 +166,62 @@ class Labels:
     kind : {"binary", "multiclass", "multilabel", "real"}
     values : ndarray
         binary and multiclass: int32 class codes (0..C-1; for binary, 1 is the positive class);
-        multilabel: uint8 indicator matrix (D, C); real: float64.
+        multilabel: uint8 indicator matrix (D, C); real: float64, finite.
     classes : tuple of str
         Class names in code order (empty for real labels).
+
+    Built directly or by ``make_labels``, the values are checked against the kind and the
+    classes (codes in range, a 0/1 matrix with a column per class, finite reals) and stored
+    read-only.
     """
 
     kind: LabelKind
     values: np.ndarray
     classes: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        kind = check.choice("labels kind", self.kind, LABEL_KINDS)
+        classes = _class_names(self.classes, "labels classes")
+        if not isinstance(self.values, np.ndarray):
+            raise TypeError(f"labels values must be a numpy array, got "
+                            f"{type(self.values).__name__}")
+        v = self.values
+        if kind == "real":
+            if classes:
+                raise ValueError(f"real labels have no classes, got {list(classes)[:5]}")
+            if v.ndim != 1 or v.dtype.kind not in "biuf":
+                raise TypeError(f"real labels must be a 1-d array of numbers, got dtype "
+                                f"{v.dtype} and shape {v.shape}")
+            out = np.array(v, dtype=np.float64)
+            bad = np.flatnonzero(~np.isfinite(out))
+            if bad.size:
+                raise ValueError(f"real labels must be finite; labels[{bad[0]}] is "
+                                 f"{out[bad[0]]}")
+        elif kind == "multilabel":
+            if not classes:
+                raise ValueError("multilabel labels need at least one class (a column)")
+            if v.ndim != 2 or v.shape[1] != len(classes):
+                raise ValueError(f"multilabel values must be a (documents, {len(classes)}) "
+                                 f"indicator matrix, got shape {v.shape}")
+            if v.dtype.kind not in "biuf" or not np.isin(v, (0, 1)).all():
+                raise ValueError("multilabel values must hold only 0 and 1")
+            out = np.array(v, dtype=np.uint8)
+        else:
+            if v.ndim != 1 or v.dtype.kind not in "iu":
+                raise TypeError(f"{kind} labels must be a 1-d array of integer class codes, "
+                                f"got dtype {v.dtype} and shape {v.shape}")
+            if kind == "binary" and len(classes) != 2:
+                raise ValueError(f"binary labels need exactly 2 classes, got "
+                                 f"{len(classes)}: {list(classes)[:10]}")
+            if kind == "multiclass" and not classes:
+                raise ValueError("multiclass labels need at least one class name")
+            if v.size and (v.min() < 0 or v.max() >= len(classes)):
+                bad = int(np.flatnonzero((v < 0) | (v >= len(classes)))[0])
+                raise ValueError(f"labels[{bad}] has class code {v[bad]}, outside 0.."
+                                 f"{len(classes) - 1} (the classes {list(classes)[:10]})")
+            out = np.array(v, dtype=np.int32)
+        object.__setattr__(self, "classes", classes)
+        object.__setattr__(self, "values", _frozen(out))
 
     @property
     def n_classes(self) -> int:
@@ -118,15 +258,42 @@ def _class_name(c: Any) -> str:
     return str(c)
 
 
+def _missing(x: Any) -> bool:
+    """A missing label: None, NaN, pandas' NA or NaT."""
+    if x is None:
+        return True
+    try:
+        return bool(pd.isna(x))
+    except (TypeError, ValueError):  # not a scalar
+        return False
+
+
+def _check_label_types(seq: list, where: str = "labels") -> None:
+    """Refuse missing labels and a mix of strings and numbers, which would share class names
+    ("1" and 1) and so merge two classes without a word."""
+    for i, x in enumerate(seq):
+        if _missing(x):
+            shown = "NaN" if isinstance(x, (float, np.floating)) else repr(x)
+            raise ValueError(f"{where}[{i}] is missing ({shown}); every document needs a label")
+    strings = [i for i, x in enumerate(seq) if isinstance(x, (str, bytes, np.str_))]
+    if strings and len(strings) != len(seq):
+        other = next(i for i, x in enumerate(seq) if not isinstance(x, (str, bytes, np.str_)))
+        raise TypeError(f"{where} mix strings and other values ({where}[{strings[0]}] is "
+                        f"{seq[strings[0]]!r}, {where}[{other}] is {seq[other]!r}); give every "
+                        f"label the same type")
+
+
 def make_labels(labels: Any, n_docs: int, kind: LabelKind | None = None,
                 classes: Sequence[Any] | None = None) -> Labels:
     """Validate ``labels`` for ``n_docs`` documents and encode them.
 
     Parameters
     ----------
-    labels : sequence, ndarray, pandas Series or Labels
+    labels : sequence, ndarray, pandas Series or DataFrame, or Labels
         One label per document: class names or numbers, real values, or for multi-label a
-        collection (set, list, tuple) of class names per document or a (D, C) 0/1 matrix.
+        collection (set, list, tuple) of class names per document, a (D, C) 0/1 matrix, or a
+        DataFrame of 0/1 columns named by class. Missing labels (None, NaN) are refused, as
+        are a dict or a set (which have no document order).
     n_docs : int
         Number of documents the labels must match.
     kind : {"binary", "multiclass", "multilabel", "real"}, optional
@@ -141,18 +308,28 @@ def make_labels(labels: Any, n_docs: int, kind: LabelKind | None = None,
             raise ValueError(f"labels has {len(labels.values)} entries but the corpus has "
                              f"{n_docs} documents")
         return labels
-    if kind is not None and kind not in ("binary", "multiclass", "multilabel", "real"):
-        raise ValueError(f"label_type must be one of 'binary', 'multiclass', 'multilabel', "
-                         f"'real', got {kind!r}")
-    if isinstance(labels, (str, bytes)) or np.isscalar(labels):
+    if kind is not None:
+        check.choice("label_type", kind, LABEL_KINDS)
+    if isinstance(labels, (Mapping, Set)):
+        raise TypeError(f"labels must be a sequence with one label per document, in document "
+                        f"order; got a {type(labels).__name__}, which has no order (pass "
+                        f"list(...) of the values you mean)")
+    if isinstance(labels, (str, bytes)) or np.isscalar(labels) or not hasattr(labels, "__len__"):
         raise TypeError(f"labels must be a sequence with one label per document, got "
                         f"{type(labels).__name__}")
+    if isinstance(labels, pd.DataFrame):
+        if labels.shape[1] == 1:
+            labels = labels.iloc[:, 0]
+        else:
+            if classes is None:
+                classes = [str(c) for c in labels.columns]
+            labels = labels.to_numpy()
     if isinstance(labels, (pd.Series, pd.Index)):
         labels = labels.tolist()
     if sp.issparse(labels):
         labels = labels.toarray()
     arr = labels if isinstance(labels, np.ndarray) else None
-    n = arr.shape[0] if arr is not None else len(labels)
+    n = arr.shape[0] if arr is not None and arr.ndim else len(labels)
     if n != n_docs:
         raise ValueError(f"labels has {n} entries but the corpus has {n_docs} documents")
 
@@ -160,10 +337,13 @@ def make_labels(labels: Any, n_docs: int, kind: LabelKind | None = None,
     if arr is not None and arr.ndim == 2:
         if kind not in (None, "multilabel"):
             raise ValueError(f"a 2-d labels array means multilabel, but label_type={kind!r}")
-        if not np.isin(arr, (0, 1)).all():
+        if arr.dtype.kind not in "biuf" or not np.isin(arr, (0, 1)).all():
             raise ValueError("a 2-d labels array must be a 0/1 indicator matrix (documents x "
                              "classes)")
-        names = tuple(str(c) for c in (classes if classes is not None else range(arr.shape[1])))
+        if arr.shape[1] == 0:
+            raise ValueError("a 2-d labels array needs at least one column (class)")
+        names = _class_names([str(c) for c in classes] if classes is not None
+                             else [str(c) for c in range(arr.shape[1])])
         if len(names) != arr.shape[1]:
             raise ValueError(f"classes has {len(names)} names for {arr.shape[1]} label columns")
         return Labels("multilabel", arr.astype(np.uint8), names)
@@ -173,8 +353,10 @@ def make_labels(labels: Any, n_docs: int, kind: LabelKind | None = None,
             bad = next(i for i, x in enumerate(seq) if not _is_set_like(x))
             raise TypeError(f"multilabel labels must give a set, list or tuple of class names per "
                             f"document; labels[{bad}] is {type(seq[bad]).__name__}")
-        names = (tuple(_class_name(c) for c in classes) if classes is not None
-                 else tuple(sorted({_class_name(c) for x in seq for c in x})))
+        members = [c for x in seq for c in x]
+        _check_label_types(members, "the labels' class names")
+        names = (_class_names([_class_name(c) for c in classes]) if classes is not None
+                 else tuple(sorted({_class_name(c) for c in members})))
         index = {c: j for j, c in enumerate(names)}
         ind = np.zeros((n_docs, len(names)), dtype=np.uint8)
         for d, x in enumerate(seq):
@@ -186,17 +368,11 @@ def make_labels(labels: Any, n_docs: int, kind: LabelKind | None = None,
                 ind[d, j] = 1
         return Labels("multilabel", ind, names)
 
-    if any(x is None for x in seq):
-        raise ValueError(f"labels[{seq.index(None)}] is missing (None)")
+    _check_label_types(seq)
     values = np.asarray(seq)
     if values.ndim != 1:
         raise ValueError(f"labels must be one-dimensional, got shape {values.shape}")
     numeric = values.dtype.kind in "biuf"
-    if numeric and values.dtype.kind == "f":
-        bad = np.flatnonzero(~np.isfinite(values))
-        if bad.size:
-            raise ValueError(f"labels contain NaN or infinite values at positions "
-                             f"{bad[:10].tolist()}")
     if kind == "real" or (kind is None and numeric and values.dtype.kind == "f"
                           and not np.all(values == np.round(values))):
         if not numeric:
@@ -206,10 +382,14 @@ def make_labels(labels: Any, n_docs: int, kind: LabelKind | None = None,
     if values.dtype.kind not in "biufUSO":
         raise TypeError(f"labels must be class names or numbers, got dtype {values.dtype}")
     if classes is not None:
-        names = tuple(_class_name(c) for c in classes)
+        names = _class_names([_class_name(c) for c in classes])
     else:
         uniq = sorted(set(values.tolist()), key=lambda c: (str(type(c)), c))
         names = tuple(_class_name(c) for c in uniq)
+        if len(set(names)) != len(names):
+            dup = next(c for c, k in Counter(names).items() if k > 1)
+            raise ValueError(f"labels hold distinct values that share the class name {dup!r}; "
+                             f"give every label the same type")
     index = {c: j for j, c in enumerate(names)}
     codes = np.empty(n_docs, dtype=np.int32)
     for d, c in enumerate(values.tolist()):
@@ -239,12 +419,21 @@ def make_covariates(covariates: Any, n_docs: int) -> tuple[np.ndarray, tuple[str
         covariates = covariates.to_frame()
     if isinstance(covariates, pd.DataFrame):
         names = tuple(str(c) for c in covariates.columns)
-        nonnum = [c for c in covariates.columns
-                  if not pd.api.types.is_numeric_dtype(covariates[c])]
+        if len(set(names)) != len(names):
+            dup = next(c for c, k in Counter(names).items() if k > 1)
+            raise ValueError(f"covariates has the duplicate column name {dup!r}")
+        nonnum = [c for c, t in covariates.dtypes.items()
+                  if not (pd.api.types.is_numeric_dtype(t) or pd.api.types.is_bool_dtype(t))
+                  or pd.api.types.is_complex_dtype(t)]
         if nonnum:
-            raise TypeError(f"covariates must be numeric; column(s) {nonnum} are not")
-        values = covariates.to_numpy(dtype=np.float64)
+            raise TypeError(f"covariates must be real numbers; column(s) {nonnum} are not")
+        values = covariates.to_numpy(dtype=np.float64, na_value=np.nan)
     else:
+        if sp.issparse(covariates):
+            covariates = covariates.toarray()
+        if isinstance(covariates, (str, bytes, Mapping, Set)) or np.isscalar(covariates):
+            raise TypeError(f"covariates must be a 2-d array or a DataFrame (documents x "
+                            f"features), got {type(covariates).__name__}")
         values = np.asarray(covariates)
         if values.dtype.kind not in "biuf":
             raise TypeError(f"covariates must be numeric, got dtype {values.dtype}")
@@ -258,6 +447,9 @@ def make_covariates(covariates: Any, n_docs: int) -> tuple[np.ndarray, tuple[str
     if values.shape[0] != n_docs:
         raise ValueError(f"covariates has {values.shape[0]} rows but the corpus has {n_docs} "
                          f"documents")
+    if len(set(names)) != len(names):
+        dup = next(c for c, k in Counter(names).items() if k > 1)
+        raise ValueError(f"covariates has the duplicate column name {dup!r}")
     bad = np.argwhere(~np.isfinite(values))
     if bad.size:
         d, j = bad[0]
@@ -265,18 +457,17 @@ def make_covariates(covariates: Any, n_docs: int) -> tuple[np.ndarray, tuple[str
                          f"{names[j]!r} ({len(bad)} non-finite value(s) in all)")
     return np.ascontiguousarray(values), names
 
-
 # --------------------------------------------------------------------------------------------
 # Corpus
 
 
 def _check_count_arg(name: str, value: Any) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    check.integer(name, value, low=1)
 
 
 def _check_max_df(max_df: Any) -> None:
-    if isinstance(max_df, bool) or not isinstance(max_df, (int, float, np.integer, np.floating)):
+    if isinstance(max_df, (bool, np.bool_)) or not isinstance(
+            max_df, (int, float, np.integer, np.floating)):
         raise TypeError(f"max_df must be a float in (0, 1] or a positive int, got {max_df!r}")
     if isinstance(max_df, (float, np.floating)) and not 0.0 < max_df <= 1.0:
         raise ValueError(f"max_df as a fraction must be in (0, 1], got {max_df}")
@@ -297,12 +488,14 @@ def _build_vocabulary(docs: list[list[str]], min_count: int, max_df: float | int
 
 
 def _check_vocabulary(vocabulary: Any) -> tuple[str, ...]:
-    if isinstance(vocabulary, dict):  # CountVectorizer.vocabulary_: word -> column
-        items = sorted(vocabulary.items(), key=lambda kv: kv[1])
-        if [c for _, c in items] != list(range(len(items))):
-            raise ValueError("vocabulary dict must map words to columns 0..V-1")
-        vocabulary = [w for w, _ in items]
-    if isinstance(vocabulary, str) or not isinstance(vocabulary, (Sequence, np.ndarray)):
+    if isinstance(vocabulary, Mapping):  # CountVectorizer.vocabulary_: word -> column
+        cols = list(vocabulary.values())
+        if not all(isinstance(c, (int, np.integer)) and not isinstance(c, bool) for c in cols) \
+                or sorted(int(c) for c in cols) != list(range(len(cols))):
+            raise ValueError("vocabulary dict must map words to the columns 0..V-1, each once")
+        vocabulary = [w for w, _ in sorted(vocabulary.items(), key=lambda kv: int(kv[1]))]
+    if isinstance(vocabulary, (str, bytes, Set)) or not isinstance(
+            vocabulary, (Sequence, np.ndarray, pd.Index, pd.Series)):
         raise TypeError(f"vocabulary must be a sequence of str, got {type(vocabulary).__name__}")
     vocab = tuple(vocabulary)
     bad = [i for i, w in enumerate(vocab) if not isinstance(w, str)]
@@ -311,10 +504,26 @@ def _check_vocabulary(vocabulary: Any) -> tuple[str, ...]:
                         f"{type(vocab[bad[0]]).__name__}")
     if len(vocab) == 0:
         raise ValueError("vocabulary is empty")
+    for w in vocab:
+        _check_text("vocabulary word", w)
     if len(set(vocab)) != len(vocab):
         dup = next(w for w, c in Counter(vocab).items() if c > 1)
         raise ValueError(f"vocabulary has duplicate word {dup!r}")
-    return vocab
+    return tuple(str(w) for w in vocab)
+
+
+def _index_array(name: str, value: Any, dtype: type, *, allow_empty: bool = True) -> np.ndarray:
+    """A 1-d integer array as a read-only copy of ``dtype``, its values checked to fit."""
+    if not isinstance(value, np.ndarray):
+        raise TypeError(f"{name} must be a numpy array, got {type(value).__name__}")
+    if value.ndim != 1:
+        raise ValueError(f"{name} must be 1-dimensional, got shape {value.shape}")
+    if value.dtype.kind not in "iu" and not (value.size == 0 and allow_empty):
+        raise TypeError(f"{name} must hold integers, got dtype {value.dtype}")
+    info = np.iinfo(dtype)
+    if value.size and (value.min() < info.min or value.max() > info.max):
+        raise ValueError(f"{name} has values outside the range of {np.dtype(dtype).name}")
+    return _frozen(np.array(value, dtype=dtype))
 
 
 @dataclass(frozen=True, eq=False)
@@ -322,7 +531,10 @@ class Corpus:
     """A bag-of-words corpus in CSR form, ready for the kernels.
 
     Build one with ``Corpus.from_texts``, ``Corpus.from_tokens`` or ``Corpus.from_matrix``;
-    map held-out documents onto its vocabulary with ``corpus.map(...)``.
+    map held-out documents onto its vocabulary with ``corpus.map(...)``. A Corpus built
+    directly from arrays is checked like one built by a constructor (word ids within the
+    vocabulary, document pointers from 0 to the number of tokens without going back, labels
+    and covariates with a row per document), and its arrays are read-only copies.
 
     Attributes
     ----------
@@ -335,7 +547,7 @@ class Corpus:
     covariates : ndarray of float64, shape (n_docs, P), or None
     covariate_names : tuple of str
     doc_index : ndarray of int64
-        Position of each document in the input it was built from.
+        Position of each document in the input it was built from (default 0..n_docs-1).
     dropped_documents : ndarray of int64
         Input positions of documents removed as empty.
     n_unknown_tokens : int
@@ -350,10 +562,85 @@ class Corpus:
     labels: Labels | None = None
     covariates: np.ndarray | None = None
     covariate_names: tuple[str, ...] = ()
-    doc_index: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    doc_index: np.ndarray | None = None
     dropped_documents: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     n_unknown_tokens: int = 0
     preprocessing: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        vocab = _check_vocabulary(self.vocabulary)
+        words = _index_array("words", self.words, np.int32)
+        ptr = _index_array("doc_ptr", self.doc_ptr, np.int64, allow_empty=False)
+        if ptr.size < 2:
+            raise ValueError(f"doc_ptr must hold n_docs + 1 >= 2 offsets, got {ptr.size}")
+        if ptr[0] != 0 or ptr[-1] != words.size:
+            raise ValueError(f"doc_ptr must start at 0 and end at the number of tokens "
+                             f"({words.size}), got {ptr[0]} ... {ptr[-1]}")
+        steps = np.diff(ptr)
+        if (steps < 0).any():
+            d = int(np.flatnonzero(steps < 0)[0])
+            raise ValueError(f"doc_ptr must not decrease; doc_ptr[{d + 1}] = {ptr[d + 1]} < "
+                             f"doc_ptr[{d}] = {ptr[d]}")
+        if words.size and (words.min() < 0 or words.max() >= len(vocab)):
+            i = int(np.flatnonzero((words < 0) | (words >= len(vocab)))[0])
+            raise ValueError(f"words[{i}] = {words[i]} is not a word id of the vocabulary "
+                             f"(0..{len(vocab) - 1})")
+        D = ptr.size - 1
+        if self.labels is not None:
+            if not isinstance(self.labels, Labels):
+                raise TypeError(f"labels must be a topicsup Labels (see make_labels) or None, "
+                                f"got {type(self.labels).__name__}")
+            if len(self.labels.values) != D:
+                raise ValueError(f"labels has {len(self.labels.values)} entries but the corpus "
+                                 f"has {D} documents")
+        names = tuple(self.covariate_names) if isinstance(
+            self.covariate_names, (tuple, list)) else self.covariate_names
+        cov = self.covariates
+        if cov is not None:
+            if not isinstance(cov, np.ndarray) or cov.ndim != 2 or cov.shape[0] != D \
+                    or cov.dtype.kind not in "biuf":
+                raise ValueError(f"covariates must be a numeric ({D}, P) array, got "
+                                 f"{type(cov).__name__} {getattr(cov, 'shape', '')}")
+            cov = np.array(cov, dtype=np.float64, order="C")
+            if not np.isfinite(cov).all():
+                raise ValueError("covariates must be finite")
+            big = np.argwhere(np.abs(cov) > COVARIATE_LIMIT)
+            if big.size:
+                d, j = big[0]
+                raise ValueError(f"covariates must be at most {COVARIATE_LIMIT:g} in magnitude "
+                                 f"(standardize them); found {cov[d, j]:g} at row {d}, column "
+                                 f"{j}")
+            if not names and cov.shape[1]:
+                names = tuple(f"x{j}" for j in range(cov.shape[1]))
+            if not isinstance(names, tuple) or len(names) != cov.shape[1] \
+                    or not all(isinstance(n, str) for n in names) or len(set(names)) != len(names):
+                raise ValueError(f"covariate_names must be {cov.shape[1]} distinct str names, "
+                                 f"got {self.covariate_names!r}")
+            for n in names:
+                _check_text("covariate name", n)
+            cov = _frozen(cov)
+        elif names:
+            raise ValueError("covariate_names given without covariates")
+        index = np.arange(D, dtype=np.int64) if self.doc_index is None else self.doc_index
+        index = _index_array("doc_index", index, np.int64)
+        if index.size != D:
+            raise ValueError(f"doc_index has {index.size} entries but the corpus has {D} "
+                             f"documents")
+        dropped = _index_array("dropped_documents", self.dropped_documents, np.int64)
+        if (index < 0).any() or (dropped < 0).any():
+            raise ValueError("doc_index and dropped_documents must be non-negative positions")
+        n_unknown = check.integer("n_unknown_tokens", self.n_unknown_tokens, low=0)
+        if not isinstance(self.preprocessing, dict):
+            raise TypeError(f"preprocessing must be a dict, got "
+                            f"{type(self.preprocessing).__name__}")
+        object.__setattr__(self, "preprocessing", _json_plain(self.preprocessing,
+                                                              "preprocessing"))
+        for name, value in (("vocabulary", vocab), ("words", words), ("doc_ptr", ptr),
+                            ("covariates", cov), ("covariate_names", names if cov is not None
+                                                  else ()),
+                            ("doc_index", index), ("dropped_documents", dropped),
+                            ("n_unknown_tokens", n_unknown)):
+            object.__setattr__(self, name, value)
 
     # ---------------------------------------------------------------- sizes
     @property
@@ -384,6 +671,7 @@ class Corpus:
 
     def document(self, d: int) -> list[str]:
         """The tokens of document ``d`` as words."""
+        d = check.integer("d", d, low=-self.n_docs, high=self.n_docs - 1) % self.n_docs
         return [self.vocabulary[w] for w in self.words[self.doc_ptr[d]:self.doc_ptr[d + 1]]]
 
     def to_matrix(self) -> sp.csr_matrix:
@@ -416,12 +704,13 @@ class Corpus:
         empty : {"drop", "keep", "error"}
             What to do with documents left without tokens.
         """
-        if isinstance(docs, (str, bytes)) or not isinstance(docs, (Sequence, np.ndarray,
-                                                                   pd.Series)):
+        if isinstance(docs, (str, bytes, Mapping, Set)) or not isinstance(
+                docs, (Sequence, np.ndarray, pd.Series)):
             raise TypeError(f"docs must be a list of token lists, got {type(docs).__name__}")
         docs = list(docs)
         if len(docs) == 0:
             raise ValueError("the corpus is empty: no documents were given")
+        check.choice("empty", empty, ("drop", "keep", "error"))
         for d, toks in enumerate(docs):
             if isinstance(toks, (str, bytes)) or not isinstance(toks, (Sequence, np.ndarray)):
                 raise TypeError(f"docs[{d}] must be a list of str tokens, got "
@@ -436,6 +725,12 @@ class Corpus:
                 raise ValueError(f"no word survives min_count={min_count} and max_df={max_df}; "
                                  f"the corpus would have no tokens")
         else:
+            _check_count_arg("min_count", min_count)
+            _check_max_df(max_df)
+            if min_count != 1 or max_df != 1.0:
+                raise ValueError(f"min_count and max_df build a vocabulary; with vocabulary= "
+                                 f"given they would do nothing (got min_count={min_count!r}, "
+                                 f"max_df={max_df!r}): filter the vocabulary instead")
             vocab = _check_vocabulary(vocabulary)
         index = {w: j for j, w in enumerate(vocab)}
         lengths = np.zeros(len(docs), dtype=np.int64)
@@ -446,6 +741,9 @@ class Corpus:
             n_raw += len(toks)
             lengths[d] = len(mapped)
             ids.extend(mapped)
+        if len(ids) > check.INT32_MAX:
+            raise ValueError(f"the documents hold {len(ids)} tokens; topicsup counts tokens "
+                             f"per topic in int32, so at most {check.INT32_MAX}")
         words = np.asarray(ids, dtype=np.int32)
         n_unknown = n_raw - len(ids) if vocabulary is not None else 0
         return cls._assemble(words, lengths, vocab, labels, covariates, empty, label_type,
@@ -455,50 +753,82 @@ class Corpus:
     def from_texts(cls, texts: Sequence[str], labels: Any = None, covariates: Any = None, *,
                    vocabulary: Sequence[str] | None = None, min_count: int = 1,
                    max_df: float | int = 1.0, min_length: int = 3,
-                   stop_words: Iterable[str] | None = ENGLISH_STOP_WORDS,
+                   stop_words: str | Iterable[str] | None = "english",
                    empty: EmptyPolicy = "drop", label_type: LabelKind | None = None,
                    classes: Sequence[Any] | None = None) -> "Corpus":
         """Build a corpus from raw strings with the documented tokenizer (see module doc).
 
         Parameters are those of ``from_tokens`` plus the tokenizer's ``min_length`` and
-        ``stop_words`` (``None`` keeps every token).
+        ``stop_words`` (``"english"``, the default list; ``None`` keeps every token; or an
+        iterable of str).
         """
         if isinstance(texts, (str, bytes)):
             raise TypeError("texts must be a list of strings, got a single str")
-        if not isinstance(texts, (Sequence, np.ndarray, pd.Series)):
+        if isinstance(texts, (Mapping, Set)) or not isinstance(
+                texts, (Sequence, np.ndarray, pd.Series)):
             raise TypeError(f"texts must be a list of strings, got {type(texts).__name__}")
         texts = list(texts)
-        stops = frozenset(stop_words or ())
+        stops = stop_word_set(stop_words)
+        min_length = check.integer("min_length", min_length, low=1)
         docs = []
         for d, t in enumerate(texts):
             if not isinstance(t, str):
                 raise TypeError(f"texts[{d}] must be a str, got {type(t).__name__}")
             docs.append(tokenize(t, min_length, stops))
-        prep = {"tokenizer": "letters-lowercase", "min_length": int(min_length),
+        prep = {"tokenizer": "letters-lowercase", "min_length": min_length,
                 "stop_words": sorted(stops) if stops != ENGLISH_STOP_WORDS else "english"}
         return cls.from_tokens(docs, labels, covariates, vocabulary=vocabulary,
                                min_count=min_count, max_df=max_df, empty=empty,
                                label_type=label_type, classes=classes, _preprocessing=prep)
 
     @classmethod
-    def from_matrix(cls, X: Any, vocabulary: Sequence[str] | dict, labels: Any = None,
-                    covariates: Any = None, *, empty: EmptyPolicy = "drop",
-                    label_type: LabelKind | None = None,
+    def from_matrix(cls, X: Any, vocabulary: Sequence[str] | dict | None = None,
+                    labels: Any = None, covariates: Any = None, *,
+                    empty: EmptyPolicy = "drop", label_type: LabelKind | None = None,
                     classes: Sequence[Any] | None = None) -> "Corpus":
         """Build a corpus from a (documents x words) count matrix, e.g. ``CountVectorizer``.
 
         Parameters
         ----------
-        X : scipy sparse matrix or 2-d array of non-negative integer counts
+        X : scipy sparse matrix, 2-d array or DataFrame of non-negative integer counts
         vocabulary : sequence of str, or a dict word -> column (``vectorizer.vocabulary_``)
+            The word of every column; optional for a DataFrame, whose column names are used
+            (and must match ``vocabulary`` when both are given).
         """
+        if isinstance(X, pd.DataFrame):
+            cols = [str(c) for c in X.columns]
+            if vocabulary is None:
+                vocabulary = cols
+            elif all(isinstance(c, str) for c in X.columns) and \
+                    list(_check_vocabulary(vocabulary)) != cols:
+                raise ValueError("X is a DataFrame whose column names differ from vocabulary; "
+                                 "the columns would be read as the wrong words (reorder the "
+                                 "columns, or pass vocabulary=None to use them)")
+            if not all(pd.api.types.is_numeric_dtype(t) or pd.api.types.is_bool_dtype(t)
+                       for t in X.dtypes):
+                raise TypeError("X must hold numeric counts; some DataFrame columns are not "
+                                "numeric")
+            X = X.to_numpy()
+        if vocabulary is None:
+            raise TypeError("from_matrix needs the vocabulary (the word of every column of X)")
         vocab = _check_vocabulary(vocabulary)
+        check.choice("empty", empty, ("drop", "keep", "error"))
         if sp.issparse(X):
+            if X.ndim != 2:
+                raise ValueError(f"X must be 2-d (documents x words), got shape {X.shape}")
             M = sp.csr_matrix(X)
+            try:
+                M.check_format(full_check=True)
+            except ValueError as exc:
+                raise ValueError(f"X is a malformed sparse matrix: {exc}") from None
             M.sum_duplicates()
             data = M.data
-        elif isinstance(X, (np.ndarray, list, pd.DataFrame)):
-            dense = np.asarray(X)
+        elif isinstance(X, (np.ndarray, list, tuple)):
+            try:
+                dense = np.asarray(X)
+            except ValueError:
+                raise ValueError("X must be a 2-d array of counts with rows of equal length") \
+                    from None
             if dense.ndim != 2:
                 raise ValueError(f"X must be 2-d (documents x words), got shape {dense.shape}")
             if dense.dtype.kind not in "biuf":
@@ -506,7 +836,7 @@ class Corpus:
             M = sp.csr_matrix(dense)
             data = M.data
         else:
-            raise TypeError(f"X must be a scipy sparse matrix or a 2-d array, got "
+            raise TypeError(f"X must be a scipy sparse matrix, a 2-d array or a DataFrame, got "
                             f"{type(X).__name__}")
         if M.shape[0] == 0:
             raise ValueError("the corpus is empty: X has no rows")
@@ -519,27 +849,33 @@ class Corpus:
                 raise ValueError("X contains NaN or infinite counts")
             if not np.all(data == np.round(data)):
                 pos = np.flatnonzero(data != np.round(data))[0]
-                raise ValueError(f"X must hold integer counts; found {data[pos]}")
+                raise ValueError(f"X must hold integer counts (topic models count words); "
+                                 f"found {data[pos]}")
         if (data < 0).any():
             pos = np.flatnonzero(data < 0)[0]
             row = int(np.searchsorted(M.indptr, pos, side="right") - 1)
             raise ValueError(f"X must hold non-negative counts; found {data[pos]} at row {row}, "
                              f"column {M.indices[pos]} ({vocab[M.indices[pos]]!r})")
+        # each count fits int32 before any sum, so the int64 sums below cannot overflow
+        if data.size and data.max() > check.INT32_MAX:
+            raise ValueError(f"X holds the count {data.max()}; topicsup counts tokens in int32, "
+                             f"so a corpus holds at most {check.INT32_MAX} tokens")
         counts = data.astype(np.int64)
-        if counts.sum() >= 2**31:
-            raise ValueError("X holds 2**31 or more tokens; topicsup indexes tokens with int64 "
-                             "pointers but int32 counts per topic")
+        total = int(counts.sum())
+        if total > check.INT32_MAX:
+            raise ValueError(f"X holds {total} tokens; topicsup counts tokens per topic in "
+                             f"int32, so a corpus holds at most {check.INT32_MAX}")
+        check.allocation(f"a corpus of {total} tokens", 16.0 * total)
         words = np.repeat(M.indices.astype(np.int32), counts)
         row_of_nz = np.repeat(np.arange(M.shape[0]), np.diff(M.indptr))
         lengths = np.bincount(row_of_nz, weights=counts, minlength=M.shape[0]).astype(np.int64)
         return cls._assemble(words, lengths, vocab, labels, covariates, empty, label_type,
-                             classes, 0, {})
+                             classes, 0, {"tokenizer": "words-lowercase"})
 
     @classmethod
     def _assemble(cls, words, lengths, vocab, labels, covariates, empty, label_type, classes,
                   n_unknown, preprocessing) -> "Corpus":
-        if empty not in ("drop", "keep", "error"):
-            raise ValueError(f"empty must be 'drop', 'keep' or 'error', got {empty!r}")
+        check.choice("empty", empty, ("drop", "keep", "error"))
         n_in = lengths.shape[0]
         lab = make_labels(labels, n_in, label_type, classes) if labels is not None else None
         cov, cov_names = (make_covariates(covariates, n_in) if covariates is not None
@@ -575,42 +911,78 @@ class Corpus:
     # ---------------------------------------------------------------- held-out documents
     def heldout(self, docs: Any) -> "Corpus":
         """``docs`` as documents on this vocabulary, for fold-in: a Corpus that already uses
-        it is returned as is; another Corpus, texts, token lists or a count matrix are mapped
-        (``map``)."""
+        it is returned as is; another Corpus (with its covariates; its labels are not needed
+        to predict), texts, token lists, a count matrix or a DataFrame of counts are mapped
+        (``map``). The covariates must be this corpus's (the same columns), since the
+        model's weights read them."""
         if isinstance(docs, Corpus):
-            if docs.vocabulary == self.vocabulary:
-                return docs
-            docs = [docs.document(d) for d in range(docs.n_docs)]
-        return self.map(docs)
+            if docs.vocabulary != self.vocabulary:
+                cov = None if docs.covariates is None else pd.DataFrame(
+                    docs.covariates, columns=list(docs.covariate_names))
+                docs = self.map([docs.document(d) for d in range(docs.n_docs)],
+                                covariates=cov)
+        else:
+            docs = self.map(docs)
+        if self.covariate_names != docs.covariate_names:
+            raise ValueError(f"the held-out documents have the covariates "
+                             f"{list(docs.covariate_names)}, the model's corpus "
+                             f"{list(self.covariate_names)}: the weights read those columns")
+        return docs
 
     def map(self, docs: Any, labels: Any = None, covariates: Any = None, *,
             empty: EmptyPolicy = "keep") -> "Corpus":
         """Map held-out documents onto this corpus's vocabulary.
 
         ``docs`` may be raw strings (tokenized with this corpus's settings), token lists, or a
-        sparse count matrix whose columns are this vocabulary. Unknown words are dropped and
-        counted in ``n_unknown_tokens``; labels use this corpus's classes. Empty documents are
-        kept by default so outputs stay aligned with the input.
+        count matrix whose columns are this vocabulary (scipy sparse, a 2-d array, or a
+        DataFrame whose columns, if named by words, must be this vocabulary). Unknown words
+        are dropped and counted in ``n_unknown_tokens``; labels use this corpus's classes.
+        Empty documents are kept by default so outputs stay aligned with the input.
         """
         kind = self.labels.kind if self.labels is not None else None
         classes = (self.labels.classes if self.labels is not None and kind != "real" else None)
-        if sp.issparse(docs) or (isinstance(docs, np.ndarray) and docs.ndim == 2):
+        if isinstance(docs, pd.DataFrame):
+            return Corpus.from_matrix(docs, self.vocabulary, labels, covariates, empty=empty,
+                                      label_type=kind, classes=classes)
+        if sp.issparse(docs) or (isinstance(docs, np.ndarray) and docs.ndim == 2
+                                 and docs.dtype.kind in "biuf"):
             return Corpus.from_matrix(docs, self.vocabulary, labels, covariates, empty=empty,
                                       label_type=kind, classes=classes)
         if isinstance(docs, (str, bytes)):
             raise TypeError("docs must be a list of documents, got a single str")
+        if isinstance(docs, (Mapping, Set)) or not isinstance(
+                docs, (Sequence, np.ndarray, pd.Series)):
+            raise TypeError(f"docs must be texts, token lists, a count matrix or a Corpus, got "
+                            f"{type(docs).__name__}")
         docs = list(docs)
         if docs and all(isinstance(t, str) for t in docs):
-            prep = self.preprocessing
-            stops = prep.get("stop_words", "english")
-            stops = ENGLISH_STOP_WORDS if stops == "english" else frozenset(stops)
-            toks = [tokenize(t, prep.get("min_length", 3), stops) for t in docs]
+            toks = [self._tokenizer_of_corpus(t) for t in docs]
         else:
             toks = docs
         out = Corpus.from_tokens(toks, labels, covariates, vocabulary=self.vocabulary,
                                  empty=empty, label_type=kind, classes=classes,
                                  _preprocessing=self.preprocessing)
+        if out.n_tokens == 0 and out.n_unknown_tokens > 0:
+            warnings.warn(f"none of the {out.n_unknown_tokens} tokens of the mapped documents is "
+                          f"in the vocabulary ({self.n_words} words such as "
+                          f"{list(self.vocabulary[:3])}): every document is empty",
+                          stacklevel=2)
         return out
+
+    def _tokenizer_of_corpus(self, text: str) -> list[str]:
+        """Tokenize a held-out text as this corpus's texts were: ``from_texts`` records its
+        tokenizer; a corpus built from tokens or a count matrix records none, and its texts
+        are split into lowercase runs of word characters with nothing dropped (the
+        vocabulary decides what is kept)."""
+        prep = self.preprocessing
+        kind = prep.get("tokenizer", "words-lowercase")
+        if kind not in TOKENIZERS:
+            raise ValueError(f"preprocessing names the unknown tokenizer {kind!r}")
+        if kind == "words-lowercase":
+            return _ANY_WORD_RE.findall(text.lower())
+        stops = stop_word_set(prep.get("stop_words", "english"))
+        min_length = check.integer("preprocessing min_length", prep.get("min_length", 3), low=1)
+        return tokenize(text, min_length, stops)
 
     # ---------------------------------------------------------------- persistence
     def to_arrays(self, prefix: str = "corpus/") -> dict[str, np.ndarray]:
@@ -632,6 +1004,7 @@ class Corpus:
 
     @classmethod
     def from_arrays(cls, arrays: Any, meta: dict, prefix: str = "corpus/") -> "Corpus":
+        """The corpus ``to_arrays`` wrote, checked as any Corpus is (``__post_init__``)."""
         labels = None
         if prefix + "labels/values" in arrays:
             labels = Labels(str(arrays[prefix + "labels/kind"]),
@@ -640,11 +1013,11 @@ class Corpus:
         cov = arrays[prefix + "covariates"] if prefix + "covariates" in arrays else None
         names = (tuple(str(c) for c in arrays[prefix + "covariate_names"])
                  if cov is not None else ())
-        return cls(words=np.asarray(arrays[prefix + "words"], np.int32),
-                   doc_ptr=np.asarray(arrays[prefix + "doc_ptr"], np.int64),
+        return cls(words=np.asarray(arrays[prefix + "words"]),
+                   doc_ptr=np.asarray(arrays[prefix + "doc_ptr"]),
                    vocabulary=tuple(str(w) for w in arrays[prefix + "vocabulary"]),
                    labels=labels, covariates=cov, covariate_names=names,
-                   doc_index=np.asarray(arrays[prefix + "doc_index"], np.int64),
-                   dropped_documents=np.asarray(arrays[prefix + "dropped_documents"], np.int64),
-                   n_unknown_tokens=int(meta.get("n_unknown_tokens", 0)),
+                   doc_index=np.asarray(arrays[prefix + "doc_index"]),
+                   dropped_documents=np.asarray(arrays[prefix + "dropped_documents"]),
+                   n_unknown_tokens=meta.get("n_unknown_tokens", 0),
                    preprocessing=dict(meta.get("preprocessing", {})))

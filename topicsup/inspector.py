@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from . import validation as check
 from .kernels import gibbs, info as info_layout, light, supervised, word_tables
 from .kernels.alias import alias_from_uniform
 from .kernels.counts import move_token
@@ -318,10 +319,7 @@ class TokenInspector:
             raise ValueError(f"TokenInspector needs a model with sampler 'gibbs' or 'light', "
                              f"got {type(session.model).__name__} with sampler {sampler!r}")
         corpus = session.corpus
-        if isinstance(doc, bool) or not isinstance(doc, (int, np.integer)) \
-                or not 0 <= doc < corpus.n_docs:
-            raise ValueError(f"doc must be a document index in 0..{corpus.n_docs - 1}, got "
-                             f"{doc!r}")
+        doc = check.integer("doc", doc, low=0, high=corpus.n_docs - 1)
         self.session = session
         self.doc = int(doc)
         self.p0, self.p1 = int(corpus.doc_ptr[doc]), int(corpus.doc_ptr[doc + 1])

@@ -55,6 +55,21 @@ class Hinge:
         """Draw the augmentation given the scores and write (b, w), all (T, D)."""
         hinge_augment(y, scores, self.lam, rng, b, w)
 
+    # far beyond any draw: xi > 1e88 / lam^2 needs a zero margin and a chi-square draw
+    # below 1e-88; within it the kernels' products of w, b and the weights stay finite
+    MAX_W = 1e100
+
+    def check_augmentation(self, y: np.ndarray, b: np.ndarray, w: np.ndarray) -> None:
+        """Raise ``ValueError`` unless (b, w) is a pair this loss's augmentation draws for
+        labels ``y`` (all (T, D)): w = lam^2 xi >= 0 and b = y (lam + w) (a saved state is
+        untrusted; ``Session.load``)."""
+        if not (np.isfinite(w).all() and (w >= 0).all() and (w <= self.MAX_W).all()):
+            raise ValueError(f"w must hold the augmentation's precisions lam^2 xi, finite, in "
+                             f"[0, {self.MAX_W:g}]")
+        expect = y * (self.lam + w)
+        if not np.allclose(b, expect, rtol=1e-9, atol=1e-12 * self.lam):
+            raise ValueError("b is not y (lam + w), the hinge augmentation's b for these w")
+
     # the topic kernels' code for psi(y | s) itself (kernels.supervised), its parameters
     marginal_factor = supervised.HINGE
 

@@ -22,11 +22,13 @@ from typing import Any
 
 import numpy as np
 
+from . import validation as check
 from .corpus import Corpus
 from .kernels import aliaslda, gibbs, info as info_layout, light, supervised, word_tables
 from .kernels.alias import build_alias
 from .kernels.counts import doc_topic_counts, init_assignments, rebuild_counts
-from .kernels.fold_in import fold_in as fold_in_sweeps
+from .kernels.fold_in import content_labels, fold_in as fold_in_sweeps
+from .kernels.rng import derive
 from .kernels.loglik import lda_log_joint
 from .kernels.weights import compute_scores, row_scores, sample_weights, topic_rows
 from .losses import Hinge
@@ -55,12 +57,29 @@ def model_from_params(name: str, params: dict[str, Any]):
     return cls(**params)
 
 
+# The ranges that work. Outside them the kernels' arithmetic under- or overflows: the
+# unnormalised conditionals multiply four factors such as (n_kd + alpha)(n_kw + beta) / (n_k +
+# V beta), the hinge's augmentation squares lam, and the weight draws divide by nu. Each bound
+# leaves orders of magnitude of room on both sides of what the papers use (alpha = 6.4 / K,
+# beta = 0.01, lam = 102.4, nu = 1 to 4096), and the property tests run the samplers at the
+# bounds with finite histories (tests/test_properties.py).
+MAX_TOPICS = 100_000
+DIRICHLET_RANGE = (1e-10, 1e6)       # alpha and beta
+LAM_RANGE = (1e-6, 1e6)
+NU_RANGE = (1e-8, 1e12)
+MAX_MH_STEPS = 1024                  # MH steps per token (a sweep's cost grows with it)
+MAX_PASSES = 1024                    # coordinate passes over the weights per sweep
+MAX_WEIGHT = 1e50                    # |eta| in a saved state (draws stay many orders below)
+
+
+def _dirichlet(name: str, value: Any) -> float:
+    lo, hi = DIRICHLET_RANGE
+    return check.number(name, value, low=lo, high=hi,
+                        why="outside it the samplers' products under- or overflow")
+
+
 def _positive_number(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a positive number, got {value!r}")
-    if not np.isfinite(value) or value <= 0:
-        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
-    return float(value)
+    return check.number(name, value, low=0.0, low_open=True)
 
 
 @register
@@ -109,35 +128,25 @@ class LDA:
     word_proposal: str = "exact"
 
     def __post_init__(self) -> None:
-        if self.word_proposal not in ("exact", "stale"):
-            raise ValueError(f"word_proposal must be 'exact' or 'stale', got "
-                             f"{self.word_proposal!r}")
-        if self.sampler not in SAMPLERS:
-            raise ValueError(f"sampler must be one of {sorted(SAMPLERS)}, got {self.sampler!r}")
-        if self.composition not in COMPOSITIONS:
-            raise ValueError(f"composition must be one of {sorted(COMPOSITIONS)}, got "
-                             f"{self.composition!r}")
-        if isinstance(self.mh_steps, bool) or not isinstance(self.mh_steps, (int, np.integer)) \
-                or self.mh_steps < 1:
-            raise ValueError(f"mh_steps must be a positive integer, got {self.mh_steps!r}")
-        object.__setattr__(self, "mh_steps", int(self.mh_steps))
-        p_doc = _positive_number("p_doc", self.p_doc)
-        if p_doc >= 1.0:
-            raise ValueError(f"p_doc must be in (0, 1), got {self.p_doc!r}")
-        object.__setattr__(self, "p_doc", p_doc)
-        if isinstance(self.K, bool) or not isinstance(self.K, (int, np.integer)):
-            raise TypeError(f"K must be an integer number of topics, got {self.K!r}")
-        if self.K < 2:
-            raise ValueError(f"K must be at least 2, got {self.K}")
-        object.__setattr__(self, "K", int(self.K))
+        set_ = object.__setattr__
+        check.choice("word_proposal", self.word_proposal, ("exact", "stale"))
+        check.choice("sampler", self.sampler, sorted(SAMPLERS))
+        check.choice("composition", self.composition, sorted(COMPOSITIONS))
+        set_(self, "mh_steps", check.integer("mh_steps", self.mh_steps, low=1,
+                                             high=MAX_MH_STEPS))
+        set_(self, "p_doc", check.number("p_doc", self.p_doc, low=0.0, high=1.0, low_open=True,
+                                         high_open=True))
+        set_(self, "K", check.integer("K", self.K, low=2, high=MAX_TOPICS))
+        if isinstance(self.alpha, np.ndarray) and self.alpha.ndim == 0:
+            set_(self, "alpha", self.alpha.item())
         if isinstance(self.alpha, (list, tuple, np.ndarray)):
-            a = tuple(_positive_number("alpha", x) for x in self.alpha)
+            a = tuple(_dirichlet(f"alpha[{k}]", x) for k, x in enumerate(self.alpha))
             if len(a) != self.K:
                 raise ValueError(f"alpha has {len(a)} values but K = {self.K}")
-            object.__setattr__(self, "alpha", a)
+            set_(self, "alpha", a)
         else:
-            object.__setattr__(self, "alpha", _positive_number("alpha", self.alpha))
-        object.__setattr__(self, "beta", _positive_number("beta", self.beta))
+            set_(self, "alpha", _dirichlet("alpha", self.alpha))
+        set_(self, "beta", _dirichlet("beta", self.beta))
 
     # ------------------------------------------------------------------ parameters
     @property
@@ -179,6 +188,17 @@ class LDA:
         if self.uses_tables:
             return ("z", "wt_samples", "wt_q", "wt_mass", "wt_used")
         return ("z",)
+
+    def state_bytes(self, corpus: Corpus) -> float:
+        """Bytes the sampler's largest state arrays take on ``corpus``, so a Session refuses a
+        K or a corpus that cannot fit in memory before allocating anything."""
+        K, V, D, N = self.K, corpus.n_words, corpus.n_docs, corpus.n_tokens
+        total = 4.0 * V * K + 16.0 * N + 8.0 * D
+        if self.sampler != "light":
+            total += 4.0 * D * K
+        if self.uses_tables:
+            total += 12.0 * V * K
+        return total
 
     def allocate_state(self, corpus: Corpus) -> dict[str, np.ndarray]:
         """Arrays of the right shapes, counts not yet consistent with ``z``; fresh word
@@ -250,16 +270,28 @@ class LDA:
                         state["al_work"])
 
     def validate_state(self, state: dict[str, np.ndarray], corpus: Corpus) -> None:
-        """Reject saved assignments that do not fit this model and corpus."""
+        """Reject saved state that does not fit this model and corpus: every value the
+        kernels use as an index in range, every number finite (a checkpoint is untrusted
+        input; ``topicsup.checkpoint``). Shapes and dtypes are checked by the caller."""
         z = state["z"]
         if z.shape != (corpus.n_tokens,):
-            raise ValueError(f"saved z has shape {z.shape}, expected ({corpus.n_tokens},)")
+            raise ValueError(f"state/z has shape {z.shape}, expected ({corpus.n_tokens},)")
         if z.size and (z.min() < 0 or z.max() >= self.K):
-            raise ValueError(f"saved z has topics outside 0..{self.K - 1}")
-        if "wt_samples" in state:
+            raise ValueError(f"state/z has topics outside 0..{self.K - 1}")
+        if "wt_samples" in state and "wt_samples" in self.saved_state:
             s, u = state["wt_samples"], state["wt_used"]
-            if s.size and (s.min() < 0 or s.max() >= self.K) or u.min() < 0 or u.max() > self.K:
-                raise ValueError("saved word tables hold values outside their ranges")
+            if s.size and (s.min() < 0 or s.max() >= self.K):
+                raise ValueError(f"state/wt_samples holds topics outside 0..{self.K - 1}")
+            if u.size and (u.min() < 0 or u.max() > self.K):
+                raise ValueError(f"state/wt_used holds positions outside 0..{self.K}")
+            for k in ("wt_q", "wt_mass"):
+                if not (np.isfinite(state[k]).all() and (state[k] >= 0).all()):
+                    raise ValueError(f"state/{k} must hold finite non-negative numbers")
+            live = u < self.K   # tables in use; the others are rebuilt before their next draw
+            q, mass = state["wt_q"][live], state["wt_mass"][live]
+            if not ((q > 0).all() and np.allclose(mass, q.sum(axis=1), rtol=1e-9)):
+                raise ValueError("state/wt_q and wt_mass: a table in use must hold positive "
+                                 "values q (every topic has mass beta > 0) summing to its mass")
 
     # ------------------------------------------------------------------ sampling
     def sweep_block(self, state: dict[str, np.ndarray], corpus: Corpus, rng: np.ndarray,
@@ -455,35 +487,35 @@ class SupervisedLDA(LDA):
                 and self.alpha is None and self.K > 0:
             object.__setattr__(self, "alpha", 6.4 / int(self.K))
         super().__post_init__()
+        set_ = object.__setattr__
         if self.sampler not in ("gibbs", "light"):
             raise ValueError(f"supervised models sample topics with sampler 'gibbs' or "
                              f"'light', got {self.sampler!r}")
-        if self.loss not in LOSSES:
-            raise ValueError(f"loss must be one of {sorted(LOSSES)}, got {self.loss!r}")
-        if self.supervised_factor not in SUPERVISED_FACTORS:
-            raise ValueError(f"supervised_factor must be one of {SUPERVISED_FACTORS}, got "
-                             f"{self.supervised_factor!r}")
-        object.__setattr__(self, "lam", _positive_number("lam", self.lam))
-        object.__setattr__(self, "nu", _positive_number("nu", self.nu))
-        if self.weight_sampler not in WEIGHT_SAMPLERS:
-            raise ValueError(f"weight_sampler must be one of {WEIGHT_SAMPLERS}, got "
-                             f"{self.weight_sampler!r}")
-        if not isinstance(self.weight_shift, (bool, np.bool_)):
-            raise TypeError(f"weight_shift must be True or False, got {self.weight_shift!r}")
-        object.__setattr__(self, "weight_shift", bool(self.weight_shift))
-        for name, low in (("S_gibbs", 1), ("burn_in", 0), ("lda_init_sweeps", 0)):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < low:
-                raise ValueError(f"{name} must be an integer >= {low}, got {v!r}")
-            object.__setattr__(self, name, int(v))
+        check.choice("loss", self.loss, sorted(LOSSES))
+        check.choice("supervised_factor", self.supervised_factor, SUPERVISED_FACTORS)
+        set_(self, "lam", check.number("lam", self.lam, low=LAM_RANGE[0], high=LAM_RANGE[1],
+                                       why="outside it the hinge's augmentation under- or "
+                                           "overflows"))
+        set_(self, "nu", check.number("nu", self.nu, low=NU_RANGE[0], high=NU_RANGE[1],
+                                      why="outside it the weight draws under- or overflow"))
+        check.choice("weight_sampler", self.weight_sampler, WEIGHT_SAMPLERS)
+        set_(self, "weight_shift", check.flag("weight_shift", self.weight_shift))
+        set_(self, "S_gibbs", check.integer("S_gibbs", self.S_gibbs, low=1, high=MAX_PASSES))
+        for name in ("burn_in", "lda_init_sweeps"):
+            set_(self, name, check.integer(name, getattr(self, name), low=0,
+                                           high=check.INT32_MAX))
         pw = self.proposal_weights
         if pw is not None:
-            pw = tuple(float(x) if isinstance(x, (int, float, np.integer, np.floating))
-                       and not isinstance(x, bool) else np.nan for x in pw)
-            if len(pw) != 3 or not all(np.isfinite(x) and x >= 0 for x in pw) or sum(pw) <= 0:
+            if isinstance(pw, (str, bytes)) or not isinstance(pw, (tuple, list, np.ndarray)):
+                raise TypeError(f"proposal_weights must be 3 numbers (doc, word, exp) or None, "
+                                f"got {type(pw).__name__}")
+            pw = tuple(check.number(f"proposal_weights[{j}]", x, low=0.0)
+                       for j, x in enumerate(pw))
+            if len(pw) != 3 or max(pw) <= 0:
                 raise ValueError(f"proposal_weights must be 3 non-negative numbers (doc, word, "
                                  f"exp) with a positive sum, got {self.proposal_weights!r}")
-            object.__setattr__(self, "proposal_weights", pw)
+            top = max(pw)   # scaled so the sum cannot overflow: same mixture
+            set_(self, "proposal_weights", tuple(x / top for x in pw) if top > 1e300 else pw)
 
     # ------------------------------------------------------------------ parts of the frame
     @property
@@ -527,6 +559,9 @@ class SupervisedLDA(LDA):
             raise ValueError(f"{type(self).__name__} with the {self.loss} loss classifies; "
                              f"corpus.labels are {corpus.labels.kind!r}, expected one of "
                              f"{TASK_KINDS}")
+        if corpus.labels.kind == "multiclass" and corpus.labels.n_classes < 2:
+            raise ValueError(f"{type(self).__name__} needs at least 2 classes to classify; "
+                             f"corpus.labels has the one class {list(corpus.labels.classes)}")
 
     def n_tasks(self, corpus: Corpus) -> int:
         return 1 if corpus.labels.kind == "binary" else corpus.labels.n_classes
@@ -552,6 +587,13 @@ class SupervisedLDA(LDA):
         # lda_init_left only with an LDA initialisation: checkpoints without one stay readable
         return super().saved_state + ("eta", "b", "w", "eta_sum", "eta_kept") + \
             (("lda_init_left",) if self.lda_init_sweeps else ())
+
+    def state_bytes(self, corpus: Corpus) -> float:
+        T, M, D = self.n_tasks(corpus), self.n_features(corpus), corpus.n_docs
+        extra = 8.0 * T * D * 6 + 8.0 * T * M * 4
+        if self.weight_sampler == "cholesky":
+            extra += 16.0 * M * M   # the precision matrix and its Cholesky factor
+        return super().state_bytes(corpus) + extra
 
     def allocate_state(self, corpus: Corpus) -> dict[str, np.ndarray]:
         state = super().allocate_state(corpus)
@@ -589,11 +631,21 @@ class SupervisedLDA(LDA):
         super().validate_state(state, corpus)
         for k in ("eta", "b", "w", "eta_sum"):
             if not np.isfinite(state[k]).all():
-                raise ValueError(f"saved {k} has non-finite values")
-        if (state["w"] < 0).any() or state["eta_kept"][0] < 0:
-            raise ValueError("saved augmentation weights w or eta_kept are negative")
+                raise ValueError(f"state/{k} has non-finite values")
+        kept = int(state["eta_kept"][0])
+        if kept < 0:
+            raise ValueError(f"state/eta_kept is negative ({kept})")
+        # weights far beyond any draw would overflow the kernels' products
+        if np.abs(state["eta"]).max(initial=0.0) > MAX_WEIGHT or \
+                np.abs(state["eta_sum"]).max(initial=0.0) > MAX_WEIGHT * max(kept, 1):
+            raise ValueError(f"state/eta or eta_sum exceed {MAX_WEIGHT:g} in magnitude")
+        try:
+            self.loss_function.check_augmentation(self.task_signs(corpus), state["b"],
+                                                  state["w"])
+        except ValueError as e:
+            raise ValueError(f"state/b and state/w: {e}") from None
         if not 0 <= state["lda_init_left"][0] <= self.lda_init_sweeps:
-            raise ValueError(f"saved lda_init_left {state['lda_init_left'][0]} is outside 0.."
+            raise ValueError(f"state/lda_init_left {state['lda_init_left'][0]} is outside 0.."
                              f"{self.lda_init_sweeps} (lda_init_sweeps)")
 
     def features(self, state: dict[str, np.ndarray], corpus: Corpus) -> np.ndarray:
@@ -695,7 +747,9 @@ class SupervisedLDA(LDA):
                 phi_wk: np.ndarray | None = None) -> np.ndarray:
         """Held-out features (D, M): zbar from ``n_keep`` fold-in sweeps after ``n_burn``
         with the topics fixed at their point estimate (or at ``phi_wk``, a
-        ``topic_snapshot``), then the covariates (MATH.md sec. 5)."""
+        ``topic_snapshot``), then the covariates (MATH.md sec. 5). ``rng`` is the key of the
+        documents' own streams (not advanced): each document draws from the stream of its
+        content, so its features do not depend on the other documents of ``corpus``."""
         if phi_wk is None:
             phi_wk = self.topic_word(state).T
         V = state["n_wk"].shape[0]
@@ -706,8 +760,8 @@ class SupervisedLDA(LDA):
         D = corpus.n_docs
         zbar = np.zeros((D, self.K))
         fold_in_sweeps(corpus.words, corpus.doc_ptr, phi_wk, self.alpha_vector, int(n_burn),
-                int(n_keep), rng, np.zeros(corpus.n_tokens, np.int32),
-                np.zeros((D, self.K), np.int32), zbar)
+                       int(n_keep), rng, content_labels(corpus.words, corpus.doc_ptr),
+                       np.zeros(corpus.n_tokens, np.int32), zbar)
         if corpus.covariates is not None and corpus.covariates.shape[1]:
             return np.hstack([zbar, corpus.covariates])
         return zbar
@@ -733,9 +787,9 @@ class SupervisedLDA(LDA):
         if not snapshots:
             raise ValueError("snapshots must hold at least one topic_snapshot")
         total = 0.0
-        for phi_wk in snapshots:
+        for j, phi_wk in enumerate(snapshots):   # a key per snapshot: independent fold-ins
             total = total + self.decision_scores(
-                state, self.fold_in(state, corpus, rng, n_burn, n_keep, phi_wk))
+                state, self.fold_in(state, corpus, derive(rng, j), n_burn, n_keep, phi_wk))
         return total / len(snapshots)
 
     @staticmethod

@@ -49,7 +49,8 @@ from typing import Any, Iterable
 import numpy as np
 import pandas as pd
 
-from .corpus import Corpus, _check_count_arg, _check_max_df
+from .corpus import Corpus, _check_count_arg, _check_max_df, stop_word_set
+from . import validation as check
 from .stopwords import ENGLISH_STOP_WORDS
 
 __all__ = [
@@ -314,31 +315,8 @@ def _check_categories(categories: Any) -> tuple[str, ...] | None:
     return tuple(sorted(set(cats)))
 
 
-def _check_stop_words(stop_words: Any) -> frozenset[str]:
-    if stop_words is None:
-        return frozenset()
-    if isinstance(stop_words, str):
-        if stop_words == "english":
-            return ENGLISH_STOP_WORDS
-        raise ValueError(f"stop_words must be 'english', None or an iterable of str, got "
-                         f"{stop_words!r}")
-    try:
-        stops = frozenset(stop_words)
-    except TypeError:
-        raise TypeError(f"stop_words must be 'english', None or an iterable of str, got "
-                        f"{type(stop_words).__name__}") from None
-    bad = [w for w in stops if not isinstance(w, str)]
-    if bad:
-        raise TypeError(f"stop_words must hold str; got {bad[0]!r} of type "
-                        f"{type(bad[0]).__name__}")
-    return stops
-
-
 def _check_min_length(min_length: Any) -> int:
-    if isinstance(min_length, bool) or not isinstance(min_length, (int, np.integer)) \
-            or min_length < 1:
-        raise ValueError(f"min_length must be a positive integer, got {min_length!r}")
-    return int(min_length)
+    return check.integer("min_length", min_length, low=1)
 
 
 def _select(frame: pd.DataFrame, subset: str, categories: tuple[str, ...]) -> pd.DataFrame:
@@ -350,7 +328,7 @@ def _label_type(categories: tuple[str, ...]) -> str:
     return "binary" if len(categories) == 2 else "multiclass"
 
 
-@functools.lru_cache(maxsize=8)
+@functools.lru_cache(maxsize=8, typed=True)   # typed: max_df=1 (one post) is not 1.0 (all)
 def _train_corpus_cached(key: tuple[str, int, int], categories: tuple[str, ...], min_count: int,
                          max_df: float | int, min_length: int,
                          stops: frozenset[str]) -> tuple[Corpus, int]:
@@ -366,13 +344,9 @@ def _train_corpus_cached(key: tuple[str, int, int], categories: tuple[str, ...],
 
 
 def _fresh(corpus: Corpus, preprocessing: dict) -> Corpus:
-    """A copy that shares nothing mutable with the cached corpus."""
-    return dataclasses.replace(
-        corpus, words=corpus.words.copy(), doc_ptr=corpus.doc_ptr.copy(),
-        doc_index=corpus.doc_index.copy(), dropped_documents=corpus.dropped_documents.copy(),
-        labels=(dataclasses.replace(corpus.labels, values=corpus.labels.values.copy())
-                if corpus.labels is not None else None),
-        preprocessing=preprocessing)
+    """A corpus that shares nothing mutable with the cached one (its arrays are read-only;
+    its metadata is its own)."""
+    return dataclasses.replace(corpus, preprocessing=preprocessing)
 
 
 def load_20newsgroups(subset: str = "train", categories: Iterable[str] | None = None,
@@ -443,7 +417,7 @@ def load_20newsgroups(subset: str = "train", categories: Iterable[str] | None = 
     """
     subset = _check_subset(subset)
     cats = _check_categories(categories)
-    stops = _check_stop_words(stop_words)
+    stops = stop_word_set(stop_words)
     _check_count_arg("min_count", min_count)
     _check_max_df(max_df)
     min_length = _check_min_length(min_length)

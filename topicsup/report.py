@@ -11,6 +11,7 @@ from pathlib import Path
 
 import altair as alt
 
+from . import validation as check
 from .session import Session
 from .views import (ACCEPTANCE, TRAIN_PREFIX, acceptance_chart, coefficient_heatmap,
                     loglik_chart, score_chart, throughput_chart, topic_words_chart,
@@ -88,7 +89,14 @@ def write_report(sessions: Session | Mapping[str, Session], path: str | Path,
             or not all(isinstance(s, Session) for s in sessions.values()):
         raise TypeError(f"sessions must be a Session or a non-empty mapping of names to "
                         f"Sessions, got {type(sessions).__name__}")
-    path = Path(path)
+    path = Path(check.path_like("path", path))
+    for name, value in (("title", title), ("notes", notes)):
+        if not isinstance(value, str):
+            raise TypeError(f"{name} must be a str, got {type(value).__name__}")
+    n_words = check.integer("n_words", n_words, low=1, high=1000)
+    for name in sessions:
+        if not isinstance(name, str):
+            raise TypeError(f"session names must be str, got {name!r}")
     path.parent.mkdir(parents=True, exist_ok=True)
     sections = [_session_html(str(name), s, n_words, i)
                 for i, (name, s) in enumerate(sessions.items())]

@@ -6,31 +6,105 @@ of a second. A stopped sweep is not lost or redone: the next ``sweep``/``run`` c
 the next block with the same random stream, so interrupted and uninterrupted chains are the
 same chain, bit for bit. The kernels release the GIL, so sampling in a worker thread leaves a
 notebook responsive; a lock guards the state so readers see it between blocks only.
+
+One run at a time: a session is owned by the thread whose ``run`` is in progress, a second
+concurrent ``run`` is refused (``SessionBusyError``) and ``request_stop`` reaches the run in
+progress, from any thread. In the main thread, Ctrl-C (Jupyter's interrupt button) becomes a
+stop request: the run ends after the current block and then raises ``KeyboardInterrupt``,
+with the session consistent and nothing lost.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-import json
+from array import array
+import signal
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import numpy as np
 import pandas as pd
 
+from . import checkpoint
+from . import validation as check
 from ._version import __version__
-from .corpus import Corpus
+from .corpus import Corpus, make_labels
 from .inspector import TokenInspector
 from .kernels import info as info_layout
 from .kernels.rng import seed_state
 from .models import model_from_params
 
 FORMAT = "topicsup-session"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2   # 2: checksum and settings changes; version 1 files still load
+MAX_FOLD_IN_SWEEPS = 100_000
 
 HISTORY_COLUMNS = ["sweep", "metric", "value", "proposal"]
+CHANGE_COLUMNS = ["sweep", "parameter", "old", "new"]
+
+
+def _plain(value: Any) -> Any:
+    """A setting's value as JSON stores it (tuples as lists, numpy scalars as Python ones)."""
+    if isinstance(value, (tuple, list)):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+class _History:
+    """The history's rows, stored by column: a sweep, a metric and a proposal code and a
+    value take 20 bytes, not the ~650 of a dict per row, so a long run's memory stays flat
+    (``tests/test_soak.py``)."""
+
+    def __init__(self) -> None:
+        self.sweep = array("q")
+        self.value = array("d")
+        self.metric = array("H")
+        self.proposal = array("H")          # 0: none
+        self.names: list[str] = []          # metric names by code
+        self.kinds: list[str | None] = [None]
+        self._code: dict[str, int] = {}
+        self._kind: dict[str | None, int] = {None: 0}
+
+    def __len__(self) -> int:
+        return len(self.sweep)
+
+    def extend(self, rows: list[dict[str, Any]]) -> None:
+        for r in rows:
+            m, p = r["metric"], r["proposal"]
+            if m not in self._code:
+                self._code[m] = len(self.names)
+                self.names.append(m)
+            if p not in self._kind:
+                self._kind[p] = len(self.kinds)
+                self.kinds.append(p)
+            self.sweep.append(int(r["sweep"]))
+            self.value.append(float(r["value"]))
+            self.metric.append(self._code[m])
+            self.proposal.append(self._kind[p])
+
+    def rows(self, start: int = 0) -> list[dict[str, Any]]:
+        """The rows from ``start`` as dicts (``sweep``, ``metric``, ``value``, ``proposal``)."""
+        return [{"sweep": self.sweep[i], "metric": self.names[self.metric[i]],
+                 "value": self.value[i], "proposal": self.kinds[self.proposal[i]]}
+                for i in range(start, len(self))]
+
+    def frame(self) -> pd.DataFrame:
+        metric = np.asarray(self.names, dtype=object)[np.frombuffer(self.metric, np.uint16)] \
+            if len(self) else np.zeros(0, object)
+        kinds = np.asarray(self.kinds, dtype=object)
+        proposal = kinds[np.frombuffer(self.proposal, np.uint16)] if len(self) \
+            else np.zeros(0, object)
+        return pd.DataFrame({"sweep": np.array(self.sweep, dtype=np.int64),
+                             "metric": metric, "value": np.array(self.value, dtype=np.float64),
+                             "proposal": proposal}, columns=HISTORY_COLUMNS)
+
+
+class SessionBusyError(RuntimeError):
+    """``Session.run`` called while another run of the same session is in progress."""
 
 
 class Session:
@@ -56,31 +130,56 @@ class Session:
 
     def __init__(self, model: Any, corpus: Corpus, seed: int = 0, *,
                  block_tokens: int = 65536, log_joint_every: int = 1) -> None:
+        if isinstance(model, type):
+            raise TypeError(f"model must be a model instance such as LDA(K=20), got the class "
+                            f"{model.__name__}")
         if not hasattr(model, "sweep_block"):
             raise TypeError(f"model must be a topicsup model such as topicsup.models.LDA, got "
                             f"{type(model).__name__}")
+        if not isinstance(corpus, Corpus):
+            raise TypeError(f"corpus must be a topicsup.Corpus, got {type(corpus).__name__}")
         model.check_corpus(corpus)
-        for name, v in (("block_tokens", block_tokens), ("log_joint_every", log_joint_every)):
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
-                raise ValueError(f"{name} must be a non-negative integer, got {v!r}")
-        if block_tokens < 1:
-            raise ValueError(f"block_tokens must be at least 1, got {block_tokens}")
-        self.model = model
-        self.corpus = corpus
+        if corpus.n_tokens == 0:
+            raise ValueError("corpus has no tokens: there is nothing to sample (every document "
+                             "is empty)")
+        self.block_tokens = check.integer("block_tokens", block_tokens, low=1, high=2**62)
+        self.log_joint_every = check.integer("log_joint_every", log_joint_every, low=0,
+                                             high=2**62)
         self.rng = seed_state(seed)  # validates seed
         self.seed = int(seed)
-        self.block_tokens = int(block_tokens)
-        self.log_joint_every = int(log_joint_every)
+        check.allocation(f"{type(model).__name__} with K = {model.K} on this corpus",
+                         model.state_bytes(corpus), hint="use fewer topics K")
+        self.model = model
+        self.corpus = corpus
         self.state = model.init_state(corpus, self.rng)
         self.n_sweeps = 0          # completed sweeps
         self._block = 0            # next block of the current sweep
         self._info = np.zeros(model.info_size, dtype=np.float64)
         self._seconds = 0.0        # kernel time spent in the current sweep so far
-        self._records: list[dict[str, Any]] = []
+        self._records = _History()
         self._traces: dict[str, list[np.ndarray]] = {}
-        self._lock = threading.RLock()
-        self._stop = threading.Event()
+        self._changes: list[dict[str, Any]] = []
+        self._init_sync()
         self._blocks = self._make_blocks()
+
+    def _init_sync(self) -> None:
+        """The locks and flags of a live session (recreated after unpickling or loading)."""
+        self._lock = threading.RLock()    # the state: sampling blocks, readers between them
+        self._stop = threading.Event()
+        self._owner_lock = threading.Lock()
+        self._owner: threading.Thread | None = None   # the thread whose run is in progress
+
+    def __getstate__(self) -> dict[str, Any]:
+        # locks and events cannot be pickled: a copy starts without a run in progress
+        with self._lock:
+            state = self.__dict__.copy()
+        for k in ("_lock", "_stop", "_owner_lock", "_owner"):
+            state.pop(k, None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._init_sync()
 
     # ------------------------------------------------------------------ blocks and stopping
     def _make_blocks(self) -> np.ndarray:
@@ -99,8 +198,14 @@ class Session:
         """True when a sweep was stopped part-way; the next call finishes it first."""
         return self._block > 0
 
+    @property
+    def running(self) -> bool:
+        """True while a ``run`` (in any thread) is in progress."""
+        return self._owner is not None
+
     def request_stop(self) -> None:
-        """Ask a running ``sweep``/``run`` (in any thread) to return after the current block."""
+        """Ask the ``sweep``/``run`` in progress (in any thread) to return after the current
+        block. With no run in progress it does nothing: a later run starts afresh."""
         self._stop.set()
 
     pause = request_stop
@@ -118,7 +223,25 @@ class Session:
                              f"state's shape: start a new Session)")
         new = dataclasses.replace(self.model, **params)   # validates the values
         with self._lock:
+            old = self.model
+            for name in sorted(params):
+                before, after = getattr(old, name), getattr(new, name)
+                if before != after:   # the first sweep that runs (at least partly) with it
+                    self._changes.append({"sweep": self.n_sweeps + 1, "parameter": name,
+                                          "old": _plain(before), "new": _plain(after)})
             self.model = new
+
+    @property
+    def settings_changes(self) -> pd.DataFrame:
+        """Every change of a live setting (``set_params``): the first ``sweep`` run with the new
+        value (at least partly: a change made while a sweep was paused applies to its remaining
+        blocks), the ``parameter``, and its ``old`` and ``new`` values as text. The views mark
+        them on the charts (``topicsup.views.mark_settings_changes``)."""
+        with self._lock:
+            rows = [{**c, "old": str(c["old"]), "new": str(c["new"])} for c in self._changes]
+        df = pd.DataFrame(rows, columns=CHANGE_COLUMNS)
+        df["sweep"] = df["sweep"].astype(np.int64)
+        return df
 
     # ------------------------------------------------------------------ sampling
     def _run_block(self) -> None:
@@ -129,9 +252,11 @@ class Session:
         self._block += 1
 
     def _finish_sweep(self) -> None:
-        self.n_sweeps += 1
+        """The once-per-sweep work, then the sweep's rows; the counters move last, so an
+        exception here leaves the sweep unfinished (the next run retries its end) rather than
+        counted twice."""
         tokens = int(self._info[info_layout.TOKENS])
-        sweep = self.n_sweeps
+        sweep = self.n_sweeps + 1
         t0 = time.perf_counter()
         end_rows = self.model.end_sweep(self.state, self.corpus, self.rng, sweep)
         self._seconds += time.perf_counter() - t0
@@ -147,8 +272,10 @@ class Session:
                       "proposal": None}]
         for r in rows:
             r["sweep"] = sweep
+        traces = self.model.trace_arrays(self.state)
+        self.n_sweeps = sweep
         self._records.extend(rows)
-        for name, a in self.model.trace_arrays(self.state).items():
+        for name, a in traces.items():
             self._traces.setdefault(name, []).append(a)
         self._block = 0
         self._info[:] = 0
@@ -182,46 +309,87 @@ class Session:
         int
             Number of sweeps completed by this call.
         """
-        for name, v in (("n", n), ("every", every)):
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-                raise TypeError(f"{name} must be an integer, got {v!r}")
-        if n < 0:
-            raise ValueError(f"n must be non-negative, got {n}")
-        if every < 1:
-            raise ValueError(f"every must be at least 1, got {every}")
+        n = check.integer("n", n, low=0)
+        every = check.integer("every", every, low=1)
         if callback is not None and not callable(callback):
             raise TypeError(f"callback must be callable, got {type(callback).__name__}")
-        self._stop.clear()
+        progress = check.flag("progress", progress)
         bar = None
-        if progress:
-            from tqdm.auto import tqdm
-            bar = tqdm(total=n, unit="sweep", desc=type(self.model).__name__)
         done = 0
-        try:
-            while done < n:
-                with self._lock:
-                    while self._block < self.n_blocks and not self._stop.is_set():
-                        self._run_block()
-                    if self._block < self.n_blocks:
-                        break  # stop requested part-way: keep the position, lose nothing
-                    self._finish_sweep()
-                done += 1
-                if bar is not None:
-                    bar.update(1)
-                    bar.set_postfix(self._postfix(), refresh=False)
-                if callback is not None and done % every == 0:
-                    if callback(self) is False:
+        with self._owned(), self._interrupts_stop() as interrupted:
+            if progress:
+                from tqdm.auto import tqdm
+                bar = tqdm(total=n, unit="sweep", desc=type(self.model).__name__)
+            try:
+                while done < n:
+                    with self._lock:
+                        while self._block < self.n_blocks and not self._stop.is_set():
+                            self._run_block()
+                        if self._block < self.n_blocks:
+                            break  # stop requested part-way: keep the position, lose nothing
+                        self._finish_sweep()
+                    done += 1
+                    if bar is not None:
+                        bar.update(1)
+                        bar.set_postfix(self._postfix(), refresh=False)
+                    if callback is not None and done % every == 0:
+                        if callback(self) is False:
+                            break
+                    if self._stop.is_set():
                         break
-                if self._stop.is_set():
-                    break
-        finally:
-            if bar is not None:
-                bar.close()
-            self._stop.clear()
+            finally:
+                if bar is not None:
+                    bar.close()
+        if interrupted():
+            raise KeyboardInterrupt(f"Session.run interrupted after {done} sweep(s) and "
+                                    f"{self._block} block(s) of the next; nothing is lost: the "
+                                    f"next run continues the same chain")
         return done
 
+    @contextlib.contextmanager
+    def _owned(self) -> Iterator[None]:
+        """Make the calling thread the session's one runner for the duration."""
+        me = threading.current_thread()
+        with self._owner_lock:
+            if self._owner is not None:
+                where = "this thread (a callback may not start another run)" \
+                    if self._owner is me else f"thread {self._owner.name!r}"
+                raise SessionBusyError(f"this Session is already running in {where}; one run "
+                                       f"at a time: call request_stop() and wait for it to "
+                                       f"return, or use another Session")
+            self._owner = me
+            self._stop.clear()
+        try:
+            yield
+        finally:
+            with self._owner_lock:
+                self._owner = None
+                self._stop.clear()
+
+    @contextlib.contextmanager
+    def _interrupts_stop(self) -> Iterator[Callable[[], bool]]:
+        """In the main thread, turn SIGINT (Ctrl-C, Jupyter's interrupt) into a stop request
+        for the duration, so the kernels are never left half-way through a block; yields a
+        function telling whether one came (the caller then raises KeyboardInterrupt)."""
+        hits: list[int] = []
+        if threading.current_thread() is not threading.main_thread() or \
+                signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+            yield lambda: False
+            return
+
+        def handler(signum: int, frame: Any) -> None:
+            hits.append(signum)
+            self._stop.set()
+
+        previous = signal.signal(signal.SIGINT, handler)
+        try:
+            yield lambda: bool(hits)
+        finally:
+            signal.signal(signal.SIGINT, previous)
+
     def _postfix(self) -> dict[str, str]:
-        last = {r["metric"]: r["value"] for r in self._records[-8:] if r["sweep"] == self.n_sweeps}
+        recent = self._records.rows(max(len(self._records) - 8, 0))
+        last = {r["metric"]: r["value"] for r in recent if r["sweep"] == self.n_sweeps}
         out = {}
         if "log_joint_per_token" in last:
             out["ll/token"] = f"{last['log_joint_per_token']:.4f}"
@@ -234,23 +402,39 @@ class Session:
     def history(self) -> pd.DataFrame:
         """One tidy row per (sweep, metric[, proposal]): columns sweep, metric, value, proposal."""
         with self._lock:
-            rows = list(self._records)
-        df = pd.DataFrame(rows, columns=HISTORY_COLUMNS)
-        df["sweep"] = df["sweep"].astype(np.int64)
-        df["value"] = df["value"].astype(np.float64)
-        return df
+            return self._records.frame()
 
-    def metric(self, name: str) -> pd.Series:
-        """One metric as a Series indexed by sweep (``proposal`` rows are kept separate)."""
+    def metric(self, name: str, proposal: str | None = None) -> pd.Series:
+        """One metric as a Series indexed by sweep: a plain metric, or with ``proposal`` the
+        rows of one proposal kind (e.g. ``metric("acceptance_rate", proposal="doc")``)."""
+        if not isinstance(name, str):
+            raise TypeError(f"name must be a metric name (str), got {type(name).__name__}")
         h = self.history
-        h = h[(h["metric"] == name) & h["proposal"].isna()]
-        return h.set_index("sweep")["value"].rename(name)
+        rows = h[h["metric"] == name]
+        if rows.empty:
+            known = sorted(set(h["metric"]))
+            if self.n_sweeps == 0:
+                raise ValueError(f"no metric {name!r} yet: run a sweep first")
+            raise ValueError(f"no metric named {name!r} in this session's history; known: "
+                             f"{known}")
+        kinds = sorted(p for p in set(rows["proposal"]) if isinstance(p, str))
+        if proposal is None:
+            if rows["proposal"].isna().all():
+                return rows.set_index("sweep")["value"].rename(name)
+            raise ValueError(f"{name!r} has one row per proposal kind: pass proposal= one of "
+                             f"{kinds}")
+        if proposal not in kinds:
+            raise ValueError(f"proposal must be one of {kinds} for {name!r}, got {proposal!r}")
+        rows = rows[rows["proposal"] == proposal]
+        return rows.set_index("sweep")["value"].rename(f"{name}[{proposal}]")
 
     def trace(self, name: str = "eta") -> np.ndarray:
         """The values of a traced array after every sweep, stacked: (n_sweeps, ...).
 
         Supervised models trace the weights ``"eta"`` (tasks x features, float32).
         """
+        if not isinstance(name, str):
+            raise TypeError(f"name must be a trace name (str), got {type(name).__name__}")
         with self._lock:
             if not self._traces.get(name):
                 known = sorted(self._traces) or "none"
@@ -266,8 +450,9 @@ class Session:
 
     def _check_supervised(self) -> None:
         if not hasattr(self.model, "task_names"):
-            raise ValueError(f"{type(self.model).__name__} has no classifier weights; use a "
-                             f"supervised model such as LightMedLDA")
+            raise ValueError(f"{type(self.model).__name__} is unsupervised: it has no "
+                             f"classifier weights and makes no predictions; use a supervised "
+                             f"model such as LightMedLDA on a labelled corpus")
 
     def weights(self) -> pd.DataFrame:
         """Tidy weight trace: one row per (sweep, task, feature) with the sampled eta.
@@ -306,14 +491,16 @@ class Session:
             all samples while none is kept), ``width`` and ``n_samples``.
         """
         self._check_supervised()
-        if isinstance(interval, bool) or not isinstance(interval, (float, int)) \
-                or not 0 < interval < 1:
-            raise ValueError(f"interval must be a probability in (0, 1), got {interval!r}")
+        interval = check.number("interval", interval, low=0.0, high=1.0, low_open=True,
+                                high_open=True)
         with self._lock:
             mean = self.model.coefficients(self.state)
             samples = list(self._traces.get("eta", []))
         first = self.n_sweeps - len(samples) + 1   # the sweep samples[0] was drawn in
-        kept = samples[max(self.model.burn_in + 1 - first, 0):] or samples
+        # the samples prediction averages: after burn_in, and from the last sweep of an LDA
+        # initialisation on (before it the weights are not drawn yet: zeros)
+        first_kept = max(self.model.burn_in + 1, self.model.lda_init_sweeps)
+        kept = samples[max(first_kept - first, 0):] or samples
         T, M = mean.shape
         if kept:
             q = (1 - interval) / 2
@@ -339,13 +526,18 @@ class Session:
 
         Parameters
         ----------
-        docs : Corpus, texts, token lists or a count matrix on this corpus's vocabulary
+        docs : Corpus, texts, token lists, a count matrix or a DataFrame of counts on this
+            corpus's vocabulary
         n_burn, n_keep : int
             Fold-in sweeps discarded, then averaged.
         seed : int
-            Seed of the fold-in's own random stream (the chain's is not touched).
+            Seed of the fold-in's own random streams (the chain's is not touched); each
+            document draws from a stream of its own, so its scores do not depend on the other
+            documents passed with it.
         """
         self._check_supervised()
+        n_burn = check.integer("n_burn", n_burn, low=0, high=MAX_FOLD_IN_SWEEPS)
+        n_keep = check.integer("n_keep", n_keep, low=1, high=MAX_FOLD_IN_SWEEPS)
         corpus = self.corpus.heldout(docs)
         rng = seed_state(seed, stream=7)
         with self._lock:
@@ -356,24 +548,50 @@ class Session:
         """Class names of held-out documents (sign rule for binary labels, argmax for
         multi-class), or a (n_docs, C) 0/1 matrix for multi-label; ``fold_in`` as in
         ``decision_function``."""
+        scores = self.decision_function(docs, **fold_in)
         lab = self.corpus.labels
-        return self.model.predict_labels(self.decision_function(docs, **fold_in), lab.kind,
-                                         lab.classes)
+        return self.model.predict_labels(scores, lab.kind, lab.classes)
 
-    def score(self, corpus: Corpus, **fold_in: Any) -> float:
-        """Accuracy (micro F1 for multi-label) on a labelled held-out ``corpus``."""
-        if not isinstance(corpus, Corpus) or corpus.labels is None:
-            raise ValueError("score needs a labelled held-out Corpus (labels=...)")
-        held = self.corpus.heldout(corpus)
-        T = self.state["eta"].shape[0]
-        y = self.model.task_signs(corpus) if corpus.labels.kind == self.corpus.labels.kind \
-            else None
-        if y is None or y.shape[0] != T:
-            raise ValueError(f"the held-out labels are {corpus.labels.kind} with "
-                             f"{corpus.labels.n_classes} classes; the model was trained on "
-                             f"{self.corpus.labels.kind} labels with {T} task(s)")
-        scores = self.decision_function(held, **fold_in)
-        return self.model.score_labels(y, scores.T, corpus.labels.kind)
+    def score(self, docs: Any, labels: Any = None, **fold_in: Any) -> float:
+        """Accuracy (micro F1 for multi-label) on held-out documents.
+
+        Parameters
+        ----------
+        docs : Corpus or documents
+            A labelled held-out ``Corpus`` (its own labels are used), or documents as
+            ``predict`` takes them with ``labels``.
+        labels : optional
+            One label per document, as class names of the training corpus; required unless
+            ``docs`` is a labelled Corpus.
+
+        Class names are matched by name, so a held-out corpus whose classes are a subset of
+        the model's, or in another order, is scored right; a class the model does not know is
+        an error, never a silent zero.
+        """
+        self._check_supervised()
+        train = self.corpus.labels
+        if labels is None:
+            if not isinstance(docs, Corpus) or docs.labels is None:
+                raise ValueError("score needs labels: a labelled held-out Corpus, or documents "
+                                 "and labels=...")
+            held_labels = docs.labels
+            if held_labels.kind == "real" or (held_labels.kind == "multilabel") != \
+                    (train.kind == "multilabel"):
+                raise ValueError(f"the held-out labels are {held_labels.kind} with "
+                                 f"{held_labels.n_classes} classes; the model was trained on "
+                                 f"{train.kind} labels with classes {list(train.classes)[:10]}")
+            labels = held_labels.names() if held_labels.kind != "multilabel" else \
+                [set(x) for x in held_labels.names()]
+            n = docs.n_docs
+        else:
+            n = docs.n_docs if isinstance(docs, Corpus) else None
+        corpus = self.corpus.heldout(docs)
+        n = corpus.n_docs if n is None else n
+        # by name, onto the model's classes: a class it does not know is an error
+        y = make_labels(labels, n, kind=train.kind, classes=train.classes)
+        truth = dataclasses.replace(corpus, labels=y)
+        scores = self.decision_function(corpus, **fold_in)
+        return self.model.score_labels(self.model.task_signs(truth), scores.T, train.kind)
 
     def topic_word(self) -> np.ndarray:
         """(K, V) point estimate of the topics."""
@@ -382,6 +600,7 @@ class Session:
 
     def doc_topics(self, as_frame: bool = True) -> pd.DataFrame | np.ndarray:
         """Document-topic proportions theta (n_docs x K) from the current state."""
+        as_frame = check.flag("as_frame", as_frame)
         with self._lock:
             theta = self.model.doc_topic(self.state, self.corpus)
         if not as_frame:
@@ -395,8 +614,7 @@ class Session:
         Columns: ``share`` (fraction of corpus tokens in the topic), ``top_words`` (a readable
         string), and ``word_1 .. word_n`` with the words in order of phi.
         """
-        if isinstance(n_words, bool) or not isinstance(n_words, (int, np.integer)) or n_words < 1:
-            raise ValueError(f"n_words must be a positive integer, got {n_words!r}")
+        n_words = check.integer("n_words", n_words, low=1)
         phi = self.topic_word()
         n_words = min(int(n_words), phi.shape[1])
         top = np.argsort(-phi, axis=1, kind="stable")[:, :n_words]
@@ -438,9 +656,11 @@ class Session:
         """Write a checkpoint (``.npz``, no pickled objects) that ``Session.load`` resumes.
 
         It holds the model's parameters, the corpus, the chain state (assignments and the
-        random stream), the position inside a stopped sweep and the history.
+        random stream), the position inside a stopped sweep, the history, the settings
+        changes and a checksum of the arrays. The file is replaced atomically: an interrupted
+        save leaves the previous file intact (``topicsup.checkpoint``).
         """
-        path = Path(path)
+        check.path_like("path", path)
         with self._lock:
             meta = {
                 "format": FORMAT, "format_version": FORMAT_VERSION,
@@ -451,57 +671,159 @@ class Session:
                 "seconds": self._seconds,
                 "n_unknown_tokens": self.corpus.n_unknown_tokens,
                 "preprocessing": self.corpus.preprocessing,
-                "history": [{**r, "value": float(r["value"])} for r in self._records],
+                "history": self._records.rows(),
+                "settings_changes": [dict(c) for c in self._changes],
             }
-            arrays = {f"state/{k}": self.state[k] for k in self.model.saved_state}
+            arrays = {f"state/{k}": self.state[k].copy() for k in self.model.saved_state}
             arrays.update(self.corpus.to_arrays())
             arrays.update({f"trace/{k}": np.stack(v) for k, v in self._traces.items() if v})
             arrays["rng"] = self.rng.copy()
             arrays["info"] = self._info.copy()
-        arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
-        with open(path, "wb") as f:
-            np.savez_compressed(f, **arrays)
-        return path
+        return checkpoint.write(path, arrays, meta)
 
     @classmethod
     def load(cls, path: str | Path) -> "Session":
-        """Restore a session saved by ``save``; continuing it equals never having stopped."""
-        path = Path(path)
-        with np.load(path, allow_pickle=False) as z:
-            arrays = {k: z[k] for k in z.files}
-        if "meta" not in arrays:
-            raise ValueError(f"{path} is not a topicsup session checkpoint (no metadata)")
-        meta = json.loads(arrays["meta"].tobytes().decode())
+        """Restore a session saved by ``save``; continuing it equals never having stopped.
+
+        The file is untrusted input: every array's dtype, shape and range and every
+        metadata field are checked against the corpus and the model before any kernel runs
+        (``topicsup.checkpoint``). A file that fails is a ``ValueError`` naming the file and
+        the field; a missing file is a ``FileNotFoundError``.
+        """
+        with checkpoint.CheckpointReader(path) as f:
+            return cls._from_checkpoint(f)
+
+    @classmethod
+    def _from_checkpoint(cls, f: checkpoint.CheckpointReader) -> "Session":
+        meta = f.meta()
         if meta.get("format") != FORMAT:
-            raise ValueError(f"{path} is not a topicsup session checkpoint")
-        if meta["format_version"] > FORMAT_VERSION:
-            raise ValueError(f"{path} has checkpoint format {meta['format_version']}; this "
-                             f"topicsup ({__version__}) reads up to {FORMAT_VERSION}")
-        model = model_from_params(meta["model"], meta["params"])
-        corpus = Corpus.from_arrays(arrays, meta)
+            raise f.error("format", "not a topicsup session checkpoint")
+        version = f.meta_int(meta, "format_version", low=1)
+        if version > FORMAT_VERSION:
+            raise f.error("format_version", f"the file has checkpoint format {version}; this "
+                                            f"topicsup ({__version__}) reads up to "
+                                            f"{FORMAT_VERSION}")
+        f.verify_checksum(meta)
+        # the model and the corpus, each checked by its own constructor
+        name = f.meta_str(meta, "model")
+        params = f.meta_dict(meta, "params")
+        with f.checking("params"):
+            model = model_from_params(name, params)
+        n_unknown = f.meta_int(meta, "n_unknown_tokens", low=0, default=0)
+        prep = f.meta_dict(meta, "preprocessing", default={})
+        with f.checking("corpus"):
+            corpus = Corpus.from_arrays(_CorpusArrays(f), {"n_unknown_tokens": n_unknown,
+                                                          "preprocessing": prep})
+        with f.checking("corpus"):
+            model.check_corpus(corpus)
+            if corpus.n_tokens == 0:
+                raise ValueError("the corpus has no tokens")
+        # the run's position and settings
         self = cls.__new__(cls)
-        self.model, self.corpus, self.seed = model, corpus, meta["seed"]
-        self.block_tokens = int(meta["block_tokens"])
-        self.log_joint_every = int(meta["log_joint_every"])
-        self.rng = np.array(arrays["rng"], dtype=np.uint64)
+        self.model, self.corpus = model, corpus
+        self.seed = f.meta_int(meta, "seed", low=0)
+        self.block_tokens = f.meta_int(meta, "block_tokens", low=1, high=2**62)
+        self.log_joint_every = f.meta_int(meta, "log_joint_every", low=0, high=2**62)
+        self.n_sweeps = f.meta_int(meta, "n_sweeps", low=0, high=2**62)
+        self._blocks = self._make_blocks()
+        self._block = f.meta_int(meta, "block", low=0, high=self.n_blocks - 1)
+        self._seconds = f.meta_number(meta, "seconds", low=0.0)
+        # the chain: exact dtypes and shapes from the model, values by the model's checks
+        with f.checking("corpus"):
+            check.allocation(f"{name} with K = {model.K} on this corpus",
+                             model.state_bytes(corpus))
         self.state = model.allocate_state(corpus)
         for k in model.saved_state:
-            saved = arrays.get(f"state/{k}")
-            if saved is None or saved.shape != self.state[k].shape:
-                raise ValueError(f"{path}: saved state {k!r} is missing or has shape "
-                                 f"{getattr(saved, 'shape', None)}, expected "
-                                 f"{self.state[k].shape}")
-            self.state[k][...] = saved
-        model.validate_state(self.state, corpus)
+            ref = self.state[k]
+            self.state[k][...] = f.array(f"state/{k}", dtype=ref.dtype, shape=ref.shape)
+        with f.checking("state"):
+            model.validate_state(self.state, corpus)
+        if "eta_kept" in self.state and self.state["eta_kept"][0] > self.n_sweeps:
+            raise f.error("state/eta_kept", f"counts {self.state['eta_kept'][0]} kept samples "
+                                            f"in {self.n_sweeps} sweeps")
+        self.rng = f.array("rng", dtype=np.uint64, shape=(4,))
+        if not self.rng.any():   # xoshiro's one fixed point: it would draw zeros forever
+            raise f.error("rng", "is the all-zero generator state, which never leaves zero")
+        self._info = f.array("info", dtype=np.float64, shape=(model.info_size,))
+        if not (np.isfinite(self._info).all() and (self._info >= 0).all()):
+            raise f.error("info", "must hold finite non-negative counts")
+        self._records = _History()
+        self._records.extend(_history(f, meta, self.n_sweeps))
+        self._changes = _changes(f, meta, self.n_sweeps)
+        traced = model.trace_arrays(self.state)
+        self._traces = {}
+        for key in f.names("trace/"):
+            tname = key[len("trace/"):]
+            if tname not in traced:
+                raise f.error(key, f"{name} traces {sorted(traced) or 'nothing'}, not {tname!r}")
+            a = f.array(key, dtype=traced[tname].dtype, ndim=traced[tname].ndim + 1)
+            if a.shape[1:] != traced[tname].shape or a.shape[0] > self.n_sweeps:
+                raise f.error(key, f"has shape {a.shape}; expected (at most {self.n_sweeps}, "
+                                   f"*{traced[tname].shape})")
+            if not np.isfinite(a).all():
+                raise f.error(key, "has non-finite values")
+            self._traces[tname] = list(a)
         model.refresh_state(self.state, corpus)
-        self.n_sweeps = int(meta["n_sweeps"])
-        self._block = int(meta["block"])
-        self._info = np.array(arrays["info"], dtype=np.float64)
-        self._seconds = float(meta["seconds"])
-        self._records = [dict(r) for r in meta["history"]]
-        self._traces = {k[len("trace/"):]: list(v) for k, v in arrays.items()
-                        if k.startswith("trace/")}
-        self._lock = threading.RLock()
-        self._stop = threading.Event()
-        self._blocks = self._make_blocks()
+        self._init_sync()
         return self
+
+
+class _CorpusArrays:
+    """The ``corpus/`` arrays of a checkpoint, each read with its expected dtype kind and
+    number of dimensions, as ``Corpus.from_arrays`` asks for them."""
+
+    KINDS = {"words": ("iu", 1), "doc_ptr": ("iu", 1), "vocabulary": ("U", 1),
+             "doc_index": ("iu", 1), "dropped_documents": ("iu", 1),
+             "labels/values": ("biuf", None), "labels/kind": ("U", 0),
+             "labels/classes": ("U", 1), "covariates": ("biuf", 2),
+             "covariate_names": ("U", 1)}
+
+    def __init__(self, reader: checkpoint.CheckpointReader) -> None:
+        self.reader = reader
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.reader
+
+    def __getitem__(self, key: str) -> np.ndarray:
+        kinds, ndim = self.KINDS.get(key[len("corpus/"):], ("", 0))
+        return self.reader.array(key, kinds=kinds, ndim=ndim)
+
+
+def _history(f: checkpoint.CheckpointReader, meta: dict, n_sweeps: int) -> list[dict[str, Any]]:
+    """The saved history rows, each checked: a sweep in 1..n_sweeps, a metric name, a number
+    (or NaN) and a proposal kind or None."""
+    rows = []
+    for j, r in enumerate(f.meta_list(meta, "history", default=[])):
+        field = f"history[{j}]"
+        if not isinstance(r, dict) or set(r) != set(HISTORY_COLUMNS):
+            raise f.error(field, f"must be an object with the keys {HISTORY_COLUMNS}")
+        sweep, metric, value, proposal = (r[c] for c in HISTORY_COLUMNS)
+        if isinstance(sweep, bool) or not isinstance(sweep, int) or not 1 <= sweep <= n_sweeps:
+            raise f.error(field, f"sweep must be an integer in 1..{n_sweeps}, got {sweep!r}")
+        if not isinstance(metric, str) or not metric:
+            raise f.error(field, f"metric must be a name, got {metric!r}")
+        if value is None:
+            value = float("nan")
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise f.error(field, f"value must be a number, got {value!r}")
+        if proposal is not None and not isinstance(proposal, str):
+            raise f.error(field, f"proposal must be a name or null, got {proposal!r}")
+        rows.append({"metric": metric, "value": float(value), "proposal": proposal,
+                     "sweep": sweep})
+    return rows
+
+
+def _changes(f: checkpoint.CheckpointReader, meta: dict, n_sweeps: int) -> list[dict[str, Any]]:
+    """The saved settings changes (format 2), each checked like a history row."""
+    out = []
+    for j, c in enumerate(f.meta_list(meta, "settings_changes", default=[])):
+        field = f"settings_changes[{j}]"
+        if not isinstance(c, dict) or set(c) != set(CHANGE_COLUMNS):
+            raise f.error(field, f"must be an object with the keys {CHANGE_COLUMNS}")
+        if isinstance(c["sweep"], bool) or not isinstance(c["sweep"], int) \
+                or not 1 <= c["sweep"] <= n_sweeps + 1:
+            raise f.error(field, f"sweep must be an integer in 1..{n_sweeps + 1}")
+        if not isinstance(c["parameter"], str):
+            raise f.error(field, "parameter must be a name")
+        out.append(dict(c))
+    return out

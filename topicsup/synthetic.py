@@ -18,11 +18,13 @@ Generative process (MATH.md notation):
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
 
+from . import validation as check
 from .corpus import Corpus
 
 THEMES: dict[str, tuple[str, ...]] = {
@@ -88,12 +90,7 @@ class Synthetic:
 
 
 def _check_int(name: str, v, lo: int, hi: int | None = None) -> int:
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer, got {v!r}")
-    if v < lo or (hi is not None and v > hi):
-        rng = f">= {lo}" if hi is None else f"in [{lo}, {hi}]"
-        raise ValueError(f"{name} must be {rng}, got {v}")
-    return int(v)
+    return check.integer(name, v, low=lo, high=hi)
 
 
 def make_synthetic(n_docs: int = 400, n_topics: int = 6, doc_length: int = 60, *,
@@ -131,19 +128,19 @@ def make_synthetic(n_docs: int = 400, n_topics: int = 6, doc_length: int = 60, *
     -------
     Synthetic
     """
-    n_docs = _check_int("n_docs", n_docs, 2)
+    n_docs = _check_int("n_docs", n_docs, 2, 10**7)
     K = _check_int("n_topics", n_topics, 2, len(THEMES))
-    doc_length = _check_int("doc_length", doc_length, 1)
-    n_covariates = _check_int("n_covariates", n_covariates, 0)
-    if task not in ("binary", "multiclass", "multilabel", "real"):
-        raise ValueError(f"task must be 'binary', 'multiclass', 'multilabel' or 'real', "
-                         f"got {task!r}")
-    if task in ("multiclass", "multilabel"):
-        n_classes = _check_int("n_classes", n_classes, 2)
-    if not 0 < topic_purity < 1:
-        raise ValueError(f"topic_purity must be in (0, 1), got {topic_purity}")
-    if not alpha > 0:
-        raise ValueError(f"alpha must be positive, got {alpha}")
+    doc_length = _check_int("doc_length", doc_length, 1, 10**6)
+    n_covariates = _check_int("n_covariates", n_covariates, 0, 1000)
+    check.choice("task", task, ("binary", "multiclass", "multilabel", "real"))
+    n_classes = _check_int("n_classes", n_classes, 2, 1000)
+    topic_purity = check.number("topic_purity", topic_purity, low=0.0, high=1.0, low_open=True,
+                                high_open=True)
+    alpha = check.number("alpha", alpha, low=1e-3, high=1e3)
+    weight_scale = check.number("weight_scale", weight_scale, low=0.0, high=1e3)
+    noise = check.number("noise", noise, low=0.0, high=1e6)
+    seed = _check_int("seed", seed, 0, 2**63 - 1)
+    check.allocation("the synthetic corpus", 64.0 * n_docs * doc_length)
     rs = np.random.default_rng(seed)
 
     names = tuple(list(THEMES)[:K])
@@ -201,7 +198,8 @@ def make_synthetic(n_docs: int = 400, n_topics: int = 6, doc_length: int = 60, *
     params = dict(n_docs=n_docs, n_topics=K, doc_length=doc_length, task=task,
                   n_classes=n_classes, n_covariates=n_covariates, alpha=alpha,
                   topic_purity=topic_purity, weight_scale=weight_scale, noise=noise, seed=seed)
-    corpus.preprocessing.update({"dataset": "synthetic", **params})
+    corpus = dataclasses.replace(corpus, preprocessing={**corpus.preprocessing,
+                                                        "dataset": "synthetic", **params})
     return Synthetic(corpus=corpus, topic_word=phi, doc_topic=theta,
                      z=np.concatenate(z_docs).astype(np.int32), eta=eta, intercept=intercept,
                      scores=scores, topic_names=names, params=params)

@@ -24,6 +24,7 @@ POINTS_BELOW = 60                # a line shows its points while it has fewer sw
 
 def thin(df: pd.DataFrame, max_rows: int = MAX_ROWS, by: str = "sweep") -> pd.DataFrame:
     """Keep every k-th ``by`` value (always the last) so at most about ``max_rows`` remain."""
+    _check_count("max_rows", max_rows)
     if len(df) <= max_rows:
         return df
     keys = np.sort(df[by].unique())
@@ -58,8 +59,13 @@ def _check_count(name: str, value: Any) -> None:
         raise ValueError(f"{name} must be a positive integer or None, got {value!r}")
 
 
-def _as_list(values: Any) -> list:
-    return [values] if isinstance(values, (str, int, np.integer)) else list(values)
+def _as_list(values: Any, name: str = "values") -> list:
+    if isinstance(values, (str, int, np.integer)):
+        return [values]
+    if isinstance(values, (list, tuple, np.ndarray, pd.Index, pd.Series)):
+        return list(values)
+    raise TypeError(f"{name} must be a name, a number or a list of them, got "
+                    f"{type(values).__name__}")
 
 
 def _select(df: pd.DataFrame, column: str, wanted: Any) -> pd.DataFrame:
@@ -67,10 +73,10 @@ def _select(df: pd.DataFrame, column: str, wanted: Any) -> pd.DataFrame:
     if wanted is None:
         return df
     known = list(pd.unique(df[column]))
-    unknown = [w for w in _as_list(wanted) if w not in known]
+    unknown = [w for w in _as_list(wanted, column) if w not in known]
     if unknown:
         raise ValueError(f"{column} {unknown} not found; known: {known}")
-    return df[df[column].isin(_as_list(wanted))]
+    return df[df[column].isin(_as_list(wanted, column))]
 
 
 # ---------------------------------------------------------------------- shared pieces
@@ -295,6 +301,11 @@ def coefficient_heatmap(coefficients: pd.DataFrame, value: str = "mean", sort: b
     if coefficients.duplicated(["task", "feature"]).any():
         raise ValueError("coefficients has several rows for one (task, feature); pass one "
                          "Session's coefficients")
+    if coefficients.empty:
+        raise ValueError("coefficients has no rows")
+    if not np.isfinite(coefficients[["mean", value]].to_numpy(dtype=float)).all():
+        raise ValueError(f"coefficients has non-finite values in 'mean' or {value!r}: nothing "
+                         f"to colour them by")
     strength = _strength(coefficients, "mean")
     n_tasks = max(coefficients["task"].nunique(), 1)
     keep = strength.index[:min(top or len(strength), MAX_ROWS // n_tasks)]
@@ -356,7 +367,7 @@ def weight_trace_chart(weights: pd.DataFrame, features: Any = None, tasks: Any =
     elif "index" in df.columns:
         labels = dict(zip(df["index"], df["feature"]))
         features = [labels.get(f, f) if isinstance(f, (int, np.integer)) else f
-                    for f in _as_list(features)]
+                    for f in _as_list(features, "features")]
     df = _select(df, "feature", features)
     df = thin(df[["sweep", "task", "feature", "value", *_chains(df)]])
     return (_line(df, width, height).encode(
@@ -415,6 +426,8 @@ def topic_words_chart(topics: pd.DataFrame, n_words: int | None = None,
     """
     _check_frame(topics, "topics", ("share",), "Session.topics(n_words)")
     _check_count("n_words", n_words)
+    if topics.empty:
+        raise ValueError("topics has no rows (topics)")
     if (topic_word is None) != (vocabulary is None):
         raise ValueError("pass topic_word and vocabulary together (Session.topic_word(), "
                          "corpus.vocabulary), or neither")
@@ -456,8 +469,10 @@ def conditional_chart(table: pd.DataFrame, title: str | None = None, max_topics:
         Show only the topics with the largest probability under any distribution (K can be
         in the hundreds; the rest have no visible bar).
     """
-    if "topic" not in table or "exact" not in table:
-        raise ValueError("table must be a conditional_table() with columns topic, exact, ...")
+    _check_frame(table, "table", ("topic", "exact"), "conditional_table()")
+    _check_count("max_topics", max_topics)
+    if title is not None and not isinstance(title, str):
+        raise TypeError(f"title must be a str or None, got {type(title).__name__}")
     cols = [c for c in table.columns if c != "topic"]
     keep = table.set_index("topic")[cols].max(axis=1).nlargest(max_topics).index
     df = table[table["topic"].isin(keep)].melt(id_vars="topic", var_name="distribution",
@@ -470,3 +485,37 @@ def conditional_chart(table: pd.DataFrame, title: str | None = None, max_topics:
         color=alt.Color("distribution:N", sort=cols, title=None),
         tooltip=["topic:O", "distribution:N", alt.Tooltip("probability:Q", format=".4f")],
     ).properties(width=width, height=height)
+
+
+# ---------------------------------------------------------------------- settings changes
+def mark_settings_changes(chart: alt.TopLevelMixin, changes: pd.DataFrame) -> alt.TopLevelMixin:
+    """``chart`` (plotted against ``sweep``) with a dashed vertical rule where a live setting
+    changed (``Session.settings_changes``), at the boundary before the first sweep run with
+    the new value, its tooltip naming the change.
+
+    Parameters
+    ----------
+    chart : alt.Chart or alt.LayerChart
+        A chart whose x channel is ``sweep`` (``loglik_chart``, ``acceptance_chart``,
+        ``score_chart``, ``throughput_chart``).
+    changes : DataFrame
+        ``Session.settings_changes``: columns ``sweep``, ``parameter``, ``old``, ``new``.
+
+    Returns
+    -------
+    alt.LayerChart or the chart unchanged when there are no changes.
+    """
+    _check_frame(changes, "changes", ("sweep", "parameter", "old", "new"),
+                 "Session.settings_changes")
+    if not isinstance(chart, (alt.Chart, alt.LayerChart)):
+        raise TypeError(f"chart must be an Altair Chart or LayerChart, got "
+                        f"{type(chart).__name__}")
+    if changes.empty:
+        return chart
+    df = (changes.assign(at=changes["sweep"] - 0.5,
+                         change=changes["parameter"] + ": " + changes["old"].astype(str)
+                         + " -> " + changes["new"].astype(str))
+          .groupby("at", as_index=False)["change"].agg("; ".join))
+    rules = alt.Chart(df).mark_rule(strokeDash=[4, 3], color="#555").encode(
+        x="at:Q", tooltip=[alt.Tooltip("change:N", title="settings changed")])
+    return alt.layer(chart, rules)

@@ -9,10 +9,20 @@ it only sets widget values and chart specs, at most every ``refresh_seconds``. P
 session to stop after its current block of documents (a fraction of a second); nothing is
 lost, and the next Run continues the same chain. The session's lock guards its state, so the
 notebook may read ``session.history`` or ``session.topics()`` while the dashboard runs.
+
+Errors. An exception in the worker (or in a button's or a setting's callback, which
+ipywidgets would otherwise swallow) is shown in the status line, the buttons come back, and
+the next Run retries: the session is left between blocks, consistent, by construction
+(``Session.run``). Settings changed while sampling are marked on the charts against sweeps
+(``views.mark_settings_changes``).
+
+Layout. Controls wrap onto further rows rather than shrink, so at the default notebook width
+every control keeps its label and every slider its track.
 """
 
 from __future__ import annotations
 
+import html
 import threading
 import time
 from typing import Any
@@ -21,11 +31,23 @@ import altair as alt
 import ipywidgets as w
 import numpy as np
 
+from topicsup import validation as check
 from topicsup import views
+from topicsup.models import MAX_MH_STEPS
 from topicsup.session import Session
 
 # the status line and progress bar update at most this often (seconds)
 STATUS_SECONDS = 0.1
+MAX_SWEEPS = 10**9
+VIEWS = ("loglik", "acceptance", "score", "coefficients", "throughput")
+SWEEP_VIEWS = ("loglik", "acceptance", "score", "throughput")   # x = sweep: changes marked
+# controls keep their size and wrap onto further rows instead of shrinking to nothing
+_WRAP = w.Layout(display="flex", flex_flow="row wrap", align_items="center", width="100%")
+_LABEL = {"description_width": "initial"}
+
+
+def _control_layout(width: str) -> w.Layout:
+    return w.Layout(width=width, min_width=width, flex="0 0 auto", margin="2px 12px 2px 0")
 
 
 def _offline_chart(chart: alt.TopLevelMixin) -> alt.JupyterChart:
@@ -72,22 +94,24 @@ class Dashboard:
                  refresh_seconds: float = 0.5, views: tuple[str, ...] | None = None) -> None:
         if not isinstance(session, Session):
             raise TypeError(f"session must be a topicsup Session, got {type(session).__name__}")
-        for name, v in (("sweeps", sweeps), ("sweeps_per_refresh", sweeps_per_refresh)):
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-                raise ValueError(f"{name} must be a positive integer, got {v!r}")
-        if isinstance(refresh_seconds, bool) or not isinstance(refresh_seconds, (int, float)) \
-                or refresh_seconds < 0:
-            raise ValueError(f"refresh_seconds must be a non-negative number, got "
-                             f"{refresh_seconds!r}")
+        sweeps = check.integer("sweeps", sweeps, low=1, high=MAX_SWEEPS)
+        sweeps_per_refresh = check.integer("sweeps_per_refresh", sweeps_per_refresh, low=1,
+                                           high=MAX_SWEEPS)
         self.session = session
-        self.refresh_seconds = float(refresh_seconds)
+        self.refresh_seconds = check.number("refresh_seconds", refresh_seconds, low=0.0,
+                                            high=3600.0)
         supported = self._supported_views()
         if views is None:
             views = tuple(v for v in supported if v != "throughput")
+        if isinstance(views, str) or not isinstance(views, (list, tuple)):
+            raise TypeError(f"views must be a list or tuple of view names from "
+                            f"{list(supported)}, got {views!r}")
         unknown = [v for v in views if v not in supported]
         if unknown:
             raise ValueError(f"views {unknown} are not available for "
                              f"{type(session.model).__name__}; choose from {list(supported)}")
+        if len(set(views)) != len(views):
+            raise ValueError(f"views lists a view twice: {list(views)}")
         self.views = tuple(views)
         self.error: BaseException | None = None
         self._thread: threading.Thread | None = None
@@ -109,88 +133,103 @@ class Dashboard:
 
     def _build_widgets(self, sweeps: int, per_refresh: int) -> None:
         self.run_button = w.Button(description="Run", icon="play", button_style="success",
-                                   tooltip="Run the number of sweeps set on the right")
+                                   tooltip="Run the number of sweeps set on the right",
+                                   layout=w.Layout(width="90px"))
         self.pause_button = w.Button(description="Pause", icon="pause", disabled=True,
-                                     tooltip="Stop after the current block of documents")
+                                     tooltip="Stop after the current block of documents",
+                                     layout=w.Layout(width="90px"))
         self.step_button = w.Button(description="Step", icon="step-forward",
-                                    tooltip="Run one sweep")
-        self.sweeps_box = w.BoundedIntText(value=sweeps, min=1, max=10**7, description="sweeps",
-                                           layout=w.Layout(width="160px"))
-        self.per_refresh_box = w.BoundedIntText(value=per_refresh, min=1, max=10**6,
-                                                description="per refresh",
-                                                layout=w.Layout(width="170px"))
-        self.progress = w.IntProgress(value=0, min=0, max=1, layout=w.Layout(width="160px"))
+                                    tooltip="Run one sweep", layout=w.Layout(width="90px"))
+        self.sweeps_box = w.BoundedIntText(value=sweeps, min=1, max=MAX_SWEEPS,
+                                           description="sweeps", style=_LABEL,
+                                           layout=_control_layout("170px"))
+        self.per_refresh_box = w.BoundedIntText(value=per_refresh, min=1, max=MAX_SWEEPS,
+                                                description="per refresh", style=_LABEL,
+                                                layout=_control_layout("170px"))
+        self.progress = w.IntProgress(value=0, min=0, max=1, layout=_control_layout("160px"))
         self.status = w.HTML()
-        self.run_button.on_click(lambda _: self.run(self.sweeps_box.value))
-        self.pause_button.on_click(lambda _: self.pause())
-        self.step_button.on_click(lambda _: self.step())
+        self.run_button.on_click(lambda _: self._guarded(self.run, self.sweeps_box.value))
+        self.pause_button.on_click(lambda _: self._guarded(self.pause))
+        self.step_button.on_click(lambda _: self._guarded(self.step))
         self.settings = self._settings_widgets()
         self.chart = _offline_chart(self._chart()) if self.views else None
         controls = w.HBox([self.run_button, self.pause_button, self.step_button,
-                           self.sweeps_box, self.per_refresh_box, self.progress])
+                           self.sweeps_box, self.per_refresh_box, self.progress], layout=_WRAP)
         parts = [controls]
         if self.settings:
-            parts.append(w.HBox(list(self.settings.values())))
+            row = w.HBox(list(self.settings.values()), layout=_WRAP)
+            row.add_class("topicsup-settings")
+            parts.append(row)
         parts.append(self.status)
         if self.chart is not None:
             parts.append(self.chart)
-        self.widget = w.VBox(parts)
+        self.widget = w.VBox(parts, layout=w.Layout(width="100%"))
         # stable hooks for styling and for the browser test
         self.widget.add_class("topicsup-dashboard")
         self.status.add_class("topicsup-status")
 
+    def _guarded(self, action: Any, *args: Any) -> None:
+        """A button's action: ipywidgets would swallow an exception raised in a callback,
+        so it goes to the status line and the dashboard stays usable."""
+        try:
+            action(*args)
+        except Exception as e:
+            self.error = e
+            self._set_status(f"<span style='color:#b00'>{type(e).__name__}: "
+                             f"{html.escape(str(e))}</span>")
+
     def _settings_widgets(self) -> dict[str, w.Widget]:
-        """Controls for the model's ``live_params``: sampler settings that keep the posterior."""
+        """Controls for the model's ``live_params``: sampler settings that keep the posterior.
+        Their ranges are the model's own, so showing a model never changes it."""
         model = self.session.model
         if getattr(model, "sampler", "gibbs") != "light":
             return {}
         out: dict[str, w.Widget] = {
-            "mh_steps": w.BoundedIntText(value=model.mh_steps, min=1, max=64,
-                                         description="MH steps",
-                                         layout=w.Layout(width="150px")),
+            "mh_steps": w.BoundedIntText(value=model.mh_steps, min=1, max=MAX_MH_STEPS,
+                                         description="MH steps", style=_LABEL,
+                                         layout=_control_layout("150px")),
             "composition": w.Dropdown(options=["cycle", "mixture"], value=model.composition,
-                                      description="composition",
-                                      layout=w.Layout(width="200px"))}
+                                      description="composition", style=_LABEL,
+                                      layout=_control_layout("210px"))}
         if "proposal_weights" in model.live_params:
             pw = model.proposal_weights or (1.0, 1.0, 1.0)
             for kind, v in zip(("doc", "word", "exp"), pw):
                 out[f"mix_{kind}"] = w.FloatSlider(value=v / sum(pw), min=0.0, max=1.0,
                                                    step=0.01, description=f"mix {kind}",
-                                                   readout_format=".2f",
-                                                   layout=w.Layout(width="230px"))
+                                                   readout_format=".2f", style=_LABEL,
+                                                   layout=_control_layout("260px"))
         else:
-            out["p_doc"] = w.FloatSlider(value=model.p_doc, min=0.05, max=0.95, step=0.01,
+            out["p_doc"] = w.FloatSlider(value=model.p_doc, min=0.0, max=1.0, step=0.01,
                                          description="mix doc", readout_format=".2f",
-                                         layout=w.Layout(width="230px"))
+                                         style=_LABEL, layout=_control_layout("260px"))
         if "supervised_factor" in model.live_params:   # the hinge itself or given xi
             out["supervised_factor"] = w.Dropdown(options=["marginal", "augmented"],
                                                   value=model.supervised_factor,
-                                                  description="label term",
-                                                  layout=w.Layout(width="220px"))
-        for widget in out.values():
-            widget.observe(self._on_setting, names="value")
+                                                  description="label term", style=_LABEL,
+                                                  layout=_control_layout("220px"))
+        for name, widget in out.items():
+            widget.observe(lambda change, name=name: self._on_setting(name), names="value")
         return out
 
-    def _on_setting(self, change: dict) -> None:
+    def _on_setting(self, name: str) -> None:
+        """Apply the one setting that changed (the others are left as the model has them)."""
         s = self.settings
-        params: dict[str, Any] = {"mh_steps": int(s["mh_steps"].value),
-                                  "composition": s["composition"].value}
-        if "p_doc" in s:
-            params["p_doc"] = float(s["p_doc"].value)
-        else:
+        if name.startswith("mix_"):
             mix = tuple(float(s[f"mix_{k}"].value) for k in ("doc", "word", "exp"))
             if sum(mix) <= 0:
-                self._set_status("the proposal mix needs at least one positive weight")
+                self._set_status("not applied: the proposal mix needs at least one positive "
+                                 "weight")
                 return
-            params["proposal_weights"] = mix
-        if "supervised_factor" in s:
-            params["supervised_factor"] = s["supervised_factor"].value
+            params: dict[str, Any] = {"proposal_weights": mix}
+        else:
+            value = s[name].value
+            params = {name: float(value) if name == "p_doc" else value}
         try:
             self.session.set_params(**params)
-        except ValueError as e:
-            self._set_status(f"not applied: {e}")
+        except (ValueError, TypeError) as e:
+            self._set_status(f"not applied: {html.escape(str(e))}")
             return
-        self.refresh(charts=False)
+        self.refresh(charts=not self.running)
 
     # ------------------------------------------------------------------ charts and status
     def _chart(self) -> alt.TopLevelMixin:
@@ -205,21 +244,25 @@ class Dashboard:
                 built.append(alt.Chart(title=f"{name}: waiting for a sweep")
                              .mark_text().properties(width=300, height=60))
         rows = [alt.hconcat(*built[i:i + 2]) for i in range(0, len(built), 2)]
-        return alt.vconcat(*rows) if len(rows) > 1 else rows[0]
+        chart = alt.vconcat(*rows) if len(rows) > 1 else rows[0]
+        # legends below their own plot: two views side by side fit a notebook's output width
+        return chart.resolve_scale(color="independent").configure_legend(orient="bottom")
 
     def _view(self, name: str, history) -> alt.TopLevelMixin:
-        w_, h_ = 380, 200
+        w_, h_ = 300, 180
+        if name == "coefficients":
+            return views.coefficient_heatmap(self.session.coefficients(), top=12)
         if name == "loglik":
             if not (history["metric"] == "log_joint_per_token").any():
                 raise ValueError("no log joint yet")
-            return views.loglik_chart(history, width=w_, height=h_)
-        if name == "acceptance":
-            return views.acceptance_chart(history, width=w_, height=h_)
-        if name == "score":
-            return views.score_chart(history, width=w_, height=h_)
-        if name == "coefficients":
-            return views.coefficient_heatmap(self.session.coefficients(), top=12)
-        return views.throughput_chart(history, width=w_, height=h_)
+            chart = views.loglik_chart(history, width=w_, height=h_)
+        elif name == "acceptance":
+            chart = views.acceptance_chart(history, width=w_, height=h_)
+        elif name == "score":
+            chart = views.score_chart(history, width=w_, height=h_)
+        else:
+            chart = views.throughput_chart(history, width=w_, height=h_)
+        return views.mark_settings_changes(chart, self.session.settings_changes)
 
     def _status_html(self) -> str:
         s = self.session
@@ -232,8 +275,9 @@ class Dashboard:
         if tps is not None and np.isfinite(tps):
             parts.append(f"{tps / 1e6:.2f} M tokens/s")
         acc = {p: v for (m, p), v in latest.items() if m == "acceptance_rate" and p}
-        if acc:
-            parts.append("acceptance " + ", ".join(f"{k} {v:.2f}" for k, v in acc.items()))
+        if acc:   # a proposal switched off made no proposals: "off", not nan
+            parts.append("acceptance " + ", ".join(
+                f"{k} {v:.2f}" if np.isfinite(v) else f"{k} off" for k, v in acc.items()))
         for (m, _), v in latest.items():
             if m.startswith("train_"):
                 parts.append(f"{m.replace('_', ' ')} {v:.3f}")
@@ -241,7 +285,7 @@ class Dashboard:
         parts.append(f"<i>{state}</i>")
         if self.error is not None:
             parts.append(f"<span style='color:#b00'>error: {type(self.error).__name__}: "
-                         f"{self.error}</span>")
+                         f"{html.escape(str(self.error))} (Run retries)</span>")
         return " &middot; ".join(parts)
 
     def _set_status(self, message: str) -> None:
@@ -264,9 +308,8 @@ class Dashboard:
     def run(self, n: int | None = None) -> None:
         """Start sampling ``n`` sweeps (default: the sweeps box) in a worker thread; returns
         at once. Ignored while a run is in progress."""
-        n = self.sweeps_box.value if n is None else n
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-            raise ValueError(f"n must be a positive number of sweeps, got {n!r}")
+        n = check.integer("n", self.sweeps_box.value if n is None else n, low=1,
+                          high=MAX_SWEEPS)
         if not self._idle():
             return
         self._start(int(n))

@@ -15,6 +15,7 @@ from typing import Any
 import altair as alt
 import ipywidgets as w
 
+from topicsup import validation as check
 from topicsup.inspector import SAMPLER_NAMES, TokenInspector, TokenStep, topic_colours
 from topicsup.kernels import info as info_layout
 from topicsup.views import conditional_chart
@@ -50,9 +51,18 @@ class InspectorWidget:
     """
 
     def __init__(self, session: Any, doc: int = 0, seed: int = 0, max_topics: int = 30) -> None:
-        self.inspector = TokenInspector(session, doc, seed=seed)
-        self.max_topics = int(max_topics)
+        self.inspector = TokenInspector(session, doc, seed=seed)   # checks session, doc, seed
+        self.seed = seed
+        self.max_topics = check.integer("max_topics", max_topics, low=1, high=100_000)
         self.colours = topic_colours(session.model.K)
+        n_docs = session.corpus.n_docs
+        self.doc_picker = w.BoundedIntText(value=self.inspector.doc, min=0, max=n_docs - 1,
+                                           description="document", style={"description_width":
+                                                                          "initial"},
+                                           layout=w.Layout(width="170px", min_width="170px"),
+                                           tooltip=f"0 .. {n_docs - 1}")
+        self._syncing = False   # the picker set back by the widget: not a user's choice
+        self.doc_picker.observe(self._on_pick, names="value")
         self.step_button = w.Button(description="Step token", icon="step-forward",
                                     tooltip="Resample the next token")
         self.step10_button = w.Button(description="Step 10", icon="forward",
@@ -68,15 +78,35 @@ class InspectorWidget:
         alt.JupyterChart.enable_offline()   # Vega inlined: no internet needed; once only
         self.chart = alt.JupyterChart(self._chart())
         self.widget = w.VBox([
-            w.HBox([self.step_button, self.step10_button, self.finish_button, self.status]),
+            w.HBox([self.doc_picker, self.step_button, self.step10_button, self.finish_button,
+                    self.status], layout=w.Layout(flex_flow="row wrap", align_items="center")),
             self.tokens, self.description, self.chart])
         self.widget.add_class("topicsup-inspector")
         self._show()
 
     # ------------------------------------------------------------------ actions
+    def _on_pick(self, change: dict) -> None:
+        if not self._syncing:
+            self._click(self.open_document, change["new"])
+
+    def _set_picker(self, doc: int) -> None:
+        self._syncing = True
+        try:
+            self.doc_picker.value = doc
+        finally:
+            self._syncing = False
+
+    def open_document(self, doc: int) -> None:
+        """Inspect document ``doc`` instead (the document picker does this); a document
+        without tokens, or out of range, is refused and the current one stays."""
+        self.inspector = TokenInspector(self.inspector.session, doc, seed=self.seed)
+        self._set_picker(self.inspector.doc)
+        self._show()
+
     def step(self, n: int = 1) -> list[TokenStep]:
         """Resample the next ``n`` tokens (stopping at the end of the document) and update the
         views; return the records."""
+        n = check.integer("n", n, low=1)
         insp = self.inspector
         out = [insp.step()]
         while len(out) < n and not insp.done:
@@ -95,7 +125,8 @@ class InspectorWidget:
         a refusal (e.g. stepping inside an LDA initialisation) goes to the status line."""
         try:
             action(*args)
-        except ValueError as e:
+        except (ValueError, TypeError) as e:
+            self._set_picker(self.inspector.doc)   # a refused document: back to the current
             self.status.value = (f"<span class='topicsup-inspector-status' "
                                  f"style='color:#b00'>{html.escape(str(e))}</span>")
 

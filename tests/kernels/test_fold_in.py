@@ -5,7 +5,8 @@ prod_k Gamma(n_k + alpha_k) (the Dirichlet-multinomial). 20,000 copies of one 5-
 are independent chains; after 30 burn-in sweeps from a uniform start their final states follow
 the target (chi-square at 1e-3; the start's influence decays geometrically, far below the test's
 resolution), the averaged zbar equals E[n_k / N] within 4 standard errors, and a kernel run with
-a wrong alpha is rejected (teeth).
+a wrong alpha is rejected (teeth). A document's proportions depend on its own stream only: the
+same with other documents beside it, in any order.
 """
 
 import numpy as np
@@ -34,8 +35,8 @@ def _run(alpha, n_burn, n_keep, seed):
     doc_ptr = np.arange(COPIES + 1, dtype=np.int64) * len(DOC)
     z = np.zeros(len(words), np.int32)
     zbar = np.zeros((COPIES, K))
-    fold_in(words, doc_ptr, PHI, alpha, n_burn, n_keep, seed_state(seed), z,
-            np.zeros((COPIES, K), np.int32), zbar)
+    labels = np.arange(COPIES, dtype=np.uint64)   # copies of one document: a stream each
+    fold_in(words, doc_ptr, PHI, alpha, n_burn, n_keep, seed_state(seed), labels, z, zbar)
     return z.reshape(COPIES, len(DOC)), zbar
 
 
@@ -55,3 +56,32 @@ def test_fold_in_zbar_is_the_average_of_kept_sweeps():
     assert np.allclose(zbar.sum(1), 1.0)
     se = zbar.std(0) / np.sqrt(COPIES)
     assert (np.abs(zbar.mean(0) - expect) < 4 * se).all(), (zbar.mean(0), expect)
+
+
+def test_a_document_is_folded_in_the_same_whatever_documents_come_with_it():
+    """Each document draws from the stream of its label under the key: folding in a subset,
+    or the documents in another order, gives each document the same z and zbar bit for bit;
+    content labels give equal documents equal labels."""
+    from topicsup.kernels.fold_in import content_labels
+    docs = [np.array(d, np.int32) for d in ([0, 1, 2], [2, 2], [1, 0, 0, 2], [0, 1, 2])]
+
+    def run(order):
+        words = np.concatenate([docs[d] for d in order])
+        ptr = np.concatenate([[0], np.cumsum([len(docs[d]) for d in order])]).astype(np.int64)
+        labels = content_labels(words, ptr)
+        zbar = np.zeros((len(order), K))
+        fold_in(words, ptr, PHI, ALPHA, 3, 4, seed_state(5), labels,
+                np.zeros(len(words), np.int32), zbar)
+        return labels, zbar
+
+    labels, zbar = run([0, 1, 2, 3])
+    assert labels[0] == labels[3] and len(set(labels[:3].tolist())) == 3
+    assert np.array_equal(zbar[0], zbar[3])
+    sub_labels, sub = run([2, 0])
+    assert np.array_equal(sub, zbar[[2, 0]]) and np.array_equal(sub_labels, labels[[2, 0]])
+    long_doc = np.tile(np.array([0, 1, 2], np.int32), 8)   # another key: another stream
+    z = [np.zeros(24, np.int32) for _ in range(2)]
+    for seed, zz in zip((5, 6), z):
+        fold_in(long_doc, np.array([0, 24], np.int64), PHI, ALPHA, 0, 1, seed_state(seed),
+                labels[:1], zz, np.zeros((1, K)))
+    assert not np.array_equal(z[0], z[1])

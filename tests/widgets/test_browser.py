@@ -1,11 +1,15 @@
 """A real browser: JupyterLab on localhost, driven by Playwright in Debian's Chromium.
 
-Opens the quickstart, runs it top to bottom, clicks Run on the dashboard and checks that the
-sweep counter advances while the worker samples (several readings, each higher), that the
-charts render (Vega SVG with drawn marks, with no internet: the Vega libraries are inlined),
-that Pause stops the counter, and that no cell raised. A screenshot is saved as an artifact
-(``$TOPICSUP_ARTIFACTS`` or ``reports/artifacts/``). Skips, with the reason, only when no
-Chromium or no Playwright is found; ``.ci/run`` installs Chromium so CI runs it.
+Opens the quickstart in a 1280-pixel-wide window (JupyterLab's default layout, file browser
+open), runs it top to bottom, and checks that every dashboard control is whole within the
+notebook's output area (label not cut, each slider with a track, nothing past the right
+edge) and so are the charts; clicks Run and checks that the sweep counter advances while the
+worker samples (several readings, each higher), that the charts render (Vega SVG with drawn
+marks, with no internet: the Vega libraries are inlined), that a live change of the MH steps
+is marked on the charts, that Pause stops the counter, and that no cell raised. A
+screenshot is saved as an artifact (``$TOPICSUP_ARTIFACTS`` or ``reports/artifacts/``).
+Skips, with the reason, only when no Chromium or no Playwright is found; ``.ci/run``
+installs Chromium so CI runs it.
 """
 
 from __future__ import annotations
@@ -87,6 +91,45 @@ ALL_RUN = """() => { const w = window.jupyterapp.shell.currentWidget;
   return k.status === 'idle' && cells.every(c => c.model.executionCount !== null); }"""
 
 
+# every control of the dashboard, with what a user needs to see of it
+CONTROLS = """() => {
+  const d = document.querySelector('.topicsup-dashboard');
+  const area = d.closest('.jp-OutputArea-output') || d.parentElement;
+  const edge = area.getBoundingClientRect().right;
+  const out = {edge: edge, controls: [], charts: []};
+  d.querySelectorAll('.jupyter-button, .widget-inline-hbox:not(.widget-html), .widget-progress')
+   .forEach(e => {
+    const r = e.getBoundingClientRect();
+    const label = e.querySelector(':scope > label');
+    const track = e.querySelector('.slider-container');
+    out.controls.push({text: (e.innerText || '').split('\\n')[0], left: r.left, right: r.right,
+                       width: r.width, height: r.height,
+                       labelCut: label ? label.scrollWidth > label.clientWidth + 1 : false,
+                       track: track ? track.getBoundingClientRect().width : null});
+  });
+  d.querySelectorAll('.vega-embed svg').forEach(svg => {
+    out.charts.push(svg.getBoundingClientRect().right);
+  });
+  return out; }"""
+
+
+def _check_controls_visible(page) -> None:
+    got = page.evaluate(CONTROLS)
+    names = [c["text"] for c in got["controls"]]
+    for needed in ("Run", "Pause", "Step", "sweeps", "per refresh", "MH steps", "composition",
+                   "mix doc", "mix word", "mix exp", "label term"):
+        assert needed in names, f"control {needed!r} missing: {names}"
+    for c in got["controls"]:
+        assert c["width"] > 20 and c["height"] > 10, f"{c['text']!r} is not drawn: {c}"
+        assert c["right"] <= got["edge"] + 1, \
+            f"{c['text']!r} runs past the output area ({c['right']} > {got['edge']})"
+        assert not c["labelCut"], f"the label of {c['text']!r} is cut off"
+        if c["track"] is not None:
+            assert c["track"] >= 80, f"the slider {c['text']!r} has a {c['track']}px track"
+    assert got["charts"] and max(got["charts"]) <= got["edge"] + 1, \
+        f"a chart runs past the output area: {got['charts']} > {got['edge']}"
+
+
 def _sweep(page) -> int:
     text = page.locator(".topicsup-status").first.inner_text()
     m = re.search(r"sweep (\d+)", text)
@@ -100,7 +143,7 @@ def test_quickstart_dashboard_runs_live_in_jupyterlab(lab, chromium):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1100})
+        page = browser.new_page(viewport={"width": 1280, "height": 1000})
         try:
             page.goto(f"{lab}/lab/tree/quickstart.ipynb?token={TOKEN}")
             page.wait_for_function(KERNEL_IDLE, timeout=120_000)
@@ -112,6 +155,7 @@ def test_quickstart_dashboard_runs_live_in_jupyterlab(lab, chromium):
 
             dash = page.locator(".topicsup-dashboard").first
             dash.scroll_into_view_if_needed()
+            _check_controls_visible(page)
             dash.locator("input").first.fill("100000")      # sweeps: more than we will wait
             dash.locator("input").first.press("Enter")
             start = _sweep(page)
@@ -128,6 +172,14 @@ def test_quickstart_dashboard_runs_live_in_jupyterlab(lab, chromium):
             assert box and box["width"] > 300 and box["height"] > 150
             assert dash.locator(".vega-embed svg path").count() > 10, "charts have no marks"
             assert "acceptance doc" in page.locator(".topicsup-status").first.inner_text()
+            steps = dash.locator(".widget-inline-hbox:has(label:text-is('MH steps')) input")
+            steps.fill("4")                                  # a live change, while it runs
+            steps.press("Enter")
+            page.wait_for_function("() => document.querySelectorAll('.topicsup-dashboard "
+                                   ".vega-embed .mark-rule line').length >= 3",
+                                   timeout=30_000)      # a rule on each chart against sweeps
+            assert "nan" not in page.locator(".topicsup-status").first.inner_text().lower()
+            _check_controls_visible(page)
             page.screenshot(path=str(ARTIFACTS / "dashboard.png"))
             dash.locator("button:has-text('Pause')").click()
             time.sleep(1.0)

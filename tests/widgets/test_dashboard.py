@@ -4,6 +4,7 @@ nothing, the chain equal to a plain Session's, live settings, status and charts;
 
 from __future__ import annotations
 
+import json
 import time
 
 import numpy as np
@@ -133,11 +134,82 @@ def test_worker_errors_reach_the_status_line(corpus):
 
 @pytest.mark.parametrize("kw, err, msg", [
     ({"session": "not a session"}, TypeError, "session must be a topicsup Session"),
-    ({"sweeps": 0}, ValueError, "sweeps must be a positive integer"),
-    ({"refresh_seconds": -1}, ValueError, "refresh_seconds must be a non-negative number"),
+    ({"sweeps": 0}, ValueError, r"sweeps must be an integer in \[1, 1000000000\], got 0"),
+    ({"refresh_seconds": -1}, ValueError, r"refresh_seconds must be a finite number in \[0, 3600\]"),
     ({"views": ("coefficients",)}, ValueError, r"views \['coefficients'\] are not available"),
 ])
 def test_bad_dashboard_input(corpus, kw, err, msg):
     args = {"session": _light(corpus), **kw}
     with pytest.raises(err, match=msg):
         Dashboard(**args)
+
+
+def test_a_switched_off_proposal_reads_off_not_nan(corpus):
+    data = make_synthetic(n_docs=120, n_topics=3, doc_length=30, seed=1)
+    s = Session(LightMedLDA(K=3, lam=4.0), data.corpus, seed=0)   # exp weight 0
+    dash = Dashboard(s, views=("loglik",))
+    dash.step()
+    assert dash.wait(30)
+    assert "exp off" in dash.status.value and "nan" not in dash.status.value.lower()
+
+
+def test_showing_a_model_never_changes_it(corpus):
+    """Settings outside a widget's own range stay as the model has them: a change to one
+    control applies that setting alone."""
+    s = Session(LDA(K=3, sampler="light", mh_steps=100, p_doc=0.01, composition="mixture"),
+                corpus, seed=0)
+    dash = Dashboard(s, views=("loglik",))
+    assert dash.settings["mh_steps"].value == 100 and dash.settings["p_doc"].value == 0.01
+    dash.settings["composition"].value = "cycle"
+    assert (s.model.mh_steps, s.model.p_doc, s.model.composition) == (100, 0.01, "cycle")
+    dash.settings["p_doc"].value = 0.0            # outside (0, 1): refused, named
+    assert s.model.p_doc == 0.01 and "not applied: p_doc must be" in dash.status.value
+
+
+def test_live_changes_are_marked_on_the_charts(corpus):
+    """A setting changed between sweeps is drawn as a rule on every chart against sweeps,
+    with the change in its tooltip."""
+    s = _light(corpus)
+    dash = Dashboard(s, views=("loglik", "acceptance"), refresh_seconds=0.0)
+    dash.run(2)
+    assert dash.wait(30)
+    dash.settings["mh_steps"].value = 5
+    dash.run(2)
+    assert dash.wait(30)
+    rows = [r for data in dash.chart.spec["datasets"].values() for r in data]
+    marks = [r for r in rows if "change" in r]
+    assert marks and {r["at"] for r in marks} == {2.5}
+    assert marks == [{"at": 2.5, "change": "mh_steps: 2 -> 5"}]   # one dataset, shared
+    rules = json.dumps(dash.chart.spec).count('"type": "rule"')
+    assert rules == 2                                               # a rule on each chart
+
+
+def test_the_dashboard_stays_usable_after_errors(corpus):
+    """A worker error is shown and the next Run works; a refused run (the session running
+    in another thread) is shown, not swallowed by the button's callback."""
+    s = _light(corpus)
+    dash = Dashboard(s, views=("loglik",))
+    original = s.run
+
+    def flaky(n):
+        s.run = original
+        raise RuntimeError("kernel exploded")
+    s.run = flaky
+    dash.run_button.click()
+    assert dash.wait(30) and "kernel exploded" in dash.status.value
+    assert "Run retries" in dash.status.value
+    dash.run(2)
+    assert dash.wait(30) and s.n_sweeps == 2 and dash.error is None
+    assert "error" not in dash.status.value
+    import threading
+    started = threading.Event()
+    worker = threading.Thread(target=lambda: s.run(10**9, callback=lambda _: started.set()))
+    worker.start()
+    assert started.wait(30)
+    dash.run(1)
+    assert dash.wait(30)
+    s.request_stop()
+    worker.join(30)
+    assert "SessionBusyError" in dash.status.value and "already running" in dash.status.value
+    dash.run(1)
+    assert dash.wait(30) and dash.error is None

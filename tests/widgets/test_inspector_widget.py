@@ -115,3 +115,22 @@ def test_a_refused_step_is_shown_in_the_status_line(corpus):
     widget.step_button.click()
     assert len(widget.inspector.records) == 1
     assert "#b00" not in widget.status.value
+
+
+def test_the_document_picker_opens_another_document(corpus):
+    """Setting the picker inspects that document (tokens, status and chart follow); an empty
+    document is refused in the status line and the picker returns to the current one."""
+    from topicsup import Corpus
+    s = Session(LDA(K=4, sampler="light"), corpus, seed=3)
+    widget = InspectorWidget(s, doc=0)
+    widget.step_button.click()
+    widget.doc_picker.value = 5
+    assert widget.inspector.doc == 5 and widget.inspector.records == []
+    assert "document 5: token 0" in widget.status.value
+    assert [sp[4] for sp in _spans(widget)] == corpus.document(5)
+    assert (widget.doc_picker.min, widget.doc_picker.max) == (0, corpus.n_docs - 1)
+    with_empty = Corpus.from_tokens([["orbit", "rocket"], []], empty="keep")
+    w2 = InspectorWidget(Session(LDA(K=2), with_empty, seed=0), doc=0)
+    w2.doc_picker.value = 1
+    assert "document 1 has no tokens" in w2.status.value
+    assert w2.inspector.doc == 0 and w2.doc_picker.value == 0

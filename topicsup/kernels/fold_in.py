@@ -4,35 +4,60 @@ With Phi fixed the documents are independent and each token's conditional is
 p(z_i = k) ∝ phi[w_i, k] (n_kd^-i + alpha_k). The kernel returns each document's topic
 proportions zbar_d averaged over the kept sweeps after a burn-in, the features the supervised
 models score.
+
+Each document draws from a stream of its own, derived from the caller's key and a 64-bit
+label per document (``kernels.rng.derive_into``). The models label a document by its
+content (``content_labels``), so its prediction does not depend on which other documents are
+folded in with it or in what order (scikit-learn's subset and order invariance), and the same
+document always gets the same proportions under the same key.
 """
 
 from __future__ import annotations
 
-from numba import njit
+import numpy as np
+from numba import njit, uint64
 
 from .gibbs import search_cumulative
-from .rng import randint, uniform
+from .rng import derive_into, randint, uniform
 
 
 @njit(cache=True, nogil=True)
-def fold_in(words, doc_ptr, phi_wk, alpha, n_burn, n_keep, rng, z, n_dk, zbar):
+def content_labels(words, doc_ptr):
+    """A 64-bit FNV-1a hash of each document's word ids (in order) and length."""
+    D = doc_ptr.shape[0] - 1
+    out = np.empty(D, np.uint64)
+    for d in range(D):
+        h = uint64(0xCBF29CE484222325)
+        for i in range(doc_ptr[d], doc_ptr[d + 1]):
+            h = (h ^ uint64(words[i])) * uint64(0x100000001B3)
+        out[d] = (h ^ uint64(doc_ptr[d + 1] - doc_ptr[d])) * uint64(0x100000001B3)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def fold_in(words, doc_ptr, phi_wk, alpha, n_burn, n_keep, key, doc_labels, z, zbar):
     """Sample ``z`` (int32, one per token) for every document and fill ``zbar`` (D, K) with
     the mean of n_kd / N_d over ``n_keep`` sweeps after ``n_burn``. ``phi_wk`` is (V, K),
-    word-major; ``n_dk`` is an int32 (D, K) scratch. Documents without tokens get zbar = 0."""
+    word-major; document d draws from the stream of ``doc_labels[d]`` under the key state
+    ``key`` (which is not advanced). Documents without tokens get zbar = 0."""
     D = doc_ptr.shape[0] - 1
     K = phi_wk.shape[1]
     cum = alpha.copy()
-    n_dk[:] = 0
+    ndk = np.zeros(K, np.int32)
+    rng = np.empty(4, np.uint64)
     zbar[:] = 0.0
-    for i in range(z.shape[0]):
-        z[i] = randint(rng, K)
     for d in range(D):
-        for i in range(doc_ptr[d], doc_ptr[d + 1]):
-            n_dk[d, z[i]] += 1
-    for sweep in range(n_burn + n_keep):
-        for d in range(D):
-            ndk = n_dk[d]
-            for i in range(doc_ptr[d], doc_ptr[d + 1]):
+        p0, p1 = doc_ptr[d], doc_ptr[d + 1]
+        if p1 == p0:
+            continue
+        derive_into(key, doc_labels[d], rng)
+        ndk[:] = 0
+        for i in range(p0, p1):
+            z[i] = randint(rng, K)
+            ndk[z[i]] += 1
+        scale = 1.0 / ((p1 - p0) * n_keep)
+        for sweep in range(n_burn + n_keep):
+            for i in range(p0, p1):
                 phi = phi_wk[words[i]]
                 ndk[z[i]] -= 1
                 total = 0.0
@@ -43,8 +68,5 @@ def fold_in(words, doc_ptr, phi_wk, alpha, n_burn, n_keep, rng, z, n_dk, zbar):
                 z[i] = new
                 ndk[new] += 1
             if sweep >= n_burn:
-                N_d = doc_ptr[d + 1] - doc_ptr[d]
-                if N_d > 0:
-                    scale = 1.0 / (N_d * n_keep)
-                    for k in range(K):
-                        zbar[d, k] += ndk[k] * scale
+                for k in range(K):
+                    zbar[d, k] += ndk[k] * scale

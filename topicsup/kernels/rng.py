@@ -78,3 +78,42 @@ def uniform(s):
 def randint(s, n):
     """An integer uniform on {0, ..., n-1} (n < 2**31; bias below n / 2**53)."""
     return int(uniform(s) * n)
+
+
+# ---------------------------------------------------------------------- derived streams
+# A stream per unit of work (a held-out document, a snapshot), derived from a key state and
+# the unit's own 64-bit label rather than drawn in sequence: each unit's numbers then do not
+# depend on which other units are processed, or in what order.
+
+def derive(state: np.ndarray, label: int) -> np.ndarray:
+    """A new xoshiro state from the state ``state`` (not advanced) and an integer ``label``."""
+    out = np.empty(4, np.uint64)
+    derive_into(np.asarray(state, dtype=np.uint64), np.uint64(int(label) & _U64_MASK), out)
+    return out
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _splitmix_step(x):
+    x = x + uint64(0x9E3779B97F4A7C15)
+    z = x
+    z = (z ^ (z >> uint64(30))) * uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> uint64(27))) * uint64(0x94D049BB133111EB)
+    return x, z ^ (z >> uint64(31))
+
+
+@njit(cache=True, nogil=True)
+def derive_into(key, label, out):
+    """Fill ``out`` (uint64[4]) with the stream of ``label`` under the key state ``key``:
+    SplitMix64 over the key's four words and the label, so distinct labels give unrelated
+    streams and the all-zero state never comes out."""
+    x = uint64(0)
+    for j in range(4):
+        x, _ = _splitmix_step(x ^ key[j])
+    x = x ^ label
+    nonzero = False
+    for j in range(4):
+        x, out[j] = _splitmix_step(x)
+        if out[j] != uint64(0):
+            nonzero = True
+    if not nonzero:
+        out[0] = uint64(1)

@@ -1,0 +1,686 @@
+"""The bad-input battery: ordinary mistakes and hostile files at every public boundary.
+
+Each case calls the public API with one bad input and states the exception it must raise:
+its type, a regex of its message, and the name of the input that the message must contain.
+The cases run in a child process (``python -m tests.bad_inputs <tmpdir> <case ids>``), which
+prints one JSON line per case, so a case that crashes the interpreter (a segmentation fault
+in a kernel) or hangs fails that case instead of killing the test run; ``run_isolated``
+restarts the child after such a case and continues with the rest.
+
+``tests/test_bad_input.py`` parametrizes over ``CASES``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import re
+import signal
+import sys
+import threading
+import time
+import traceback
+import zipfile
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+CASE_SECONDS = 60      # a case that runs longer counts as a hang
+
+
+@dataclasses.dataclass(frozen=True)
+class Case:
+    category: str
+    name: str
+    call: Callable[["Fixtures"], Any]
+    error: str                 # exception class name (the raised one or a base class)
+    match: str                 # regex the message must match
+    input: str                 # the input the message must name
+
+    @property
+    def id(self) -> str:
+        return f"{self.category}-{self.name}"
+
+
+# ---------------------------------------------------------------------- shared fixtures
+class Fixtures:
+    """Corpora, sessions and checkpoint files the cases share, built on first use."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.tmp = tmp
+        self._cache: dict[str, Any] = {}
+
+    def _get(self, key: str, make: Callable[[], Any]) -> Any:
+        if key not in self._cache:
+            self._cache[key] = make()
+        return self._cache[key]
+
+    @property
+    def corpus(self):
+        from topicsup.datasets import make_synthetic
+        return self._get("corpus", lambda: make_synthetic(n_docs=60, n_topics=3, doc_length=20,
+                                                          seed=1).corpus)
+
+    @property
+    def covariate_corpus(self):
+        from topicsup.datasets import make_synthetic
+        return self._get("cov", lambda: make_synthetic(n_docs=60, n_topics=3, doc_length=20,
+                                                       n_covariates=2, seed=2).corpus)
+
+    @property
+    def lda(self):
+        from topicsup import LDA, Session
+        return self._get("lda", lambda: _ran(Session(LDA(K=3), self.corpus, seed=0), 1))
+
+    @property
+    def light(self):
+        from topicsup import LightMedLDA, Session
+        return self._get("light", lambda: _ran(Session(LightMedLDA(K=3, lam=4.0), self.corpus,
+                                                       seed=0), 2))
+
+    @property
+    def X(self):
+        return self.corpus.to_matrix()
+
+    @property
+    def y(self):
+        return self.corpus.labels.names()
+
+    def checkpoint(self, kind: str) -> Path:
+        """A good checkpoint of an LDA (gibbs), an AliasLDA or a LightMedLDA session."""
+        def make() -> Path:
+            from topicsup import LDA, LightMedLDA, Session
+            model = {"lda": LDA(K=3), "alias": LDA(K=3, sampler="alias"),
+                     "light": LightMedLDA(K=3, lam=4.0)}[kind]
+            s = Session(model, self.corpus, seed=0)
+            s.run(2)
+            return s.save(self.tmp / f"good-{kind}.npz")
+        return self._get(f"ck-{kind}", make)
+
+    def forged(self, kind: str, mutate: Callable[[dict, dict], None], *,
+               recompute: bool = True) -> Path:
+        """A copy of a good checkpoint with ``mutate(arrays, meta)`` applied; with
+        ``recompute`` the checksum is recomputed (a forger's file), else left stale."""
+        from topicsup.checkpoint import checksum
+        with np.load(self.checkpoint(kind), allow_pickle=False) as z:
+            arrays = {k: z[k] for k in z.files}
+        meta = json.loads(arrays.pop("meta").tobytes())
+        mutate(arrays, meta)
+        if recompute:
+            meta["checksum"] = {"algorithm": "sha256", "digest": checksum(arrays)}
+        path = self.tmp / f"forged-{len(list(self.tmp.iterdir()))}.npz"
+        np.savez(path, meta=np.frombuffer(json.dumps(meta).encode(), np.uint8), **arrays)
+        return path
+
+    def raw_file(self, name: str, data: bytes) -> Path:
+        path = self.tmp / name
+        path.write_bytes(data)
+        return path
+
+
+def _ran(session, n):
+    session.run(n)
+    return session
+
+
+def _load(path):
+    from topicsup import Session
+    return Session.load(path).run(1)
+
+
+def _set(key, value):
+    def mutate(arrays, meta):
+        arrays[key] = value(arrays[key]) if callable(value) else value
+    return mutate
+
+
+def _meta(key, value):
+    def mutate(arrays, meta):
+        meta[key] = value
+    return mutate
+
+
+# ---------------------------------------------------------------------- the cases
+def _corpus_cases() -> list[Case]:
+    from topicsup import Corpus
+    import pandas as pd
+    import scipy.sparse as sp
+
+    def direct(**kw):
+        args = dict(words=np.array([0, 1, 1], np.int32), doc_ptr=np.array([0, 2, 3], np.int64),
+                    vocabulary=("a", "b"))
+        return lambda f: Corpus(**{**args, **kw})
+
+    def malformed_csr(f):
+        m = sp.csr_matrix((np.array([1, 1]), np.array([0, 7]), np.array([0, 1, 2])),
+                          shape=(2, 2))
+        return Corpus.from_matrix(m, ["a", "b"])
+
+    c = "corpus"
+    return [
+        Case(c, "word-id-beyond-vocabulary", direct(words=np.array([0, 5000, 1], np.int32)),
+             "ValueError", r"words\[1\] = 5000 is not a word id", "words"),
+        Case(c, "negative-word-id", direct(words=np.array([0, -1, 1], np.int32)),
+             "ValueError", r"words\[1\] = -1 is not a word id", "words"),
+        Case(c, "doc-ptr-past-the-tokens", direct(doc_ptr=np.array([0, 2, 100003])),
+             "ValueError", "doc_ptr must start at 0 and end at the number of tokens",
+             "doc_ptr"),
+        Case(c, "doc-ptr-decreasing", direct(doc_ptr=np.array([0, 3, 2, 3])), "ValueError",
+             r"doc_ptr must not decrease", "doc_ptr"),
+        Case(c, "float-words", direct(words=np.array([0.0, 1.0, 1.0])), "TypeError",
+             "words must hold integers", "words"),
+        Case(c, "labels-of-the-wrong-length",
+             lambda f: dataclasses.replace(f.corpus, labels=f.corpus.labels.take(np.arange(5))),
+             "ValueError", "labels has 5 entries but the corpus has 60", "labels"),
+        Case(c, "count-overflowing-int64",
+             lambda f: Corpus.from_matrix(np.array([[2**62, 2**62, 2**62]]), ["a", "b", "c"]),
+             "ValueError", r"X holds the count 4611686018427387904", "X"),
+        Case(c, "counts-beyond-int32-tokens",
+             lambda f: Corpus.from_matrix(np.array([[2**30, 2**30, 2**30]]), ["a", "b", "c"]),
+             "ValueError", r"X holds 3221225472 tokens", "X"),
+        Case(c, "malformed-sparse-matrix", malformed_csr, "ValueError",
+             "X is a malformed sparse matrix", "X"),
+        Case(c, "ragged-rows", lambda f: Corpus.from_matrix([[1, 2], [1]], ["a", "b"]),
+             "ValueError", "rows of equal length", "X"),
+        Case(c, "dataframe-columns-not-the-vocabulary",
+             lambda f: Corpus.from_matrix(pd.DataFrame([[1, 2]], columns=["b", "a"]),
+                                          ["a", "b"]),
+             "ValueError", "column names differ from vocabulary", "vocabulary"),
+        Case(c, "fractional-counts",
+             lambda f: Corpus.from_matrix(np.array([[0.5, 1.0]]), ["a", "b"]), "ValueError",
+             "X must hold integer counts", "X"),
+        Case(c, "stop-words-misspelt",
+             lambda f: Corpus.from_texts(["the cat"], stop_words="englsh"), "ValueError",
+             "stop_words must be 'english', None or an iterable of str", "stop_words"),
+        Case(c, "nan-label",
+             lambda f: Corpus.from_tokens([["a"], ["b"], ["c"]], labels=["x", math.nan, "y"]),
+             "ValueError", r"labels\[1\] is missing \(NaN\)", "labels"),
+        Case(c, "labels-as-a-dict",
+             lambda f: Corpus.from_tokens([["a"], ["b"]], labels={"x": 1, "y": 0}),
+             "TypeError", "labels must be a sequence .* got a dict", "labels"),
+        Case(c, "labels-as-a-set",
+             lambda f: Corpus.from_tokens([["a"], ["b"]], labels={"x", "y"}), "TypeError",
+             "labels must be a sequence .* got a set", "labels"),
+        Case(c, "labels-mixing-strings-and-numbers",
+             lambda f: Corpus.from_tokens([["a"], ["b"], ["c"]], labels=[1, "1", 2]),
+             "TypeError", "labels mix strings and other values", "labels"),
+        Case(c, "label-matrix-without-columns",
+             lambda f: Corpus.from_tokens([["a"], ["b"]], labels=np.zeros((2, 0))),
+             "ValueError", "a 2-d labels array needs at least one column", "labels"),
+        Case(c, "huge-covariates",
+             lambda f: Corpus.from_tokens([["a"], ["b"]], covariates=np.array([1e200, 0.0])),
+             "ValueError", r"covariates must be at most 1e\+06 in magnitude", "covariates"),
+        Case(c, "complex-covariates",
+             lambda f: Corpus.from_tokens([["a"], ["b"]],
+                                          covariates=pd.DataFrame({"x": [1 + 1j, 2]})),
+             "TypeError", "covariates must be real numbers", "covariates"),
+        Case(c, "duplicate-covariate-columns",
+             lambda f: Corpus.from_tokens([["a"], ["b"]], covariates=pd.DataFrame(
+                 [[1, 2], [3, 4]], columns=["x", "x"])),
+             "ValueError", "covariates has the duplicate column name 'x'", "covariates"),
+        Case(c, "vocabulary-word-with-nul",
+             lambda f: Corpus.from_tokens([["ab\x00"]]), "ValueError",
+             "vocabulary word .* contains a NUL character", "vocabulary"),
+        Case(c, "vocabulary-as-a-set",
+             lambda f: Corpus.from_matrix(np.ones((1, 2), int), {"a", "b"}), "TypeError",
+             "vocabulary must be a sequence of str", "vocabulary"),
+        Case(c, "cutoffs-with-a-given-vocabulary",
+             lambda f: Corpus.from_texts(["rocket moon"], vocabulary=["rocket"], min_count=5),
+             "ValueError", "min_count and max_df build a vocabulary", "min_count"),
+    ]
+
+
+def _model_cases() -> list[Case]:
+    from topicsup import LDA, LightMedLDA, MedLDA
+    m = "models"
+    return [
+        Case(m, "beta-overflowing", lambda f: LDA(beta=1e308), "ValueError",
+             r"beta must be a finite number in \[1e-10, 1e\+06\]", "beta"),
+        Case(m, "alpha-zero", lambda f: LDA(alpha=0.0), "ValueError",
+             r"alpha must be a finite number in \[1e-10", "alpha"),
+        Case(m, "alpha-nan", lambda f: LDA(alpha=math.nan), "ValueError",
+             "alpha must be a finite number", "alpha"),
+        Case(m, "alpha-of-the-wrong-length", lambda f: LDA(K=3, alpha=(0.1, 0.2)),
+             "ValueError", "alpha has 2 values but K = 3", "alpha"),
+        Case(m, "K-as-a-string", lambda f: LDA(K="3"), "TypeError",
+             r"K must be an integer .*got '3' \(a str\)", "K"),
+        Case(m, "K-absurd", lambda f: LDA(K=10**9), "ValueError",
+             r"K must be an integer in \[2, 100000\]", "K"),
+        Case(m, "mh-steps-absurd", lambda f: LDA(sampler="alias", mh_steps=10**12),
+             "ValueError", r"mh_steps must be an integer in \[1, 1024\]", "mh_steps"),
+        Case(m, "mh-steps-as-a-string", lambda f: LDA(mh_steps="2"), "TypeError",
+             "mh_steps must be an integer", "mh_steps"),
+        Case(m, "lam-overflowing", lambda f: LightMedLDA(lam=1e308), "ValueError",
+             r"lam must be a finite number in \[1e-06, 1e\+06\]", "lam"),
+        Case(m, "nu-as-a-string", lambda f: LightMedLDA(nu="1"), "TypeError",
+             "nu must be a number", "nu"),
+        Case(m, "negative-proposal-weight", lambda f: LightMedLDA(proposal_weights=(-1, 1, 1)),
+             "ValueError", r"proposal_weights\[0\] must be a finite number", "proposal_weights"),
+        Case(m, "weight-shift-as-a-string", lambda f: MedLDA(weight_shift="yes"), "TypeError",
+             "weight_shift must be True or False", "weight_shift"),
+        Case(m, "supervised-alias", lambda f: MedLDA(sampler="alias"), "ValueError",
+             "sampler 'gibbs' or 'light'", "sampler"),
+        Case(m, "composition-a-number", lambda f: LDA(composition=3), "ValueError",
+             "composition must be one of", "composition"),
+        Case(m, "coordinate-passes-absurd", lambda f: LightMedLDA(S_gibbs=10**6),
+             "ValueError", r"S_gibbs must be an integer in \[1, 1024\]", "S_gibbs"),
+    ]
+
+
+def _session_cases() -> list[Case]:
+    from topicsup import LDA, Corpus, MedLDA, Session
+    import scipy.sparse as sp
+
+    def busy(f):
+        s = Session(LDA(K=3), f.corpus, seed=0, block_tokens=50, log_joint_every=0)
+        started = threading.Event()
+        worker = threading.Thread(target=s.run, args=(10**9,),
+                                  kwargs={"callback": lambda _: started.set()})
+        worker.start()
+        try:
+            started.wait(30)
+            s.run(1)
+        finally:
+            s.request_stop()
+            worker.join(30)
+
+    def too_big(f):
+        V = 70_000
+        wide = Corpus.from_matrix(sp.csr_matrix(np.ones((1, V), np.int64)),
+                                  [f"w{j}" for j in range(V)])
+        return Session(LDA(K=100_000), wide)
+
+    def held_out_without_covariates(f):
+        from topicsup import LightMedLDA
+        s = Session(LightMedLDA(K=3, lam=4.0), f.covariate_corpus, seed=0)
+        return s.predict([f.covariate_corpus.document(0)])
+
+    s = "session"
+    return [
+        Case(s, "model-class-not-instance", lambda f: Session(LDA, f.corpus), "TypeError",
+             "model must be a model instance such as LDA.K=20., got the class LDA", "model"),
+        Case(s, "corpus-not-a-corpus", lambda f: Session(LDA(), [["a"]]), "TypeError",
+             "corpus must be a topicsup.Corpus", "corpus"),
+        Case(s, "supervised-without-labels",
+             lambda f: Session(MedLDA(K=3), dataclasses.replace(f.corpus, labels=None)),
+             "ValueError", "needs a labelled corpus: corpus.labels is None", "labels"),
+        Case(s, "state-too-big-for-memory", too_big, "ValueError",
+             r"LDA with K = 100000 on this corpus would need .* GiB", "K"),
+        Case(s, "run-negative", lambda f: f.lda.run(-1), "ValueError",
+             "n must be an integer >= 0, got -1", "n"),
+        Case(s, "run-a-string", lambda f: f.lda.run("3"), "TypeError",
+             "n must be an integer", "n"),
+        Case(s, "second-concurrent-run", busy, "SessionBusyError",
+             "this Session is already running in thread", "run"),
+        Case(s, "predict-unsupervised", lambda f: f.lda.predict(f.corpus), "ValueError",
+             "LDA is unsupervised", "LDA"),
+        Case(s, "score-with-unknown-classes",
+             lambda f: f.light.score([f.corpus.document(0)], labels=["mystery"]),
+             "ValueError", r"labels\[0\] is 'mystery', which is not one of the classes",
+             "labels"),
+        Case(s, "fold-in-burn-a-string",
+             lambda f: f.light.decision_function(f.corpus, n_burn="a"), "TypeError",
+             "n_burn must be an integer", "n_burn"),
+        Case(s, "fold-in-no-kept-sweeps",
+             lambda f: f.light.decision_function(f.corpus, n_keep=0), "ValueError",
+             r"n_keep must be an integer in \[1, 100000\]", "n_keep"),
+        Case(s, "interval-out-of-range", lambda f: f.light.coefficients(interval=1.5),
+             "ValueError", r"interval must be a finite number in \(0, 1\)", "interval"),
+        Case(s, "unknown-metric", lambda f: f.lda.metric("loglik"), "ValueError",
+             "no metric named 'loglik'", "loglik"),
+        Case(s, "change-the-posterior", lambda f: f.lda.set_params(K=7), "ValueError",
+             r"cannot change \['K'\] during a chain", "K"),
+        Case(s, "inspect-a-missing-document", lambda f: f.lda.inspector(doc=10**6),
+             "ValueError", r"doc must be an integer in \[0, 59\]", "doc"),
+        Case(s, "held-out-without-the-covariates", held_out_without_covariates, "ValueError",
+             r"held-out documents have the covariates \[\], the model's corpus \['x0', 'x1'\]",
+             "covariates"),
+        Case(s, "save-to-a-number", lambda f: f.lda.save(3), "TypeError",
+             "path must be a file path", "path"),
+    ]
+
+
+def _checkpoint_cases() -> list[Case]:
+    def lzma_bomb(f):
+        path = f.tmp / "bomb.npz"
+        with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_LZMA) as z:
+            z.writestr("meta.npy", b"\x93NUMPY" + bytes(64 * 2**20))
+        return _load(path)
+
+    def pickled_member(f):
+        path = f.tmp / "pickled.npz"
+        np.savez(path, meta=np.array([{"format": "topicsup-session"}], dtype=object))
+        return _load(path)
+
+    def huge_header(f):
+        import io
+        buf = io.BytesIO()
+        np.lib.format.write_array_header_1_0(buf, {"descr": "<f8", "fortran_order": False,
+                                                   "shape": (10**12,)})
+        path = f.tmp / "header.npz"
+        with zipfile.ZipFile(path, "w") as z:
+            z.writestr("meta.npy", buf.getvalue() + bytes(16))
+        return _load(path)
+
+    k = "checkpoint"
+    return [
+        Case(k, "missing-file", lambda f: _load(f.tmp / "nowhere.npz"), "FileNotFoundError",
+             "does not exist", "nowhere.npz"),
+        Case(k, "a-directory", lambda f: _load(f.tmp), "ValueError", "is not a file",
+             "checkpoint"),
+        Case(k, "empty-file", lambda f: _load(f.raw_file("empty.npz", b"")), "ValueError",
+             "not a topicsup checkpoint: not a readable .npz", "empty.npz"),
+        Case(k, "text-file", lambda f: _load(f.raw_file("text.npz", b"hello")), "ValueError",
+             "not a readable .npz", "text.npz"),
+        Case(k, "truncated",
+             lambda f: _load(f.raw_file("cut.npz", f.checkpoint("lda").read_bytes()[:900])),
+             "ValueError", "not a readable .npz|cannot be read", "cut.npz"),
+        Case(k, "altered-without-checksum",
+             lambda f: _load(f.forged("lda", _set("corpus/words", lambda a: a + 100000),
+                                      recompute=False)),
+             "ValueError", "field 'checksum': the arrays do not match", "checksum"),
+        Case(k, "forged-word-ids",
+             lambda f: _load(f.forged("lda", _set("corpus/words", lambda a: a + 100000))),
+             "ValueError", r"field 'corpus': words\[0\] = \d+ is not a word id", "corpus"),
+        Case(k, "forged-doc-pointers",
+             lambda f: _load(f.forged("lda", _set("corpus/doc_ptr",
+                                                  lambda a: np.where(np.arange(len(a)) == 5,
+                                                                     10**9, a)))),
+             "ValueError", "field 'corpus': doc_ptr must not decrease", "doc_ptr"),
+        Case(k, "forged-short-vocabulary",
+             lambda f: _load(f.forged("lda", _set("corpus/vocabulary", lambda a: a[:3]))),
+             "ValueError", "field 'corpus': words.* is not a word id", "corpus"),
+        Case(k, "forged-zero-generator",
+             lambda f: _load(f.forged("lda", _set("rng", np.zeros(4, np.uint64)))),
+             "ValueError", "field 'rng': is the all-zero generator state", "rng"),
+        Case(k, "forged-float-generator",
+             lambda f: _load(f.forged("lda", _set("rng", np.zeros(4)))),
+             "ValueError", "field 'rng': has dtype float64, expected uint64", "rng"),
+        Case(k, "forged-topics-out-of-range",
+             lambda f: _load(f.forged("lda", _set("state/z", lambda a: a + 7))),
+             "ValueError", "state/z has topics outside 0..2", "state/z"),
+        Case(k, "forged-z-of-another-dtype",
+             lambda f: _load(f.forged("lda", _set("state/z", lambda a: a.astype(np.int64)))),
+             "ValueError", "field 'state/z': has dtype int64, expected int32", "state/z"),
+        Case(k, "forged-params",
+             lambda f: _load(f.forged("lda", lambda a, m: m["params"].update(K="x"))),
+             "ValueError", "field 'params': K must be an integer", "params"),
+        Case(k, "forged-unknown-model", lambda f: _load(f.forged("lda", _meta("model", "Evil"))),
+             "ValueError", "field 'params': unknown model 'Evil'", "model"),
+        Case(k, "forged-block-position", lambda f: _load(f.forged("lda", _meta("block", 99))),
+             "ValueError", r"field 'block': block must be an integer in \[0, 0\]", "block"),
+        Case(k, "forged-history", lambda f: _load(f.forged("lda", _meta("history", [
+            {"sweep": 999, "metric": "x", "value": 1.0, "proposal": None}]))),
+             "ValueError", r"field 'history\[0\]': sweep must be an integer in 1..2", "history"),
+        Case(k, "forged-info-record",
+             lambda f: _load(f.forged("lda", _set("info", np.zeros(1)))),
+             "ValueError", r"field 'info': has shape \(1,\), expected \(2,\)", "info"),
+        Case(k, "forged-augmentation",
+             lambda f: _load(f.forged("light", _set("state/b", lambda a: a * 0 + 1e308))),
+             "ValueError", r"state/b and state/w: b is not y \(lam \+ w\)", "state/b"),
+        Case(k, "forged-empty-alias-tables",
+             lambda f: _load(f.forged("alias", _set("state/wt_q", lambda a: a * 0))),
+             "ValueError", "state/wt_q and wt_mass: a table in use must hold positive",
+             "wt_q"),
+        Case(k, "forged-trace-of-the-wrong-shape",
+             lambda f: _load(f.forged("light", _set("trace/eta", lambda a: a[:, :, :1]))),
+             "ValueError", r"field 'trace/eta': has shape \(2, 1, 1\)", "trace/eta"),
+        Case(k, "forged-meta-not-json", _not_json, "ValueError",
+             "field 'meta': is not valid JSON", "meta"),
+        Case(k, "pickled-object-member", pickled_member, "ValueError",
+             "field 'meta': cannot be read .*dtype object", "meta"),
+        Case(k, "decompression-bomb", lzma_bomb, "ValueError",
+             r"field 'meta': declares 67108870 bytes from \d+ compressed", "meta"),
+        Case(k, "header-larger-than-the-member", huge_header, "ValueError",
+             r"field 'meta': cannot be read .*declares shape \(1000000000000,\)", "meta"),
+    ]
+
+
+def _not_json(f):
+    with np.load(f.checkpoint("lda"), allow_pickle=False) as z:
+        arrays = {k: z[k] for k in z.files}
+    arrays["meta"] = np.frombuffer(b"{not json", np.uint8)
+    path = f.tmp / "notjson.npz"
+    np.savez(path, **arrays)
+    return _load(path)
+
+
+def _estimator_cases() -> list[Case]:
+    from topicsup.estimators import MedLDAClassifier
+
+    def est(**kw):
+        return MedLDAClassifier(**{"n_topics": 3, "n_iter": 2, **kw})
+
+    def fitted(f):
+        return f._get("est", lambda: est().fit(f.X, f.y))
+
+    e = "estimators"
+    return [
+        Case(e, "nan-label", lambda f: est().fit(f.X, np.r_[np.nan, np.ones(59)]),
+             "ValueError", "Input y contains NaN", "y"),
+        Case(e, "continuous-target", lambda f: est().fit(f.X, np.linspace(0, 1, 60)),
+             "ValueError", "Unknown label type: continuous", "label"),
+        Case(e, "one-class", lambda f: est().fit(f.X, np.ones(60)), "ValueError",
+             "at least 2 classes .* only one class", "class"),
+        Case(e, "negative-counts", lambda f: est().fit(-f.X.toarray(), f.y), "ValueError",
+             r"Negative values in data passed to MedLDAClassifier \(input X\)", "X"),
+        Case(e, "fractional-counts", lambda f: est().fit(f.X.toarray() * 0.5, f.y),
+             "ValueError", "X must hold integer counts", "X"),
+        Case(e, "predict-before-fit", lambda f: est().predict(f.X), "NotFittedError",
+             "This MedLDAClassifier instance is not fitted yet", "MedLDAClassifier"),
+        Case(e, "predict-other-width", lambda f: fitted(f).predict(f.X[:, :5]), "ValueError",
+             "X has 5 features, but MedLDAClassifier is expecting", "X"),
+        Case(e, "n-topics-a-string", lambda f: est(n_topics="5").fit(f.X, f.y), "TypeError",
+             "n_topics must be an integer", "n_topics"),
+        Case(e, "negative-lam", lambda f: est(lam=-1.0).fit(f.X, f.y), "ValueError",
+             "lam must be a finite number", "lam"),
+        Case(e, "negative-random-state", lambda f: est(random_state=-1).fit(f.X, f.y),
+             "ValueError", "random_state must be an integer", "random_state"),
+        Case(e, "vocabulary-as-a-set", lambda f: est(vocabulary={"a", "b"}).fit(f.X, f.y),
+             "TypeError", "vocabulary must be a sequence of str", "vocabulary"),
+        Case(e, "texts-on-unnamed-columns",
+             lambda f: fitted(f).predict(["rocket orbit"]), "ValueError",
+             "fitted on a count matrix without word names", "vocabulary"),
+        Case(e, "labels-mixing-types", lambda f: est().fit(f.X, [1, "a"] * 30), "TypeError",
+             "y mix strings and other values", "y"),
+        Case(e, "zero-threads", lambda f: est(n_jobs=0).fit(f.X, f.y), "ValueError",
+             "n_jobs must be a positive number", "n_jobs"),
+        Case(e, "label-matrix-without-columns",
+             lambda f: est().fit(f.X, np.zeros((60, 0))), "ValueError",
+             "y has no columns", "y"),
+    ]
+
+
+def _loader_cases() -> list[Case]:
+    from topicsup.datasets import load_20newsgroups, make_synthetic
+
+    def archive(f):
+        return f._get("archive", lambda: f.raw_file("20news-bydate.tar.gz", b"not a tar"))
+
+    ld = "loaders"
+    return [
+        Case(ld, "unknown-subset", lambda f: load_20newsgroups("dev"), "ValueError",
+             "subset must be one of", "subset"),
+        Case(ld, "categories-a-string", lambda f: load_20newsgroups(categories="sci.med"),
+             "TypeError", "categories must be a list of newsgroup names", "categories"),
+        Case(ld, "unknown-newsgroup", lambda f: load_20newsgroups(categories=["sci.cooking"]),
+             "ValueError", "unknown newsgroup", "sci.cooking"),
+        Case(ld, "missing-archive",
+             lambda f: load_20newsgroups(path=f.tmp / "none.tar.gz", download=False),
+             "FileNotFoundError", "does not exist", "path"),
+        Case(ld, "archive-not-a-tar", lambda f: load_20newsgroups(path=archive(f)),
+             "ValueError", "is not a readable gzip tar archive", "20news-bydate.tar.gz"),
+        Case(ld, "min-count-zero", lambda f: load_20newsgroups(min_count=0), "ValueError",
+             r"min_count must be an integer >= 1", "min_count"),
+        Case(ld, "synthetic-nan-weight-scale",
+             lambda f: make_synthetic(n_docs=20, weight_scale=math.nan), "ValueError",
+             "weight_scale must be a finite number", "weight_scale"),
+        Case(ld, "synthetic-negative-seed", lambda f: make_synthetic(n_docs=20, seed=-1),
+             "ValueError", "seed must be an integer", "seed"),
+        Case(ld, "synthetic-unknown-task", lambda f: make_synthetic(task="ranking"),
+             "ValueError", "task must be one of", "task"),
+    ]
+
+
+def _widget_cases() -> list[Case]:
+    def dash(f, **kw):
+        from topicsup.widgets import Dashboard
+        return Dashboard(f.lda, **kw)
+
+    def inspector(f, **kw):
+        from topicsup.widgets import InspectorWidget
+        return InspectorWidget(f.lda, **kw)
+
+    wd = "widgets"
+    return [
+        Case(wd, "dashboard-of-a-string",
+             lambda f: __import__("topicsup.widgets").widgets.Dashboard("x"), "TypeError",
+             "session must be a topicsup Session", "session"),
+        Case(wd, "views-a-string", lambda f: dash(f, views="loglik"), "TypeError",
+             "views must be a list or tuple", "views"),
+        Case(wd, "views-repeated", lambda f: dash(f, views=["loglik", "loglik"]), "ValueError",
+             "views lists a view twice", "views"),
+        Case(wd, "sweeps-absurd", lambda f: dash(f, sweeps=10**10), "ValueError",
+             r"sweeps must be an integer in \[1, 1000000000\]", "sweeps"),
+        Case(wd, "refresh-nan", lambda f: dash(f, refresh_seconds=math.nan), "ValueError",
+             "refresh_seconds must be a finite number", "refresh_seconds"),
+        Case(wd, "run-zero-sweeps", lambda f: dash(f).run(0), "ValueError",
+             "n must be an integer in", "n"),
+        Case(wd, "inspector-no-topics", lambda f: inspector(f, max_topics=0), "ValueError",
+             r"max_topics must be an integer in \[1, 100000\]", "max_topics"),
+        Case(wd, "inspector-negative-document", lambda f: inspector(f, doc=-1), "ValueError",
+             r"doc must be an integer in \[0, 59\]", "doc"),
+        Case(wd, "inspector-step-zero", lambda f: inspector(f).step(0), "ValueError",
+             "n must be an integer >= 1", "n"),
+    ]
+
+
+def _view_cases() -> list[Case]:
+    from topicsup import views
+    from topicsup.report import write_report
+    v = "views"
+    return [
+        Case(v, "thin-to-nothing", lambda f: views.thin(f.lda.history, 0), "ValueError",
+             "max_rows must be a positive integer", "max_rows"),
+        Case(v, "heatmap-of-nan",
+             lambda f: views.coefficient_heatmap(f.light.coefficients().assign(mean=np.nan)),
+             "ValueError", "coefficients has non-finite values", "coefficients"),
+        Case(v, "conditional-chart-of-none", lambda f: views.conditional_chart(None),
+             "TypeError", "table must be a pandas DataFrame", "table"),
+        Case(v, "trace-features-a-float",
+             lambda f: views.weight_trace_chart(f.light.weights(), features=0.0), "TypeError",
+             "features must be a name, a number or a list", "features"),
+        Case(v, "report-title-none",
+             lambda f: write_report(f.lda, f.tmp / "r.html", title=None), "TypeError",
+             "title must be a str", "title"),
+    ]
+
+
+def all_cases() -> list[Case]:
+    return (_corpus_cases() + _model_cases() + _session_cases() + _checkpoint_cases()
+            + _estimator_cases() + _loader_cases() + _widget_cases() + _view_cases())
+
+
+def harness_cases() -> list[Case]:
+    """Cases that test the runner itself (not in the battery): a segmentation fault and a
+    call that returns without an error must both be reported as failures."""
+    import ctypes
+    h = "harness"
+    return [Case(h, "segfault", lambda f: ctypes.string_at(0), "ValueError", "", ""),
+            Case(h, "silent", lambda f: None, "ValueError", "", "")]
+
+
+# ---------------------------------------------------------------------- running
+def _check(case: Case, exc: BaseException | None) -> tuple[bool, str]:
+    if exc is None:
+        return False, "no exception was raised"
+    names = [k.__name__ for k in type(exc).__mro__]
+    message = str(exc)
+    if case.error not in names:
+        return False, f"raised {type(exc).__name__} ({message[:300]}), expected {case.error}"
+    if not re.search(case.match, message):
+        return False, f"message {message[:400]!r} does not match {case.match!r}"
+    if case.input not in message:
+        return False, f"message {message[:400]!r} does not name the input {case.input!r}"
+    return True, f"{type(exc).__name__}: {message[:200]}"
+
+
+def _alarm(signum: int, frame: Any) -> None:
+    raise TimeoutError(f"the case ran longer than {CASE_SECONDS} s")
+
+
+def main(argv: list[str]) -> None:
+    """Child process: run the named cases, one JSON line each."""
+    import warnings
+    warnings.simplefilter("ignore")
+    tmp = Path(argv[0])
+    wanted = set(argv[1:])
+    fixtures = Fixtures(tmp)
+    signal.signal(signal.SIGALRM, _alarm)
+    for case in all_cases() + harness_cases():
+        if case.id not in wanted:
+            continue
+        print(json.dumps({"start": case.id}), flush=True)
+        exc = None
+        t0 = time.perf_counter()
+        signal.alarm(CASE_SECONDS)
+        try:
+            case.call(fixtures)
+        except BaseException as e:   # noqa: BLE001 - the point is to see what comes out
+            exc = e
+        finally:
+            signal.alarm(0)
+        ok, detail = _check(case, exc)
+        if not ok and exc is not None:
+            detail += "\n" + "".join(traceback.format_exception(exc))[-1500:]
+        print(json.dumps({"id": case.id, "ok": ok, "detail": detail,
+                          "seconds": round(time.perf_counter() - t0, 3)}), flush=True)
+
+
+def run_isolated(ids: list[str], tmp: Path, timeout: float = 600.0) -> dict[str, dict]:
+    """Run the cases ``ids`` in child processes; a case during which the child died (a crash)
+    or stalled (a hang) is reported as such and the rest continue in a fresh child."""
+    import os
+    import subprocess
+    results: dict[str, dict] = {}
+    root = Path(__file__).resolve().parents[1]
+    todo = list(ids)
+    while todo:
+        try:
+            proc = subprocess.run([sys.executable, "-m", "tests.bad_inputs", str(tmp), *todo],
+                                  cwd=root, capture_output=True, text=True, timeout=timeout,
+                                  env={**os.environ, "PYTHONFAULTHANDLER": "1"})
+            stdout, stderr, code = proc.stdout, proc.stderr, proc.returncode
+        except subprocess.TimeoutExpired as exc:   # a hang the alarm could not interrupt
+            def text(b: Any) -> str:
+                return b.decode(errors="replace") if isinstance(b, bytes) else (b or "")
+            stdout, stderr, code = text(exc.stdout), text(exc.stderr), "killed after timeout"
+        started = None
+        for line in stdout.splitlines():
+            if not line.startswith("{"):
+                continue
+            rec = json.loads(line)
+            if "start" in rec:
+                started = rec["start"]
+            else:
+                results[rec["id"]] = rec
+                started = None
+        todo = [i for i in todo if i not in results]
+        if started is not None:   # the child ended inside this case
+            results[started] = {"id": started, "ok": False,
+                                "detail": f"the process died inside the case (exit code "
+                                          f"{code}):\n{stderr[-2000:]}"}
+            todo.remove(started)
+        elif todo:
+            for i in todo:
+                results[i] = {"id": i, "ok": False,
+                              "detail": f"the child ended before the case ran (exit code "
+                                        f"{code}):\n{stderr[-2000:]}"}
+            todo = []
+    return results
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

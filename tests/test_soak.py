@@ -1,0 +1,61 @@
+"""Soak: 1,000 sweeps of a supervised model with every view rendered and a dashboard
+refreshed every 50 sweeps, in a fresh process.
+
+Proven: memory stays flat. The resident set grows by less than 6 MB from sweep 200 to sweep
+1,000 (measured: about 3 MB), which is what the run must keep: the history (20 bytes a row,
+16 rows a sweep), the weight trace (a few floats a sweep) and the charts' data (thinned to at
+most 4,000 rows a view). A leak of anything per sweep or per refresh (a history frame, a
+chart, a session) would exceed it many times over. The chain also stays healthy: every log
+joint is finite and the training accuracy ends above chance.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+SOAK = r"""
+import gc, json, os
+import numpy as np
+from topicsup import views
+from topicsup.datasets import make_synthetic
+from topicsup.models import LightMedLDA
+from topicsup.session import Session
+from topicsup.widgets import Dashboard
+
+def rss_mb():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+data = make_synthetic(n_docs=200, n_topics=4, doc_length=40, task="multiclass", n_classes=3,
+                      seed=3)
+s = Session(LightMedLDA(K=6, lam=4.0, burn_in=100), data.corpus, seed=0)
+dash = Dashboard(s, refresh_seconds=0.0)
+memory = {}
+while s.n_sweeps < 1000:
+    s.run(50)
+    h = s.history
+    for chart in (views.loglik_chart(h), views.acceptance_chart(h), views.score_chart(h),
+                  views.throughput_chart(h), views.coefficient_heatmap(s.coefficients()),
+                  views.weight_trace_chart(s.weights())):
+        chart.to_dict()
+    dash.refresh(charts=True)
+    gc.collect()
+    memory[s.n_sweeps] = rss_mb()
+print(json.dumps({"memory": memory, "rows": len(s.history),
+                  "log_joint_finite": bool(np.isfinite(s.metric("log_joint")).all()),
+                  "accuracy": float(s.metric("train_accuracy").iloc[-1])}))
+"""
+
+
+def test_a_thousand_sweeps_with_views_keep_memory_flat():
+    out = subprocess.run([sys.executable, "-c", SOAK], capture_output=True, text=True,
+                         timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    memory = {int(k): v for k, v in got["memory"].items()}
+    growth = memory[1000] - memory[200]
+    assert growth < 6.0, f"resident memory grew {growth:.1f} MB from sweep 200 to 1000: {memory}"
+    assert got["rows"] >= 16 * 1000 and got["log_joint_finite"]
+    assert got["accuracy"] > 0.5

@@ -1,0 +1,280 @@
+"""Checkpoint files: a session's chain in one ``.npz``, written atomically, read as untrusted.
+
+A checkpoint holds no code and no pickled objects: NumPy arrays in a zip of ``.npy`` members
+(as ``np.savez_compressed`` writes them) and one JSON document, the member ``meta``. Writing
+goes to a temporary file beside the target, then replaces it, so a save that is interrupted
+never leaves a half-written checkpoint in place of a good one.
+
+Reading trusts nothing in the file. ``CheckpointReader`` checks the container before
+anything is decoded:
+
+1. the file is a readable zip whose members are ``.npy`` arrays;
+2. each member's declared size is bounded by its compressed size and by this machine's
+   memory, and each array header's shape fits the declared size, so no member can make the
+   reader allocate more than the file promises (a small file cannot expand into gigabytes);
+3. each array is a plain number or string array (no objects, no structured records);
+4. a SHA-256 checksum over every array's name, dtype, shape and bytes matches the one the
+   writer stored: a first line against damage and careless edits. A forger can recompute it,
+   so ``Session.load`` then checks every field for what it is (the corpus as any ``Corpus``,
+   the model's parameters by the model, the state arrays' dtypes, shapes and ranges, the
+   random stream, the position inside a sweep, the history) before any kernel runs.
+
+Every failure is a ``ValueError`` that names the file and the field (``CheckpointError``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import math
+import os
+import struct
+import tempfile
+import zipfile
+import zlib
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+
+from . import validation as check
+
+# A member may expand at most this much over its compressed bytes (real chain state
+# compresses 2-20x; all-zero arrays far more, hence the slack for small members).
+MAX_EXPANSION = 1000
+EXPANSION_SLACK = 16 * 2**20
+MAX_META_BYTES = 512 * 2**20
+_CONTAINER_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, struct.error,
+                     NotImplementedError, RuntimeError, ValueError, UnicodeDecodeError)
+
+
+class CheckpointError(ValueError):
+    """A checkpoint file that is damaged, altered or not a topicsup checkpoint."""
+
+    def __init__(self, path: Path, field: str | None, message: str) -> None:
+        where = f"field {field!r}: " if field else ""
+        super().__init__(f"checkpoint {str(path)!r}: {where}{message}")
+        self.path = path
+        self.field = field
+
+
+def checksum(arrays: dict[str, np.ndarray]) -> str:
+    """SHA-256 of every array's name, dtype, shape and bytes, in name order."""
+    h = hashlib.sha256()
+    for name in sorted(arrays):
+        a = np.ascontiguousarray(arrays[name])
+        h.update(name.encode() + b"\0" + a.dtype.str.encode() + b"\0"
+                 + repr(a.shape).encode() + b"\0")
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+
+def write(path: str | os.PathLike, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> Path:
+    """Write ``arrays`` and the JSON ``meta`` (with their checksum added) to ``path``,
+    atomically: a temporary file in the same directory replaces the target at the end."""
+    path = Path(check.path_like("path", path))
+    meta = {**meta, "checksum": {"algorithm": "sha256", "digest": checksum(arrays)}}
+    members = dict(arrays)
+    members["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
+    directory = path.parent if str(path.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            np.savez_compressed(f, **members)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return path
+
+
+class CheckpointReader:
+    """The arrays and metadata of a checkpoint file, each checked before it is returned.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file. A missing file is a ``FileNotFoundError``; anything that is not a readable
+        topicsup checkpoint is a ``CheckpointError`` (a ``ValueError``).
+    """
+
+    def __init__(self, path: str | os.PathLike) -> None:
+        self.path = Path(check.path_like("path", path))
+        if not self.path.exists():
+            raise FileNotFoundError(f"checkpoint {str(self.path)!r} does not exist")
+        if not self.path.is_file():
+            raise self.error(None, "is not a file")
+        try:
+            self._zip = zipfile.ZipFile(self.path)
+            infos = self._zip.infolist()
+        except _CONTAINER_ERRORS as exc:
+            raise self.error(None, f"not a topicsup checkpoint: not a readable .npz (zip) "
+                                   f"file ({type(exc).__name__}: {exc})") from None
+        self._members: dict[str, zipfile.ZipInfo] = {}
+        total = 0
+        for info in infos:
+            if not info.filename.endswith(".npy") or info.is_dir():
+                raise self.error(None, f"not a topicsup checkpoint: unexpected member "
+                                       f"{info.filename!r} (only .npy arrays)")
+            name = info.filename[:-4]
+            if info.file_size > MAX_EXPANSION * info.compress_size + EXPANSION_SLACK:
+                raise self.error(name, f"declares {info.file_size} bytes from "
+                                       f"{info.compress_size} compressed: refused as damaged "
+                                       f"or hostile")
+            total += info.file_size
+            self._members[name] = info
+        check.allocation(f"reading checkpoint {str(self.path)!r}", total)
+        if "meta" not in self._members:
+            raise self.error(None, "not a topicsup checkpoint: it has no metadata")
+        self._arrays: dict[str, np.ndarray] = {}
+
+    # ------------------------------------------------------------------ errors
+    def error(self, field: str | None, message: str) -> CheckpointError:
+        return CheckpointError(self.path, field, message)
+
+    @contextlib.contextmanager
+    def checking(self, field: str) -> Iterator[None]:
+        """Turn any ``ValueError``/``TypeError`` raised inside into a ``CheckpointError``
+        naming ``field`` (what a constructor or a model's own check found wrong)."""
+        try:
+            yield
+        except CheckpointError:
+            raise
+        except (ValueError, TypeError, KeyError, IndexError, OverflowError) as exc:
+            raise self.error(field, str(exc)) from None
+
+    def close(self) -> None:
+        self._zip.close()
+
+    def __enter__(self) -> "CheckpointReader":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ arrays
+    def names(self, prefix: str = "") -> list[str]:
+        """Names of the arrays whose name starts with ``prefix``."""
+        return sorted(n for n in self._members if n.startswith(prefix))
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._members
+
+    def _read(self, name: str) -> np.ndarray:
+        if name in self._arrays:
+            return self._arrays[name]
+        info = self._members.get(name)
+        if info is None:
+            raise self.error(name, "is missing")
+        try:
+            with self._zip.open(info) as f:
+                version = np.lib.format.read_magic(f)
+                if version == (1, 0):
+                    shape, fortran, dtype = np.lib.format.read_array_header_1_0(f)
+                elif version == (2, 0):
+                    shape, fortran, dtype = np.lib.format.read_array_header_2_0(f)
+                else:
+                    raise ValueError(f"unsupported .npy format version {version}")
+                if dtype.hasobject or dtype.names is not None or dtype.kind not in "biufcU":
+                    raise ValueError(f"holds dtype {dtype}; a checkpoint holds only plain "
+                                     f"number and string arrays")
+                count = math.prod(shape)
+                n_bytes = count * dtype.itemsize
+                if n_bytes > info.file_size:
+                    raise ValueError(f"its header declares shape {shape} ({n_bytes} bytes), "
+                                     f"more than the member's {info.file_size} bytes")
+                data = f.read(n_bytes)
+                if len(data) != n_bytes:
+                    raise ValueError(f"is truncated: {len(data)} of {n_bytes} bytes")
+        except CheckpointError:
+            raise
+        except _CONTAINER_ERRORS as exc:
+            raise self.error(name, f"cannot be read ({type(exc).__name__}: {exc})") from None
+        a = np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran else "C")
+        a = np.array(a, dtype=dtype.newbyteorder("="), order="C")
+        self._arrays[name] = a
+        return a
+
+    def array(self, name: str, *, kinds: str = "biufU", dtype: Any = None,
+              shape: tuple[int, ...] | None = None, ndim: int | None = None) -> np.ndarray:
+        """The array ``name``, checked: its dtype kind in ``kinds`` (or exactly ``dtype``),
+        its shape or number of dimensions as given. Returned as a fresh writable copy."""
+        a = self._read(name)
+        if dtype is not None and a.dtype != np.dtype(dtype):
+            raise self.error(name, f"has dtype {a.dtype}, expected {np.dtype(dtype)}")
+        if a.dtype.kind not in kinds:
+            raise self.error(name, f"has dtype {a.dtype}, expected one of the kinds {kinds!r}")
+        if shape is not None and a.shape != tuple(shape):
+            raise self.error(name, f"has shape {a.shape}, expected {tuple(shape)}")
+        if ndim is not None and a.ndim != ndim:
+            raise self.error(name, f"has {a.ndim} dimensions, expected {ndim}")
+        return a.copy()
+
+    def all_arrays(self) -> dict[str, np.ndarray]:
+        """Every array but the metadata (for the checksum)."""
+        return {n: self._read(n) for n in self._members if n != "meta"}
+
+    # ------------------------------------------------------------------ metadata
+    def meta(self) -> dict[str, Any]:
+        """The JSON metadata, parsed: a dict (its fields are checked by the caller)."""
+        raw = self.array("meta", dtype=np.uint8, ndim=1)
+        if raw.size > MAX_META_BYTES:
+            raise self.error("meta", f"is {raw.size} bytes, more than {MAX_META_BYTES}")
+        try:
+            meta = json.loads(raw.tobytes().decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+            raise self.error("meta", f"is not valid JSON ({exc})") from None
+        if not isinstance(meta, dict):
+            raise self.error("meta", f"must be a JSON object, got {type(meta).__name__}")
+        return meta
+
+    def verify_checksum(self, meta: dict[str, Any]) -> None:
+        """Compare the arrays with the checksum the writer stored (files written before
+        checksums existed have none and rely on the field checks alone)."""
+        stored = meta.get("checksum")
+        if stored is None:
+            return
+        if not isinstance(stored, dict) or stored.get("algorithm") != "sha256" \
+                or not isinstance(stored.get("digest"), str):
+            raise self.error("checksum", f"must be {{'algorithm': 'sha256', 'digest': ...}}, "
+                                         f"got {stored!r:.80}")
+        if checksum(self.all_arrays()) != stored["digest"]:
+            raise self.error("checksum", "the arrays do not match the checksum written with "
+                                         "them: the file was altered or damaged")
+
+    # typed getters for metadata fields: the value, or a CheckpointError naming the field
+    def meta_int(self, meta: dict, name: str, low: int | None = None,
+                 high: int | None = None, default: Any = None) -> int:
+        value = meta.get(name, default)
+        if value is None:
+            raise self.error(name, "is missing")
+        with self.checking(name):
+            return check.integer(name, value, low=low, high=high)
+
+    def meta_number(self, meta: dict, name: str, low: float | None = None,
+                    default: Any = None) -> float:
+        value = meta.get(name, default)
+        if value is None:
+            raise self.error(name, "is missing")
+        with self.checking(name):
+            return check.number(name, value, low=low)
+
+    def meta_str(self, meta: dict, name: str) -> str:
+        value = meta.get(name)
+        if not isinstance(value, str):
+            raise self.error(name, f"must be a str, got {type(value).__name__}")
+        return value
+
+    def meta_dict(self, meta: dict, name: str, default: Any = None) -> dict:
+        value = meta.get(name, default)
+        if not isinstance(value, dict):
+            raise self.error(name, f"must be a JSON object, got {type(value).__name__}")
+        return value
+
+    def meta_list(self, meta: dict, name: str, default: Any = None) -> list:
+        value = meta.get(name, default)
+        if not isinstance(value, list):
+            raise self.error(name, f"must be a JSON list, got {type(value).__name__}")
+        return value

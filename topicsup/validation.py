@@ -1,0 +1,125 @@
+"""Checks of public arguments: one rule per kind of value, in one place.
+
+Every public entry point (``Corpus``, the models, ``Session``, the estimators, the loaders and
+the widgets) checks its arguments with these functions, once, before anything reaches a
+kernel: the kernels never validate, so a value that got past here could crash the process.
+
+Each error names the argument, what was expected (with the range that works) and what came:
+a ``TypeError`` for a value of the wrong kind (a str where a number belongs, a bool where a
+count belongs), a ``ValueError`` for a value of the right kind out of range.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from typing import Any, Iterable
+
+import numpy as np
+
+# the largest value an int32 count, index or number of sweeps may take
+INT32_MAX = 2**31 - 1
+
+
+def _shown(value: Any) -> str:
+    """The value as an error message shows it: its repr, and its type when that says more."""
+    text = repr(value)
+    if len(text) > 80:
+        text = text[:77] + "..."
+    if isinstance(value, (str, bytes, bool, np.bool_)) or not isinstance(
+            value, (int, float, np.integer, np.floating)):
+        return f"{text} (a {type(value).__name__})"
+    return text
+
+
+def _bounds(low: Any, high: Any) -> str:
+    if low is not None and high is not None:
+        return f" in [{low:g}, {high:g}]" if isinstance(low, float) or isinstance(high, float) \
+            else f" in [{low}, {high}]"
+    if low is not None:
+        return f" >= {low}"
+    if high is not None:
+        return f" <= {high}"
+    return ""
+
+
+def integer(name: str, value: Any, *, low: int | None = None,
+            high: int | None = None) -> int:
+    """``value`` as a Python int in [low, high]; bools and integral floats are refused.
+
+    Raises
+    ------
+    TypeError
+        ``value`` is not an integer (``int`` or a numpy integer).
+    ValueError
+        It is outside [low, high].
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer{_bounds(low, high)}, got {_shown(value)}")
+    v = int(value)
+    if (low is not None and v < low) or (high is not None and v > high):
+        raise ValueError(f"{name} must be an integer{_bounds(low, high)}, got {v}")
+    return v
+
+
+def number(name: str, value: Any, *, low: float | None = None, high: float | None = None,
+           low_open: bool = False, high_open: bool = False, why: str = "") -> float:
+    """``value`` as a finite Python float in the interval given by ``low``/``high`` (closed
+    unless ``low_open``/``high_open``); ``why`` is appended to a range error, to say what goes
+    wrong outside it."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(
+            value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a number, got {_shown(value)}")
+    v = float(value)
+    bad = not math.isfinite(v)
+    if low is not None:
+        bad |= v <= low if low_open else v < low
+    if high is not None:
+        bad |= v >= high if high_open else v > high
+    if bad:
+        left = "(" if low_open else "["
+        right = ")" if high_open else "]"
+        lo = "-inf" if low is None else f"{low:g}"
+        hi = "inf" if high is None else f"{high:g}"
+        raise ValueError(f"{name} must be a finite number in {left}{lo}, {hi}{right}, got "
+                         f"{value!r}{'; ' + why if why else ''}")
+    return v
+
+
+def choice(name: str, value: Any, choices: Iterable[str]) -> str:
+    """``value`` if it is one of the strings ``choices``."""
+    options = tuple(choices)
+    if not isinstance(value, str) or value not in options:
+        raise ValueError(f"{name} must be one of {list(options)}, got {_shown(value)}")
+    return value
+
+
+def flag(name: str, value: Any) -> bool:
+    """``value`` as a bool; only True and False (and numpy bools) are accepted."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {_shown(value)}")
+    return bool(value)
+
+
+def path_like(name: str, value: Any) -> os.PathLike | str:
+    """A file system path: a str or an ``os.PathLike``."""
+    if not isinstance(value, (str, os.PathLike)):
+        raise TypeError(f"{name} must be a file path (str or pathlib.Path), got {_shown(value)}")
+    return value
+
+
+def physical_memory() -> int:
+    """Bytes of physical memory on this machine (a large number where it cannot be read)."""
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        return 2**50
+
+
+def allocation(what: str, n_bytes: float, hint: str = "") -> None:
+    """Refuse to allocate more than this machine's physical memory: a ``ValueError`` saying
+    what needs how much, instead of swapping for hours or a ``MemoryError`` deep inside."""
+    limit = physical_memory()
+    if n_bytes > limit:
+        raise ValueError(f"{what} would need {n_bytes / 2**30:.1f} GiB, more than this machine's "
+                         f"{limit / 2**30:.1f} GiB of memory{'; ' + hint if hint else ''}")
