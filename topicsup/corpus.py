@@ -87,6 +87,14 @@ def _frozen(a: np.ndarray) -> np.ndarray:
     return a
 
 
+def _all_str(values: Iterable[Any], what: str) -> None:
+    """Refuse any value that is not a str, naming the first, its position and its type."""
+    for j, v in enumerate(values):
+        if not isinstance(v, str):
+            raise TypeError(f"{what} must hold str; {what}[{j}] is {v!r} of type "
+                            f"{type(v).__name__}")
+
+
 def stop_word_set(stop_words: Any) -> frozenset[str]:
     """The stop words a tokenizer drops: ``"english"`` (``ENGLISH_STOP_WORDS``), ``None``
     (none) or an iterable of str. Any other str is refused rather than taken as a set of
@@ -104,10 +112,7 @@ def stop_word_set(stop_words: Any) -> frozenset[str]:
         raise TypeError(f"stop_words must be 'english', None or an iterable of str, got "
                         f"{type(stop_words).__name__}")
     stops = frozenset(stop_words)
-    bad = [w for w in stops if not isinstance(w, str)]
-    if bad:
-        raise TypeError(f"stop_words must hold str; got {bad[0]!r} of type "
-                        f"{type(bad[0]).__name__}")
+    _all_str(stops, "stop_words")
     return stops
 
 
@@ -145,10 +150,7 @@ def _class_names(classes: Any, what: str = "classes") -> tuple[str, ...]:
         raise TypeError(f"{what} must be a sequence of class names, got "
                         f"{type(classes).__name__}")
     names = tuple(classes)
-    bad = [c for c in names if not isinstance(c, str)]
-    if bad:
-        raise TypeError(f"{what} must be str class names; got {bad[0]!r} of type "
-                        f"{type(bad[0]).__name__}")
+    _all_str(names, what)
     for c in names:
         _check_text("class name", c)
     if len(set(names)) != len(names):
@@ -498,10 +500,7 @@ def _check_vocabulary(vocabulary: Any) -> tuple[str, ...]:
             vocabulary, (Sequence, np.ndarray, pd.Index, pd.Series)):
         raise TypeError(f"vocabulary must be a sequence of str, got {type(vocabulary).__name__}")
     vocab = tuple(vocabulary)
-    bad = [i for i, w in enumerate(vocab) if not isinstance(w, str)]
-    if bad:
-        raise TypeError(f"vocabulary entries must be str; vocabulary[{bad[0]}] is "
-                        f"{type(vocab[bad[0]]).__name__}")
+    _all_str(vocab, "vocabulary")
     if len(vocab) == 0:
         raise ValueError("vocabulary is empty")
     for w in vocab:

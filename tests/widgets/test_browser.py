@@ -172,11 +172,13 @@ def test_quickstart_dashboard_runs_live_in_jupyterlab(lab, chromium):
             assert box and box["width"] > 300 and box["height"] > 150
             assert dash.locator(".vega-embed svg path").count() > 10, "charts have no marks"
             assert "acceptance doc" in page.locator(".topicsup-status").first.inner_text()
+            rules = ("() => document.querySelectorAll('.topicsup-dashboard .vega-embed "
+                     ".mark-rule line').length")
+            before = page.evaluate(rules)    # the notebook's own change, one rule per chart
             steps = dash.locator(".widget-inline-hbox:has(label:text-is('MH steps')) input")
             steps.fill("4")                                  # a live change, while it runs
             steps.press("Enter")
-            page.wait_for_function("() => document.querySelectorAll('.topicsup-dashboard "
-                                   ".vega-embed .mark-rule line').length >= 3",
+            page.wait_for_function(f"() => ({rules})() >= {before} + 3",
                                    timeout=30_000)      # a rule on each chart against sweeps
             assert "nan" not in page.locator(".topicsup-status").first.inner_text().lower()
             _check_controls_visible(page)
