@@ -205,7 +205,7 @@ def _corpus_cases() -> list[Case]:
              "labels must be a sequence .* got a set", "labels"),
         Case(c, "labels-mixing-strings-and-numbers",
              lambda f: Corpus.from_tokens([["a"], ["b"], ["c"]], labels=[1, "1", 2]),
-             "TypeError", "labels mix strings and other values", "labels"),
+             "TypeError", "labels mix numbers and strings", "labels"),
         Case(c, "label-matrix-without-columns",
              lambda f: Corpus.from_tokens([["a"], ["b"]], labels=np.zeros((2, 0))),
              "ValueError", "a 2-d labels array needs at least one column", "labels"),
@@ -226,6 +226,30 @@ def _corpus_cases() -> list[Case]:
         Case(c, "vocabulary-as-a-set",
              lambda f: Corpus.from_matrix(np.ones((1, 2), int), {"a", "b"}), "TypeError",
              "vocabulary must be a sequence of str", "vocabulary"),
+        Case(c, "labels-a-zero-dimensional-array",
+             lambda f: Corpus.from_tokens([["a"]], labels=np.array(5)), "TypeError",
+             "labels must be a sequence with one label per document", "labels"),
+        Case(c, "labels-that-are-dicts",
+             lambda f: Corpus.from_tokens([["a"], ["b"]], labels=[{"a": 1}, {"b": 2}]),
+             "TypeError", r"labels\[0\] is a dict; a label is a class name or number",
+             "labels"),
+        Case(c, "labels-mixing-bools-and-numbers",
+             lambda f: Corpus.from_tokens([["a"], ["b"], ["c"]], labels=[True, 1, 2]),
+             "TypeError", "labels mix bools and numbers", "labels"),
+        Case(c, "ragged-covariates",
+             lambda f: Corpus.from_tokens([["a"], ["b"]], covariates=[[1, 2], [3]]),
+             "ValueError", "covariates must be a 2-d array with rows of equal length",
+             "covariates"),
+        Case(c, "stop-words-of-lists",
+             lambda f: Corpus.from_texts(["the cat"], stop_words=[["the"]]), "TypeError",
+             r"stop_words must hold str; stop_words\[0\] is \['the'\]", "stop_words"),
+        Case(c, "dataframe-with-mixed-column-names",
+             lambda f: Corpus.from_matrix(pd.DataFrame([[5, 0, 0]], columns=["c", 1, "a"]),
+                                          ["a", "b", "c"]),
+             "ValueError", "column names differ from vocabulary", "vocabulary"),
+        Case(c, "texts-with-a-none",
+             lambda f: f.corpus.map(["orbit rocket", None]), "TypeError",
+             r"docs\[1\] is a NoneType while docs\[0\] is a str", "docs"),
         Case(c, "cutoffs-with-a-given-vocabulary",
              lambda f: Corpus.from_texts(["rocket moon"], vocabulary=["rocket"], min_count=5),
              "ValueError", "min_count and max_df build a vocabulary", "min_count"),
@@ -262,8 +286,12 @@ def _model_cases() -> list[Case]:
              "weight_shift must be True or False", "weight_shift"),
         Case(m, "supervised-alias", lambda f: MedLDA(sampler="alias"), "ValueError",
              "sampler 'gibbs' or 'light'", "sampler"),
-        Case(m, "composition-a-number", lambda f: LDA(composition=3), "ValueError",
-             "composition must be one of", "composition"),
+        Case(m, "composition-a-number", lambda f: LDA(composition=3), "TypeError",
+             r"composition must be one of \['cycle', 'mixture'\], got 3$",
+             "composition"),
+        Case(m, "a-setting-the-sampler-ignores", lambda f: MedLDA(mh_steps=500), "ValueError",
+             r"mh_steps=500 \(sampler='gibbs' does not use it\): would be ignored",
+             "mh_steps"),
         Case(m, "coordinate-passes-absurd", lambda f: LightMedLDA(S_gibbs=10**6),
              "ValueError", r"S_gibbs must be an integer in \[1, 1024\]", "S_gibbs"),
     ]
@@ -308,6 +336,14 @@ def _session_cases() -> list[Case]:
              "ValueError", "needs a labelled corpus: corpus.labels is None", "labels"),
         Case(s, "state-too-big-for-memory", too_big, "ValueError",
              r"LDA with K = 100000 on this corpus would need .* GiB", "K"),
+        Case(s, "seed-beyond-64-bits", lambda f: Session(LDA(K=3), f.corpus, seed=2**64),
+             "ValueError", r"seed must be an integer in \[0, 2\*\*64\)", "seed"),
+        Case(s, "one-class-present",
+             lambda f: Session(MedLDA(K=3), dataclasses.replace(
+                 f.corpus, labels=dataclasses.replace(
+                     f.corpus.labels, values=np.zeros(60, np.int32)))),
+             "ValueError", "needs documents of at least 2 classes to classify; every document "
+                           "of the corpus's labels is 'negative'", "labels"),
         Case(s, "run-negative", lambda f: f.lda.run(-1), "ValueError",
              "n must be an integer >= 0, got -1", "n"),
         Case(s, "run-a-string", lambda f: f.lda.run("3"), "TypeError",
@@ -364,8 +400,87 @@ def _checkpoint_cases() -> list[Case]:
             z.writestr("meta.npy", buf.getvalue() + bytes(16))
         return _load(path)
 
+    def unknown_member(f):
+        path = f.tmp / "extra.npz"
+        with zipfile.ZipFile(f.checkpoint("lda")) as good, \
+                zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as out:
+            for info in good.infolist():
+                out.writestr(info, good.read(info))
+            out.writestr("junk.npy", b"\x93NUMPY" + bytes(64 * 2**20))   # 64 MB of zeros
+        return _load(path)
+
+    def many_objects(f):
+        def mutate(arrays, meta):
+            meta["preprocessing"] = {"pad": [{}] * 1_200_000}
+        return _load(f.forged("lda", mutate))
+
+    def deep_preprocessing(f):
+        def mutate(arrays, meta):
+            deep: dict = {}
+            for _ in range(900):
+                deep = {"x": deep}
+            meta["preprocessing"] = deep
+        return _load(f.forged("lda", mutate))
+
+    def negative_shape(f):
+        import io
+        buf = io.BytesIO()
+        np.lib.format.write_array_header_1_0(buf, {"descr": "<f8", "fortran_order": False,
+                                                   "shape": (-1, -1)})
+        def mutate(arrays, meta):
+            pass
+        path = f.forged("lda", mutate)
+        out = f.tmp / "negative.npz"
+        with zipfile.ZipFile(path) as good, zipfile.ZipFile(out, "w") as dst:
+            for info in good.infolist():
+                data = buf.getvalue() + bytes(16) if info.filename == "info.npy" \
+                    else good.read(info)
+                dst.writestr(info.filename, data)
+        return _load(out)
+
+    def huge_int(f):
+        with np.load(f.checkpoint("lda"), allow_pickle=False) as z:
+            arrays = {k: z[k] for k in z.files}
+        text = arrays["meta"].tobytes().replace(b'"seed": 0', b'"seed": 1' + b"0" * 5000)
+        arrays["meta"] = np.frombuffer(text, np.uint8)
+        path = f.tmp / "bigint.npz"
+        np.savez(path, **arrays)
+        return _load(path)
+
+    def huge_state(f):
+        def mutate(arrays, meta):
+            V = 70_000
+            meta["params"]["K"] = 100_000
+            arrays["corpus/vocabulary"] = np.array([f"w{j}" for j in range(V)])
+        return _load(f.forged("lda", mutate))
+
     k = "checkpoint"
     return [
+        Case(k, "unknown-member-of-zeros", unknown_member, "ValueError",
+             "field 'junk': is not a member of a topicsup checkpoint", "junk"),
+        Case(k, "metadata-of-a-million-objects", many_objects, "ValueError",
+             r"field 'meta': holds \d+ JSON objects and lists, more than 1000000", "meta"),
+        Case(k, "preprocessing-nested-deep", deep_preprocessing, "ValueError",
+             "field 'corpus': preprocessing.* is nested more than 32 levels deep",
+             "preprocessing"),
+        Case(k, "negative-array-shape", negative_shape, "ValueError",
+             r"field 'info': cannot be read .*declares the shape \(-1, -1\)", "info"),
+        Case(k, "history-value-infinite",
+             lambda f: _load(f.forged("lda", _set("history/value",
+                                                  lambda a: np.where(np.arange(a.size) == 0,
+                                                                     np.inf, a)))),
+             "ValueError", "field 'history': values must be finite", "history"),
+        Case(k, "history-code-out-of-range",
+             lambda f: _load(f.forged("lda", _set("history/metric", lambda a: a + 10**6))),
+             "ValueError", "field 'history': a row's metric or proposal code names no",
+             "history"),
+        Case(k, "checksum-deleted",
+             lambda f: _load(f.forged("lda", lambda a, m: m.pop("checksum"), recompute=False)),
+             "ValueError", "field 'checksum': must be", "checksum"),
+        Case(k, "huge-int-in-metadata", huge_int, "ValueError",
+             "field 'meta': is not valid JSON", "meta"),
+        Case(k, "state-beyond-memory", huge_state, "ValueError",
+             r"field 'params': LDA with K = 100000 on this corpus would need", "K"),
         Case(k, "missing-file", lambda f: _load(f.tmp / "nowhere.npz"), "FileNotFoundError",
              "does not exist", "nowhere.npz"),
         Case(k, "a-directory", lambda f: _load(f.tmp), "ValueError", "is not a file",
@@ -411,9 +526,9 @@ def _checkpoint_cases() -> list[Case]:
              "ValueError", "field 'params': unknown model 'Evil'", "model"),
         Case(k, "forged-block-position", lambda f: _load(f.forged("lda", _meta("block", 99))),
              "ValueError", r"field 'block': block must be an integer in \[0, 0\]", "block"),
-        Case(k, "forged-history", lambda f: _load(f.forged("lda", _meta("history", [
-            {"sweep": 999, "metric": "x", "value": 1.0, "proposal": None}]))),
-             "ValueError", r"field 'history\[0\]': sweep must be an integer in 1..2", "history"),
+        Case(k, "forged-history-sweep",
+             lambda f: _load(f.forged("lda", _set("history/sweep", lambda a: a + 997))),
+             "ValueError", r"field 'history': sweeps must be in 1..2", "history"),
         Case(k, "forged-info-record",
              lambda f: _load(f.forged("lda", _set("info", np.zeros(1)))),
              "ValueError", r"field 'info': has shape \(1,\), expected \(2,\)", "info"),
@@ -484,9 +599,18 @@ def _estimator_cases() -> list[Case]:
              lambda f: fitted(f).predict(["rocket orbit"]), "ValueError",
              "fitted on a count matrix without word names", "vocabulary"),
         Case(e, "labels-mixing-types", lambda f: est().fit(f.X, [1, "a"] * 30), "TypeError",
-             "y mix strings and other values", "y"),
+             "y mix numbers and strings", "y"),
         Case(e, "zero-threads", lambda f: est(n_jobs=0).fit(f.X, f.y), "ValueError",
              "n_jobs must be a positive number", "n_jobs"),
+        Case(e, "ragged-label-lists", lambda f: est().fit(f.X, [[0, 1], [1]] * 30),
+             "ValueError", "rows have different lengths", "y"),
+        Case(e, "multilabel-score-of-the-wrong-length",
+             lambda f: est().fit(f.X, [{"a"}, {"b"}] * 30).score(f.X[:50], [{"a"}] * 60),
+             "ValueError", "y must give one set of labels for each of the 50 documents", "y"),
+        Case(e, "texts-with-a-none",
+             lambda f: est(vocabulary=list(f.corpus.vocabulary)).fit(f.X, f.y).predict(
+                 ["orbit", None]),
+             "TypeError", r"docs\[1\] is a NoneType", "docs"),
         Case(e, "label-matrix-without-columns",
              lambda f: est().fit(f.X, np.zeros((60, 0))), "ValueError",
              "y has no columns", "y"),
@@ -514,6 +638,10 @@ def _loader_cases() -> list[Case]:
              "ValueError", "is not a readable gzip tar archive", "20news-bydate.tar.gz"),
         Case(ld, "min-count-zero", lambda f: load_20newsgroups(min_count=0), "ValueError",
              r"min_count must be an integer >= 1", "min_count"),
+        Case(ld, "cache-dir-a-number", lambda f: load_20newsgroups(cache_dir=5), "TypeError",
+             "cache_dir must be a file path", "cache_dir"),
+        Case(ld, "return-frame-a-string", lambda f: load_20newsgroups(return_frame="no"),
+             "TypeError", "return_frame must be True or False", "return_frame"),
         Case(ld, "synthetic-nan-weight-scale",
              lambda f: make_synthetic(n_docs=20, weight_scale=math.nan), "ValueError",
              "weight_scale must be a finite number", "weight_scale"),
@@ -552,6 +680,9 @@ def _widget_cases() -> list[Case]:
              r"max_topics must be an integer in \[1, 100000\]", "max_topics"),
         Case(wd, "inspector-negative-document", lambda f: inspector(f, doc=-1), "ValueError",
              r"doc must be an integer in \[0, 59\]", "doc"),
+        Case(wd, "inspector-generator-too-short",
+             lambda f: setattr(f.lda.inspector(), "rng", np.ones(1, np.uint64)), "TypeError",
+             r"rng must be a xoshiro state: a uint64 array of shape \(4,\)", "rng"),
         Case(wd, "inspector-step-zero", lambda f: inspector(f).step(0), "ValueError",
              "n must be an integer >= 1", "n"),
     ]
@@ -563,7 +694,7 @@ def _view_cases() -> list[Case]:
     v = "views"
     return [
         Case(v, "thin-to-nothing", lambda f: views.thin(f.lda.history, 0), "ValueError",
-             "max_rows must be a positive integer", "max_rows"),
+             "max_rows must be an integer >= 1, got 0", "max_rows"),
         Case(v, "heatmap-of-nan",
              lambda f: views.coefficient_heatmap(f.light.coefficients().assign(mean=np.nan)),
              "ValueError", "coefficients has non-finite values", "coefficients"),
@@ -572,6 +703,13 @@ def _view_cases() -> list[Case]:
         Case(v, "trace-features-a-float",
              lambda f: views.weight_trace_chart(f.light.weights(), features=0.0), "TypeError",
              "features must be a name, a number or a list", "features"),
+        Case(v, "thin-by-a-missing-column", lambda f: views.thin(f.lda.history, by="nope"),
+             "ValueError", "by must be a column of the frame, got 'nope'", "by"),
+        Case(v, "heatmap-of-too-many-tasks", lambda f: views.coefficient_heatmap(
+            __import__("pandas").DataFrame({"task": range(5000), "feature": "t",
+                                            "mean": 1.0, "lower": 0.0, "upper": 2.0})),
+             "ValueError", "coefficients has 5000 tasks, more than a heatmap can draw",
+             "tasks"),
         Case(v, "report-title-none",
              lambda f: write_report(f.lda, f.tmp / "r.html", title=None), "TypeError",
              "title must be a str", "title"),

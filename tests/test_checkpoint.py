@@ -1,8 +1,8 @@
 """Checkpoint files (``topicsup.checkpoint``): atomic writes, old formats, and fuzzing.
 
-Proven: an interrupted save leaves the previous file intact and no temporary file behind;
-a checkpoint of the first format (no checksum, no settings changes) still loads and continues
-its chain; and no mutation of a checkpoint, random bytes flipped or any array or metadata
+Proven: an interrupted save leaves the previous file intact and no temporary file behind,
+and a new file gets the mode open() would give it; checkpoints written by the first format's
+code still load and continue their chain exactly; and no mutation of a checkpoint, random bytes flipped or any array or metadata
 field replaced by an odd value (with the checksum recomputed, as a forger would), crashes the
 process or loads a chain that then misbehaves: the file is refused with a ``ValueError``
 naming it, or it loads and samples with finite numbers.
@@ -11,16 +11,23 @@ naming it, or it loads and samples with finite numbers.
 from __future__ import annotations
 
 import json
+import os
+import stat
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from topicsup.checkpoint import checksum
 from topicsup.datasets import make_synthetic
 from topicsup.models import LDA, LightMedLDA
 from topicsup.session import Session
+
+
+FIXTURES_DIR = Path(__file__).resolve().parent / "fixtures"
 
 
 @pytest.fixture(scope="module")
@@ -45,26 +52,30 @@ def test_an_interrupted_save_keeps_the_previous_file(corpus, tmp_path, monkeypat
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ck.npz"]
     monkeypatch.undo()
     assert Session.load(path).n_sweeps == 1
+    umask = os.umask(0)
+    os.umask(umask)
+    assert stat.S_IMODE(s.save(tmp_path / "new.npz").stat().st_mode) == 0o666 & ~umask
 
 
-def test_first_format_checkpoints_still_load(corpus, tmp_path):
-    """Format 1 had no checksum and no settings changes: such a file loads, fully checked,
-    and continues its chain exactly."""
-    s = Session(LightMedLDA(K=3, lam=4.0), corpus, seed=0)
-    s.run(2)
-    with np.load(s.save(tmp_path / "new.npz"), allow_pickle=False) as z:
-        arrays = {k: z[k] for k in z.files}
-    meta = json.loads(arrays.pop("meta").tobytes())
-    for key in ("checksum", "settings_changes"):
-        del meta[key]
-    meta["format_version"] = 1
-    np.savez_compressed(tmp_path / "old.npz", meta=np.frombuffer(json.dumps(meta).encode(),
-                                                                 np.uint8), **arrays)
-    old = Session.load(tmp_path / "old.npz")
+@pytest.mark.parametrize("name", ["format1_lightmedlda.npz", "format1_alias.npz"])
+def test_first_format_checkpoints_still_load(name, tmp_path):
+    """Files written by the first format's code (no checksum, no settings changes, the
+    history as JSON; tests/fixtures/make_format1_checkpoints.py) load, fully checked, keep
+    their history, continue their chain exactly as a fresh session's, and save as format 2."""
+    from .fixtures.make_format1_checkpoints import FIXTURES
+    model, settings, sweeps = FIXTURES[name]
+    old = Session.load(FIXTURES_DIR / name)
+    assert old.n_sweeps == sweeps and old.settings_changes.empty
+    assert sorted(set(old.history["sweep"])) == list(range(1, sweeps + 1))
+    fresh = Session(model, make_synthetic(**settings).corpus, seed=5, block_tokens=100)
+    fresh.run(sweeps + 2)
     old.run(2)
-    s.run(2)
-    assert np.array_equal(old.state["z"], s.state["z"]) and np.array_equal(old.rng, s.rng)
-    assert old.settings_changes.empty
+    assert np.array_equal(old.state["z"], fresh.state["z"]) and np.array_equal(old.rng, fresh.rng)
+    h_old, h_new = (x.history.query("metric not in ['seconds', 'tokens_per_second']")
+                    .reset_index(drop=True) for x in (old, fresh))
+    pd.testing.assert_frame_equal(h_old, h_new)
+    again = Session.load(old.save(tmp_path / "new.npz"))
+    assert again.n_sweeps == sweeps + 2 and np.array_equal(again.rng, old.rng)
 
 
 def test_the_checksum_covers_names_dtypes_shapes_and_bytes():
@@ -95,7 +106,8 @@ for name, model in {"lda": LDA(K=3), "alias": LDA(K=3, sampler="alias"),
                     "light": LightMedLDA(K=3, lam=4.0)}.items():
     s = Session(model, corpus, seed=0, block_tokens=100)
     s.run(2)
-    s.set_params(mh_steps=3)
+    if model.sampler != "gibbs":   # a settings change for the file to carry
+        s.set_params(mh_steps=3)
     s.run(1)
     good[name] = s.save(tmp / f"{name}.npz")
 contents = {k: dict(np.load(p, allow_pickle=False)) for k, p in good.items()}
@@ -142,7 +154,17 @@ def fuzz(kind, data):
             del arrays[key]
         elif how == "meta":
             field = data.draw(st.sampled_from(sorted(meta)))
-            meta[field] = data.draw(st.sampled_from(JSON_ODD))
+            inner = meta[field]
+            if isinstance(inner, dict) and inner and data.draw(st.booleans()):
+                inner[data.draw(st.sampled_from(sorted(inner)))] = data.draw(
+                    st.sampled_from(JSON_ODD))                      # a nested value
+            elif isinstance(inner, list) and inner and data.draw(st.booleans()):
+                item = inner[data.draw(st.integers(0, len(inner) - 1))]
+                if isinstance(item, dict):
+                    item[data.draw(st.sampled_from(sorted(item)))] = data.draw(
+                        st.sampled_from(JSON_ODD))
+            else:
+                meta[field] = data.draw(st.sampled_from(JSON_ODD))
         if data.draw(st.booleans()):      # a forger recomputes the checksum
             meta["checksum"] = {"algorithm": "sha256", "digest": checksum(arrays)}
         np.savez(path, meta=np.frombuffer(json.dumps(meta).encode(), np.uint8), **arrays)

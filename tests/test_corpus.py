@@ -179,7 +179,9 @@ def test_bad_matrix(X, err, msg):
 def test_map_held_out_texts_onto_training_vocabulary():
     with pytest.warns(UserWarning):
         train = Corpus.from_texts(TEXTS, labels=["sci", "sport", "sci", "sport"])
-    test = train.map(["orbit of the zeppelin", "nothing known here"], labels=["sport", "sci"])
+    with pytest.warns(UserWarning, match="2 of the 3 tokens"):   # zeppelin, known
+        test = train.map(["orbit of the zeppelin", "nothing known here"],
+                         labels=["sport", "sci"])
     assert test.vocabulary == train.vocabulary
     assert test.n_docs == 2 and test.doc_lengths.tolist() == [1, 0]   # empty kept, aligned
     assert test.n_unknown_tokens == 2       # zeppelin, known ("nothing", "here" are stop words)
@@ -227,12 +229,16 @@ def test_a_corpus_is_checked_however_it_is_built_and_stays_valid():
 def test_texts_mapped_onto_a_matrix_corpus_keep_every_vocabulary_word():
     """A corpus from a count matrix records no tokenizer: held-out texts are split into
     lowercase word runs with nothing dropped, so short and stop-list words of its
-    vocabulary are found; a batch with no known word at all warns."""
+    vocabulary are found; a batch where most tokens are unknown warns; a vocabulary with
+    capitals keeps case."""
     c = Corpus.from_matrix(sp.csr_matrix([[1, 2, 0], [0, 1, 3]]), ["an", "is", "x11"])
     m = c.map(["An is X11 unknown"])
     assert m.document(0) == ["an", "is", "x11"] and m.n_unknown_tokens == 1
-    with pytest.warns(UserWarning, match="none of the 2 tokens"):
+    with pytest.warns(UserWarning, match="2 of the 2 tokens of the mapped documents are not in "
+                                         "the vocabulary"):
         c.map(["nothing known"])
+    cased = Corpus.from_tokens([["NASA", "Rocket", "moon"]])
+    assert cased.map(["NASA Rocket moon nasa"]).document(0) == ["NASA", "Rocket", "moon"]
 
 
 def test_held_out_corpora_carry_their_covariates():
@@ -255,3 +261,10 @@ def test_metadata_is_plain_json():
     assert c.preprocessing == {"seed": 3, "x": [1, 2]} and type(c.preprocessing["seed"]) is int
     with pytest.raises(TypeError, match=r"preprocessing\['f'\] must hold plain values"):
         Corpus.from_tokens([["a"]], _preprocessing={"f": object()})
+
+
+def test_a_given_vocabulary_the_tokenizer_cannot_reach_warns():
+    with pytest.warns(UserWarning, match=r"2 of the 3 vocabulary words can never be produced "
+                                         r"by the tokenizer .* e.g. \['NASA', 'mp3'\]"):
+        c = Corpus.from_texts(["NASA mp3 rocket"], vocabulary=["NASA", "mp3", "rocket"])
+    assert c.n_tokens == 1

@@ -234,3 +234,80 @@ def test_texts_in_a_pandas_series():
     assert not hasattr(est, "n_features_in_")
     pred = est.predict(texts.iloc[:10])
     assert pred.shape == (10,) and set(pred) <= set(y)
+
+
+def test_a_failed_fit_leaves_the_estimator_unfitted():
+    """A re-fit that fails does not leave the old model answering with the new labels."""
+    from sklearn.exceptions import NotFittedError
+    X, _, y = _data("binary", 100)
+    est = MedLDAClassifier(3, lam=4.0, n_iter=4).fit(X, y)
+    bad = X.toarray()
+    bad[0, 0] = -1
+    with pytest.raises(ValueError, match="Negative values"):
+        est.fit(bad, np.where(y == y[0], "ham", "spam"))
+    with pytest.raises(NotFittedError):
+        est.predict(X)
+    assert not hasattr(est, "classes_") and not hasattr(est, "n_features_in_")
+
+
+def test_documents_in_any_iterable_and_empty_first_documents():
+    """A generator of texts is read once, in full (no document skipped); token lists whose
+    first document is empty are still documents; a None among texts is named."""
+    c = make_synthetic(n_docs=80, task="binary", seed=2).corpus
+    texts = [" ".join(c.document(d)) for d in range(c.n_docs)]
+    y = c.labels.names()
+    est = MedLDAClassifier(3, lam=4.0, n_iter=4)
+    a = est.fit((t for t in texts), y).decision_function(texts)
+    b = MedLDAClassifier(3, lam=4.0, n_iter=4).fit(texts, y).decision_function(texts)
+    assert np.array_equal(a, b)
+    tokens = [[]] + [c.document(d) for d in range(1, c.n_docs)]
+    assert MedLDAClassifier(3, lam=4.0, n_iter=2).fit(tokens, y).corpus_.doc_lengths[0] == 0
+    with pytest.raises(TypeError, match=r"docs\[79\] is a NoneType while docs\[0\] is a str"):
+        est.predict(texts[:79] + [None])
+
+
+def test_a_labelled_corpus_trains_without_y_and_keeps_its_class_names():
+    c = make_synthetic(n_docs=90, task="multilabel", n_classes=3, seed=2).corpus
+    est = MedLDAClassifier(3, lam=4.0, n_iter=4).fit(c)
+    assert list(est.classes_) == list(c.labels.classes)
+    assert est.sessions_[0].model.task_names(est.sessions_[0].corpus) == list(c.labels.classes)
+    assert est.predict(c).shape == (90, 3)
+
+
+def test_multilabel_set_scores_check_their_labels():
+    X, _, Y = _data("multilabel", 90)
+    sets = [{f"l{j}" for j in np.flatnonzero(row)} for row in Y]
+    est = MedLDAClassifier(3, lam=4.0, n_iter=4).fit(X, sets)
+    with pytest.raises(ValueError, match="one set of labels for each of the 50 documents"):
+        est.score(X[:50], sets)
+    with pytest.raises(TypeError, match=r"y\[0\] is a str"):
+        est.score(X[:2], ["l0", "l1"])
+    with pytest.raises(ValueError, match=r"y\[0\] has the label 'zz'"):
+        est.score(X[:1], [{"zz"}])
+
+
+def test_ctrl_c_stops_a_fit_in_its_worker_threads():
+    """SIGINT while fit waits on its training threads stops every session after its current
+    block (not after the whole fit) and leaves the estimator unfitted."""
+    import subprocess
+    import sys
+    code = """
+import os, signal, threading, time
+from topicsup.datasets import make_synthetic
+from topicsup.estimators import MedLDAClassifier
+c = make_synthetic(n_docs=600, n_topics=6, doc_length=80, task="multiclass", n_classes=3,
+                   seed=1).corpus
+est = MedLDAClassifier(6, lam=4.0, n_iter=100000, strategy="ovr", n_jobs=2)
+threading.Timer(3.0, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+t0 = time.monotonic()
+try:
+    est.fit(c.to_matrix(), c.labels.names())
+except KeyboardInterrupt:
+    print("stopped after", round(time.monotonic() - t0, 1), "s;",
+          "fitted" if hasattr(est, "sessions_") else "unfitted")
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    words = out.stdout.split()
+    assert words[0] == "stopped" and float(words[2]) < 30 and words[-1] == "unfitted", out.stdout

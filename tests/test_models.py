@@ -175,6 +175,13 @@ def test_unsupervised_lda_is_unchanged_by_the_frame():
     (dict(proposal_weights=(1, 0)), ValueError, "proposal_weights must be"),
     (dict(proposal_weights=(0, 0, 0)), ValueError, "proposal_weights must be"),
     (dict(supervised_factor="gaussian"), ValueError, "supervised_factor must be one of"),
+    (dict(mh_steps=5), ValueError, r"mh_steps=5 \(sampler='gibbs' does not use it\): would "
+                                   r"be ignored"),
+    (dict(weight_shift=True), ValueError, r"weight_shift=True \(weight_sampler='cholesky' "
+                                          r"does not use it\)"),
+    (dict(S_gibbs=3, composition="mixture"), ValueError,
+     r"S_gibbs=3 \(weight_sampler='cholesky' does not use it\); composition='mixture' "
+     r"\(sampler='gibbs' does not use it\): would be ignored"),
 ])
 def test_bad_supervised_parameters(kw, err, msg):
     with pytest.raises(err, match=msg):
@@ -362,3 +369,18 @@ def test_checkpoints_from_before_the_marginal_factor_keep_the_augmented_one():
     assert m.supervised_factor == "augmented" and m.composition == "mixture"
     assert model_from_params("LightMedLDA", LightMedLDA(K=5).get_params()).supervised_factor \
         == "marginal"
+
+
+def test_a_precision_that_is_not_positive_definite_is_named(monkeypatch):
+    """If the Cholesky draw of the weights fails (a precision not positive definite in
+    floating point), the error says which settings to change, not numpy's LinAlgError."""
+    tr, _ = _split("binary")
+    s = Session(MedLDA(K=3, lam=4.0), tr, seed=0)
+
+    def fails(*args):
+        raise np.linalg.LinAlgError("Matrix is not positive definite")
+    monkeypatch.setattr("topicsup.models.sample_weights", fails)
+    with pytest.raises(ValueError, match=r"precision is not positive definite .*nu = 1 against "
+                                         r"lam = 4.*larger nu"):
+        s.run(1)
+    assert s.n_sweeps == 0 and not s.running

@@ -2,7 +2,8 @@
 
 Proven, for every topic sampler (Gibbs, AliasLDA, light with exact or stale word
 proposals) and every supervised preset on every label kind, with empty documents among the
-others and with parameters anywhere in their documented ranges (the bounds included):
+others, on tiny corpora (up to 6 documents of 8 tokens, K = 2 to 5, 1 to 3 MH steps) with
+alpha, beta, lam and nu at typical values and at the ends of their documented ranges:
 
 * no crash and no non-finite number: every history value is finite (acceptance rates in
   [0, 1] or NaN for a kind that made no proposal), and so are the weights and the scores;
@@ -11,6 +12,10 @@ others and with parameters anywhere in their documented ranges (the bounds inclu
 * the same seed gives the same chain, and a checkpoint taken after the first sweep, loaded
   and continued, gives the uninterrupted chain bit for bit;
 * a corpus built from a count matrix gives the matrix back, and labels their names.
+
+And at scale (``test_the_range_bounds_at_scale``): 300 documents of about 60 tokens, K = 50,
+every sampler and preset with alpha and beta, and lam and nu, at each combination of their
+bounds, sample three sweeps with finite numbers and consistent counts.
 
 CI runs a fixed set of examples (300 problems); ``HYPOTHESIS_PROFILE=explore
 TOPICSUP_PROPERTY_EXAMPLES=5000`` draws fresh ones, as many as asked (``tests/conftest.py``).
@@ -66,7 +71,8 @@ def problems(draw):
     common = dict(K=draw(st.integers(2, 5)), alpha=draw(dirichlet), beta=draw(dirichlet))
     if not supervised:
         sampler = draw(st.sampled_from(sorted(SAMPLERS)))
-        model = LDA(mh_steps=draw(st.integers(1, 3)), **common, **SAMPLERS[sampler])
+        mh = {} if sampler == "gibbs" else {"mh_steps": draw(st.integers(1, 3))}
+        model = LDA(**mh, **common, **SAMPLERS[sampler])
         corpus = Corpus.from_tokens(docs, vocabulary=WORDS, empty="keep")
     else:
         if len(docs) < 3:
@@ -78,10 +84,11 @@ def problems(draw):
         preset = draw(st.sampled_from(["MedLDA", "LightMedLDA", "as_published"]))
         build = {"MedLDA": MedLDA, "LightMedLDA": LightMedLDA,
                  "as_published": LightMedLDA.as_published}[preset]
+        light = {} if preset == "MedLDA" else {"weight_shift": draw(st.booleans()),
+                                               "mh_steps": draw(st.integers(1, 3))}
         model = build(lam=draw(st.sampled_from([LAM_RANGE[0], 4.0, 102.4, LAM_RANGE[1]])),
                       nu=draw(st.sampled_from([NU_RANGE[0], 1.0, NU_RANGE[1]])),
-                      weight_shift=draw(st.booleans()), mh_steps=draw(st.integers(1, 3)),
-                      **common)
+                      **light, **common)
     return corpus, model, draw(st.integers(0, 2**32))
 
 
@@ -104,10 +111,11 @@ def _check_counts(s: Session) -> None:
 
 def _check_finite(s: Session) -> None:
     h = s.history
-    rates = h[h["metric"] == "acceptance_rate"]["value"]
-    assert rates.dropna().between(0, 1).all()
+    for metric in ("acceptance_rate", "mean_acceptance_probability"):
+        assert h[h["metric"] == metric]["value"].dropna().between(0, 1).all(), metric
+    assert not np.isinf(h["value"]).any()   # NaN only where a kind made no proposal, or
     other = h[~h["metric"].isin(["acceptance_rate", "mean_acceptance_probability",
-                                 "tokens_per_second"])]
+                                 "tokens_per_second"])]   # a sweep too short to time
     assert np.isfinite(other["value"]).all(), other[~np.isfinite(other["value"])]
     if "eta" in s.state:
         for k in ("eta", "scores", "b", "w"):
@@ -153,3 +161,44 @@ def test_labels_round_trip_to_their_names(names):
     c = Corpus.from_tokens([["a"]] * len(names), labels=names)
     assert list(c.labels.names()) == names
     assert c.labels.kind == ("binary" if len(set(names)) == 2 else "multiclass")
+
+
+@settings(max_examples=examples(200))
+@given(st.lists(st.integers(0, 4), min_size=1, max_size=40), st.integers(1, 45))
+def test_top_words_are_a_stable_sort_prefix(counts, n):
+    """Session.topics' top words (O(V) per topic) are exactly the first n of a stable sort
+    of the counts, descending, ties by word id."""
+    from topicsup.session import _top_rows
+    c = np.array(counts, dtype=np.int32)
+    assert np.array_equal(_top_rows(c, n), np.argsort(-c, kind="stable")[:n])
+
+
+LOW_HIGH = [(a, b) for a in DIRICHLET_RANGE for b in DIRICHLET_RANGE]
+
+
+@pytest.fixture(scope="module")
+def scale_corpus():
+    from topicsup.datasets import make_synthetic
+    return make_synthetic(n_docs=300, n_topics=6, doc_length=60, task="multiclass",
+                          n_classes=3, seed=9).corpus
+
+
+@pytest.mark.parametrize("ab", LOW_HIGH, ids=[f"alpha{a:g}-beta{b:g}" for a, b in LOW_HIGH])
+@pytest.mark.parametrize("make", [
+    lambda a, b, lam, nu: LDA(K=50, alpha=a, beta=b),
+    lambda a, b, lam, nu: LDA(K=50, alpha=a, beta=b, sampler="alias"),
+    lambda a, b, lam, nu: LDA(K=50, alpha=a, beta=b, sampler="light", word_proposal="stale",
+                              composition="mixture"),
+    lambda a, b, lam, nu: MedLDA(K=50, alpha=a, beta=b, lam=lam, nu=nu),
+    lambda a, b, lam, nu: LightMedLDA(K=50, alpha=a, beta=b, lam=lam, nu=nu,
+                                      weight_shift=True),
+    lambda a, b, lam, nu: LightMedLDA.as_published(K=50, alpha=a, beta=b, lam=lam, nu=nu)],
+    ids=["gibbs", "alias", "light-stale", "MedLDA", "LightMedLDA", "as_published"])
+def test_the_range_bounds_at_scale(scale_corpus, make, ab):
+    for lam, nu in [(LAM_RANGE[0], NU_RANGE[1]), (LAM_RANGE[1], NU_RANGE[0])]:
+        s = Session(make(*ab, lam, nu), scale_corpus, seed=1)
+        s.run(3)
+        _check_counts(s)
+        _check_finite(s)
+        if "eta" not in s.state:
+            break

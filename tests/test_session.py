@@ -7,7 +7,9 @@ import subprocess
 import sys
 import threading
 import json
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -499,19 +501,58 @@ print("SAME", total)
     assert out.returncode == 0 and out.stdout.startswith("SAME"), out.stderr[-2000:]
 
 
-def test_an_exception_at_the_end_of_a_sweep_does_not_count_it(corpus):
-    """If the end-of-sweep work raises, the sweep is not counted and no rows are written;
-    the next run retries the end of that sweep (the counters move last)."""
-    s = _session(corpus)
-    s.run(1)
-    original = s.model.log_joint
-    object.__setattr__(s.model, "log_joint", lambda *a: 1 / 0)
+def test_ctrl_c_in_a_callback_interrupts_the_callback_at_once():
+    """While the user's callback runs, SIGINT is Python's own: a slow callback is
+    interrupted at once, not after it returns, and the run ends with the session between
+    sweeps."""
+    code = """
+import os, signal, threading, time
+from topicsup.datasets import make_synthetic
+from topicsup.models import LDA
+from topicsup.session import Session
+c = make_synthetic(n_docs=50, n_topics=3, doc_length=20, seed=1).corpus
+s = Session(LDA(K=3), c, seed=0)
+threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+t0 = time.monotonic()
+try:
+    s.run(100, callback=lambda sess: time.sleep(30))
+except KeyboardInterrupt:
+    pass
+assert not s.running and not s.in_sweep and s.n_sweeps == 1
+assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+print(round(time.monotonic() - t0, 1))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert float(out.stdout.strip()) < 5
+
+
+def test_an_error_after_the_end_of_sweep_draws_commits_the_sweep_once():
+    """Once end_sweep has drawn the weights and the augmentation, the sweep counts: if the
+    log joint then raises, the sweep is committed without its log-joint rows and the error
+    propagates; the next run goes on without drawing that sweep's end again, so the chain
+    (assignments, generator, weights, kept samples) is the uninterrupted one and its
+    checkpoint loads."""
+    from topicsup.models import LightMedLDA
+    data = make_synthetic(n_docs=80, n_topics=3, doc_length=25, seed=2)
+    model = LightMedLDA(K=3, lam=4.0)
+    a = Session(model, data.corpus, seed=1)
+    a.run(4)
+    b = Session(model, data.corpus, seed=1)
+    b.run(1)
+    original = b.model.log_joint
+    object.__setattr__(b.model, "log_joint", lambda *args: 1 / 0)
     with pytest.raises(ZeroDivisionError):
-        s.run(1)
-    assert s.n_sweeps == 1 and s.history["sweep"].max() == 1 and not s.running
-    object.__setattr__(s.model, "log_joint", original)
-    assert s.run(1) == 1 and s.n_sweeps == 2
-    assert sorted(set(s.history["sweep"])) == [1, 2]
+        b.run(1)
+    object.__setattr__(b.model, "log_joint", original)
+    assert b.n_sweeps == 2 and not b.running and not b.in_sweep
+    assert not ((b.history["sweep"] == 2) & (b.history["metric"] == "log_joint")).any()
+    b.run(2)
+    for k in ("z", "eta", "eta_sum", "eta_kept"):
+        assert np.array_equal(a.state[k], b.state[k]), k
+    assert np.array_equal(a.rng, b.rng)
+    assert Session.load(b.save(Path(tempfile.mkdtemp()) / "b.npz")).n_sweeps == 4
 
 
 def test_settings_changes_are_recorded_saved_and_marked(corpus, tmp_path):

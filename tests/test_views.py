@@ -194,7 +194,7 @@ def test_coefficient_heatmap_bad_input(binary):
         coefficient_heatmap(coef, value="median")
     with pytest.raises(ValueError, match=r"missing column\(s\) \['upper'\]"):
         coefficient_heatmap(coef.drop(columns="upper"))
-    with pytest.raises(ValueError, match="top must be a positive integer"):
+    with pytest.raises(ValueError, match=r"top must be an integer >= 1, got 0"):
         coefficient_heatmap(coef, top=0)
     with pytest.raises(ValueError, match="several rows for one"):
         coefficient_heatmap(pd.concat([coef, coef]))

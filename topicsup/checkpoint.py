@@ -8,11 +8,14 @@ never leaves a half-written checkpoint in place of a good one.
 Reading trusts nothing in the file. ``CheckpointReader`` checks the container before
 anything is decoded:
 
-1. the file is a readable zip whose members are ``.npy`` arrays;
-2. each member's declared size is bounded by its compressed size and by this machine's
-   memory, and each array header's shape fits the declared size, so no member can make the
-   reader allocate more than the file promises (a small file cannot expand into gigabytes);
-3. each array is a plain number or string array (no objects, no structured records);
+1. the file is a readable zip whose members are ``.npy`` arrays, and only the members the
+   format defines (``Session.load`` names them from the metadata before reading any array);
+2. each member's declared size is bounded by its compressed size (1000x), all of them
+   together by the file's size (200x, plus 64 MiB) and by the memory available, and each
+   array header's shape fits its member's declared size, so no member can make the reader
+   allocate more than the file promises: a small file cannot expand into gigabytes;
+3. each array is a plain number or string array (no objects, no structured records, no
+   zero-width items); the JSON metadata is at most 64 MiB with at most a million objects;
 4. a SHA-256 checksum over every array's name, dtype, shape and bytes matches the one the
    writer stored: a first line against damage and careless edits. A forger can recompute it,
    so ``Session.load`` then checks every field for what it is (the corpus as any ``Corpus``,
@@ -44,7 +47,10 @@ from . import validation as check
 # compresses 2-20x; all-zero arrays far more, hence the slack for small members).
 MAX_EXPANSION = 1000
 EXPANSION_SLACK = 16 * 2**20
-MAX_META_BYTES = 512 * 2**20
+MAX_FILE_EXPANSION = 200      # all members together, over the whole file's bytes
+FILE_SLACK = 64 * 2**20
+MAX_META_BYTES = 64 * 2**20
+MAX_META_OBJECTS = 1_000_000  # JSON objects and lists (format 1 kept the history there)
 _CONTAINER_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, struct.error,
                      NotImplementedError, RuntimeError, ValueError, UnicodeDecodeError)
 
@@ -66,7 +72,7 @@ def checksum(arrays: dict[str, np.ndarray]) -> str:
         a = np.ascontiguousarray(arrays[name])
         h.update(name.encode() + b"\0" + a.dtype.str.encode() + b"\0"
                  + repr(a.shape).encode() + b"\0")
-        h.update(a.tobytes())
+        h.update(memoryview(a.reshape(-1).view(np.uint8)))   # the bytes, without a copy
     return h.hexdigest()
 
 
@@ -74,6 +80,8 @@ def write(path: str | os.PathLike, arrays: dict[str, np.ndarray], meta: dict[str
     """Write ``arrays`` and the JSON ``meta`` (with their checksum added) to ``path``,
     atomically: a temporary file in the same directory replaces the target at the end."""
     path = Path(check.path_like("path", path))
+    if path.is_symlink():      # write through a link, as open() would, not over it
+        path = path.resolve()
     meta = {**meta, "checksum": {"algorithm": "sha256", "digest": checksum(arrays)}}
     members = dict(arrays)
     members["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
@@ -82,6 +90,9 @@ def write(path: str | os.PathLike, arrays: dict[str, np.ndarray], meta: dict[str
     try:
         with os.fdopen(fd, "wb") as f:
             np.savez_compressed(f, **members)
+        umask = os.umask(0)    # the mode open() would give a new file (mkstemp's is 0600)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -108,13 +119,22 @@ class CheckpointReader:
             raise self.error(None, "is not a file")
         try:
             self._zip = zipfile.ZipFile(self.path)
-            infos = self._zip.infolist()
+        except PermissionError:
+            raise
         except _CONTAINER_ERRORS as exc:
             raise self.error(None, f"not a topicsup checkpoint: not a readable .npz (zip) "
                                    f"file ({type(exc).__name__}: {exc})") from None
+        try:
+            self._index()
+        except BaseException:
+            self._zip.close()
+            raise
+        self._arrays: dict[str, np.ndarray] = {}
+
+    def _index(self) -> None:
         self._members: dict[str, zipfile.ZipInfo] = {}
         total = 0
-        for info in infos:
+        for info in self._zip.infolist():
             if not info.filename.endswith(".npy") or info.is_dir():
                 raise self.error(None, f"not a topicsup checkpoint: unexpected member "
                                        f"{info.filename!r} (only .npy arrays)")
@@ -125,25 +145,41 @@ class CheckpointReader:
                                        f"or hostile")
             total += info.file_size
             self._members[name] = info
-        check.allocation(f"reading checkpoint {str(self.path)!r}", total)
+        size = self.path.stat().st_size
+        if total > MAX_FILE_EXPANSION * size + FILE_SLACK:
+            raise self.error(None, f"its members declare {total} bytes from a file of {size}: "
+                                   f"refused as damaged or hostile")
+        with self.checking(None):
+            check.allocation(f"reading checkpoint {str(self.path)!r}", 2.0 * total)
         if "meta" not in self._members:
             raise self.error(None, "not a topicsup checkpoint: it has no metadata")
-        self._arrays: dict[str, np.ndarray] = {}
+
+    def require_members(self, allowed: Any) -> None:
+        """Refuse the file if it holds a member ``allowed(name)`` rejects, before any array
+        is read (an unknown member would be decompressed for nothing)."""
+        unknown = sorted(n for n in self._members if not allowed(n))
+        if unknown:
+            raise self.error(unknown[0], f"is not a member of a topicsup checkpoint of this "
+                                         f"model ({len(unknown)} unknown member(s))")
 
     # ------------------------------------------------------------------ errors
     def error(self, field: str | None, message: str) -> CheckpointError:
         return CheckpointError(self.path, field, message)
 
     @contextlib.contextmanager
-    def checking(self, field: str) -> Iterator[None]:
-        """Turn any ``ValueError``/``TypeError`` raised inside into a ``CheckpointError``
-        naming ``field`` (what a constructor or a model's own check found wrong)."""
+    def checking(self, field: str | None) -> Iterator[None]:
+        """Turn an error raised inside (what a constructor or a model's own check found
+        wrong, or a value too large or too deep to read) into a ``CheckpointError`` naming
+        ``field``."""
         try:
             yield
         except CheckpointError:
             raise
-        except (ValueError, TypeError, KeyError, IndexError, OverflowError) as exc:
-            raise self.error(field, str(exc)) from None
+        except (ValueError, TypeError, KeyError, IndexError, OverflowError,
+                RecursionError) as exc:
+            raise self.error(field, str(exc) or type(exc).__name__) from None
+        except MemoryError:
+            raise self.error(field, "needs more memory than is available") from None
 
     def close(self) -> None:
         self._zip.close()
@@ -177,9 +213,12 @@ class CheckpointReader:
                     shape, fortran, dtype = np.lib.format.read_array_header_2_0(f)
                 else:
                     raise ValueError(f"unsupported .npy format version {version}")
-                if dtype.hasobject or dtype.names is not None or dtype.kind not in "biufcU":
+                if dtype.hasobject or dtype.names is not None or dtype.kind not in "biufcU" \
+                        or dtype.itemsize == 0:
                     raise ValueError(f"holds dtype {dtype}; a checkpoint holds only plain "
                                      f"number and string arrays")
+                if any(n < 0 for n in shape):
+                    raise ValueError(f"its header declares the shape {shape}")
                 count = math.prod(shape)
                 n_bytes = count * dtype.itemsize
                 if n_bytes > info.file_size:
@@ -188,12 +227,12 @@ class CheckpointReader:
                 data = f.read(n_bytes)
                 if len(data) != n_bytes:
                     raise ValueError(f"is truncated: {len(data)} of {n_bytes} bytes")
+            a = np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran else "C")
+            a = np.array(a, dtype=dtype.newbyteorder("="), order="C")
         except CheckpointError:
             raise
         except _CONTAINER_ERRORS as exc:
             raise self.error(name, f"cannot be read ({type(exc).__name__}: {exc})") from None
-        a = np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran else "C")
-        a = np.array(a, dtype=dtype.newbyteorder("="), order="C")
         self._arrays[name] = a
         return a
 
@@ -219,22 +258,27 @@ class CheckpointReader:
     # ------------------------------------------------------------------ metadata
     def meta(self) -> dict[str, Any]:
         """The JSON metadata, parsed: a dict (its fields are checked by the caller)."""
-        raw = self.array("meta", dtype=np.uint8, ndim=1)
-        if raw.size > MAX_META_BYTES:
-            raise self.error("meta", f"is {raw.size} bytes, more than {MAX_META_BYTES}")
+        info = self._members["meta"]
+        if info.file_size > MAX_META_BYTES + 128:
+            raise self.error("meta", f"is {info.file_size} bytes, more than {MAX_META_BYTES}")
+        raw = self.array("meta", dtype=np.uint8, ndim=1).tobytes()
+        objects = raw.count(b"{") + raw.count(b"[")
+        if objects > MAX_META_OBJECTS:
+            raise self.error("meta", f"holds {objects} JSON objects and lists, more than "
+                                     f"{MAX_META_OBJECTS}")
         try:
-            meta = json.loads(raw.tobytes().decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+            meta = json.loads(raw.decode("utf-8"))
+        except (ValueError, RecursionError) as exc:   # JSONDecodeError, UnicodeDecodeError
             raise self.error("meta", f"is not valid JSON ({exc})") from None
         if not isinstance(meta, dict):
             raise self.error("meta", f"must be a JSON object, got {type(meta).__name__}")
         return meta
 
-    def verify_checksum(self, meta: dict[str, Any]) -> None:
-        """Compare the arrays with the checksum the writer stored (files written before
-        checksums existed have none and rely on the field checks alone)."""
+    def verify_checksum(self, meta: dict[str, Any], required: bool = True) -> None:
+        """Compare the arrays with the checksum the writer stored (files of the first format,
+        written before checksums existed, have none and rely on the field checks alone)."""
         stored = meta.get("checksum")
-        if stored is None:
+        if stored is None and not required:
             return
         if not isinstance(stored, dict) or stored.get("algorithm") != "sha256" \
                 or not isinstance(stored.get("digest"), str):

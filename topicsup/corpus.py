@@ -59,9 +59,12 @@ def _check_text(what: str, value: str) -> str:
     return value
 
 
-def _json_plain(value: Any, where: str) -> Any:
+def _json_plain(value: Any, where: str, depth: int = 0) -> Any:
     """``value`` with numpy scalars and tuples made plain JSON values (checkpoints store
-    them as JSON); anything else is refused, naming where it was found."""
+    them as JSON); anything else, or nesting deeper than 32 levels, is refused, naming where
+    it was found."""
+    if depth > 32:
+        raise ValueError(f"{where} is nested more than 32 levels deep")
     if isinstance(value, (str, bool)) or value is None:
         return value
     if isinstance(value, (int, float)):
@@ -69,13 +72,13 @@ def _json_plain(value: Any, where: str) -> Any:
     if isinstance(value, np.generic) and value.dtype.kind in "biuf":
         return value.item()
     if isinstance(value, (list, tuple)):
-        return [_json_plain(v, f"{where}[{j}]") for j, v in enumerate(value)]
+        return [_json_plain(v, f"{where}[{j}]", depth + 1) for j, v in enumerate(value)]
     if isinstance(value, dict):
         out = {}
         for k, v in value.items():
             if not isinstance(k, str):
                 raise TypeError(f"{where} keys must be str, got {k!r}")
-            out[k] = _json_plain(v, f"{where}[{k!r}]")
+            out[k] = _json_plain(v, f"{where}[{k!r}]", depth + 1)
         return out
     raise TypeError(f"{where} must hold plain values (str, numbers, lists, dicts), got "
                     f"{type(value).__name__}")
@@ -85,6 +88,18 @@ def _frozen(a: np.ndarray) -> np.ndarray:
     """A read-only array: what a Corpus holds can no longer be changed behind its checks."""
     a.flags.writeable = False
     return a
+
+
+def are_texts(docs: list) -> bool:
+    """Whether documents are given as texts (every one a str) rather than token lists; a
+    mix is refused, naming the first document of the other kind."""
+    texts = [isinstance(t, str) for t in docs]
+    if any(texts) and not all(texts):
+        bad = texts.index(False) if texts[0] else texts.index(True)
+        raise TypeError(f"docs[{bad}] is a {type(docs[bad]).__name__} while docs[0] is a "
+                        f"{type(docs[0]).__name__}: give every document as a str, or every "
+                        f"one as a list of tokens")
+    return bool(docs) and all(texts)
 
 
 def _all_str(values: Iterable[Any], what: str) -> None:
@@ -111,9 +126,9 @@ def stop_word_set(stop_words: Any) -> frozenset[str]:
     if isinstance(stop_words, (bytes, Mapping)) or not isinstance(stop_words, Iterable):
         raise TypeError(f"stop_words must be 'english', None or an iterable of str, got "
                         f"{type(stop_words).__name__}")
-    stops = frozenset(stop_words)
-    _all_str(stops, "stop_words")
-    return stops
+    words = list(stop_words)
+    _all_str(words, "stop_words")
+    return frozenset(words)
 
 
 def tokenize(text: str, min_length: int = 3,
@@ -153,8 +168,8 @@ def _class_names(classes: Any, what: str = "classes") -> tuple[str, ...]:
     _all_str(names, what)
     for c in names:
         _check_text("class name", c)
-    if len(set(names)) != len(names):
-        dup = next(c for c, n in Counter(names).items() if n > 1)
+    dup = check.first_duplicate(names)
+    if dup is not None:
         raise ValueError(f"{what} has the duplicate class name {dup!r}")
     return names
 
@@ -270,19 +285,32 @@ def _missing(x: Any) -> bool:
         return False
 
 
+def _label_type(x: Any) -> str:
+    if isinstance(x, (bool, np.bool_)):
+        return "bool"
+    if isinstance(x, (str, bytes, np.str_)):
+        return "string"
+    return "number"
+
+
 def _check_label_types(seq: list, where: str = "labels") -> None:
-    """Refuse missing labels and a mix of strings and numbers, which would share class names
-    ("1" and 1) and so merge two classes without a word."""
+    """Refuse missing labels, labels that are not names or numbers, and a mix of strings,
+    numbers and bools, which would share class names ("1" and 1, True and 1) and so merge two
+    classes without a word."""
     for i, x in enumerate(seq):
+        if isinstance(x, (Mapping, Set, list, tuple, np.ndarray)):
+            raise TypeError(f"{where}[{i}] is a {type(x).__name__}; a label is a class name or "
+                            f"number (multi-label: give every document a set of them)")
         if _missing(x):
             shown = "NaN" if isinstance(x, (float, np.floating)) else repr(x)
             raise ValueError(f"{where}[{i}] is missing ({shown}); every document needs a label")
-    strings = [i for i, x in enumerate(seq) if isinstance(x, (str, bytes, np.str_))]
-    if strings and len(strings) != len(seq):
-        other = next(i for i, x in enumerate(seq) if not isinstance(x, (str, bytes, np.str_)))
-        raise TypeError(f"{where} mix strings and other values ({where}[{strings[0]}] is "
-                        f"{seq[strings[0]]!r}, {where}[{other}] is {seq[other]!r}); give every "
-                        f"label the same type")
+    kinds = [_label_type(x) for x in seq]
+    if len(set(kinds)) > 1:
+        a = kinds.index(kinds[0])
+        b = next(i for i, k in enumerate(kinds) if k != kinds[0])
+        raise TypeError(f"{where} mix {kinds[0]}s and {kinds[b]}s ({where}[{a}] is "
+                        f"{seq[a]!r}, {where}[{b}] is {seq[b]!r}); give every label the same "
+                        f"type")
 
 
 def make_labels(labels: Any, n_docs: int, kind: LabelKind | None = None,
@@ -316,7 +344,8 @@ def make_labels(labels: Any, n_docs: int, kind: LabelKind | None = None,
         raise TypeError(f"labels must be a sequence with one label per document, in document "
                         f"order; got a {type(labels).__name__}, which has no order (pass "
                         f"list(...) of the values you mean)")
-    if isinstance(labels, (str, bytes)) or np.isscalar(labels) or not hasattr(labels, "__len__"):
+    if isinstance(labels, (str, bytes)) or np.isscalar(labels) or not hasattr(
+            labels, "__len__") or (isinstance(labels, np.ndarray) and labels.ndim == 0):
         raise TypeError(f"labels must be a sequence with one label per document, got "
                         f"{type(labels).__name__}")
     if isinstance(labels, pd.DataFrame):
@@ -388,8 +417,8 @@ def make_labels(labels: Any, n_docs: int, kind: LabelKind | None = None,
     else:
         uniq = sorted(set(values.tolist()), key=lambda c: (str(type(c)), c))
         names = tuple(_class_name(c) for c in uniq)
-        if len(set(names)) != len(names):
-            dup = next(c for c, k in Counter(names).items() if k > 1)
+        dup = check.first_duplicate(names)
+        if dup is not None:
             raise ValueError(f"labels hold distinct values that share the class name {dup!r}; "
                              f"give every label the same type")
     index = {c: j for j, c in enumerate(names)}
@@ -421,8 +450,8 @@ def make_covariates(covariates: Any, n_docs: int) -> tuple[np.ndarray, tuple[str
         covariates = covariates.to_frame()
     if isinstance(covariates, pd.DataFrame):
         names = tuple(str(c) for c in covariates.columns)
-        if len(set(names)) != len(names):
-            dup = next(c for c, k in Counter(names).items() if k > 1)
+        dup = check.first_duplicate(names)
+        if dup is not None:
             raise ValueError(f"covariates has the duplicate column name {dup!r}")
         nonnum = [c for c, t in covariates.dtypes.items()
                   if not (pd.api.types.is_numeric_dtype(t) or pd.api.types.is_bool_dtype(t))
@@ -436,7 +465,11 @@ def make_covariates(covariates: Any, n_docs: int) -> tuple[np.ndarray, tuple[str
         if isinstance(covariates, (str, bytes, Mapping, Set)) or np.isscalar(covariates):
             raise TypeError(f"covariates must be a 2-d array or a DataFrame (documents x "
                             f"features), got {type(covariates).__name__}")
-        values = np.asarray(covariates)
+        try:
+            values = np.asarray(covariates)
+        except ValueError:
+            raise ValueError("covariates must be a 2-d array with rows of equal length") \
+                from None
         if values.dtype.kind not in "biuf":
             raise TypeError(f"covariates must be numeric, got dtype {values.dtype}")
         if values.ndim == 1:
@@ -449,9 +482,6 @@ def make_covariates(covariates: Any, n_docs: int) -> tuple[np.ndarray, tuple[str
     if values.shape[0] != n_docs:
         raise ValueError(f"covariates has {values.shape[0]} rows but the corpus has {n_docs} "
                          f"documents")
-    if len(set(names)) != len(names):
-        dup = next(c for c, k in Counter(names).items() if k > 1)
-        raise ValueError(f"covariates has the duplicate column name {dup!r}")
     bad = np.argwhere(~np.isfinite(values))
     if bad.size:
         d, j = bad[0]
@@ -505,8 +535,8 @@ def _check_vocabulary(vocabulary: Any) -> tuple[str, ...]:
         raise ValueError("vocabulary is empty")
     for w in vocab:
         _check_text("vocabulary word", w)
-    if len(set(vocab)) != len(vocab):
-        dup = next(w for w, c in Counter(vocab).items() if c > 1)
+    dup = check.first_duplicate(vocab)
+    if dup is not None:
         raise ValueError(f"vocabulary has duplicate word {dup!r}")
     return tuple(str(w) for w in vocab)
 
@@ -670,7 +700,7 @@ class Corpus:
 
     def document(self, d: int) -> list[str]:
         """The tokens of document ``d`` as words."""
-        d = check.integer("d", d, low=-self.n_docs, high=self.n_docs - 1) % self.n_docs
+        d = check.integer("d", d, low=0, high=self.n_docs - 1)
         return [self.vocabulary[w] for w in self.words[self.doc_ptr[d]:self.doc_ptr[d + 1]]]
 
     def to_matrix(self) -> sp.csr_matrix:
@@ -774,6 +804,15 @@ class Corpus:
             if not isinstance(t, str):
                 raise TypeError(f"texts[{d}] must be a str, got {type(t).__name__}")
             docs.append(tokenize(t, min_length, stops))
+        if vocabulary is not None:
+            vocab = _check_vocabulary(vocabulary)
+            never = [w for w in vocab if tokenize(w, min_length, stops) != [w]]
+            if never:
+                warnings.warn(f"{len(never)} of the {len(vocab)} vocabulary words can never be "
+                              f"produced by the tokenizer (lowercase runs of letters, at least "
+                              f"{min_length} long, not stop words), e.g. {never[:5]}: they will "
+                              f"count nothing; use from_tokens with your own tokens",
+                              stacklevel=2)
         prep = {"tokenizer": "letters-lowercase", "min_length": min_length,
                 "stop_words": sorted(stops) if stops != ENGLISH_STOP_WORDS else "english"}
         return cls.from_tokens(docs, labels, covariates, vocabulary=vocabulary,
@@ -798,7 +837,7 @@ class Corpus:
             cols = [str(c) for c in X.columns]
             if vocabulary is None:
                 vocabulary = cols
-            elif all(isinstance(c, str) for c in X.columns) and \
+            elif any(isinstance(c, str) for c in X.columns) and \
                     list(_check_vocabulary(vocabulary)) != cols:
                 raise ValueError("X is a DataFrame whose column names differ from vocabulary; "
                                  "the columns would be read as the wrong words (reorder the "
@@ -832,6 +871,8 @@ class Corpus:
                 raise ValueError(f"X must be 2-d (documents x words), got shape {dense.shape}")
             if dense.dtype.kind not in "biuf":
                 raise TypeError(f"X must hold numeric counts, got dtype {dense.dtype}")
+            if dense.dtype.kind == "f":
+                dense = dense.astype(np.float64)   # float16 and the like: scipy refuses them
             M = sp.csr_matrix(dense)
             data = M.data
         else:
@@ -954,34 +995,38 @@ class Corpus:
             raise TypeError(f"docs must be texts, token lists, a count matrix or a Corpus, got "
                             f"{type(docs).__name__}")
         docs = list(docs)
-        if docs and all(isinstance(t, str) for t in docs):
-            toks = [self._tokenizer_of_corpus(t) for t in docs]
-        else:
-            toks = docs
+        toks = [self._tokenizer_of_corpus(t) for t in docs] if are_texts(docs) else docs
         out = Corpus.from_tokens(toks, labels, covariates, vocabulary=self.vocabulary,
                                  empty=empty, label_type=kind, classes=classes,
                                  _preprocessing=self.preprocessing)
-        if out.n_tokens == 0 and out.n_unknown_tokens > 0:
-            warnings.warn(f"none of the {out.n_unknown_tokens} tokens of the mapped documents is "
-                          f"in the vocabulary ({self.n_words} words such as "
-                          f"{list(self.vocabulary[:3])}): every document is empty",
-                          stacklevel=2)
+        n_all = out.n_tokens + out.n_unknown_tokens
+        if n_all and out.n_unknown_tokens > 0.5 * n_all:
+            warnings.warn(f"{out.n_unknown_tokens} of the {n_all} tokens of the mapped documents "
+                          f"are not in the vocabulary ({self.n_words} words such as "
+                          f"{list(self.vocabulary[:3])}); if the vocabulary came from another "
+                          f"tokenizer, map token lists instead of texts", stacklevel=2)
         return out
 
     def _tokenizer_of_corpus(self, text: str) -> list[str]:
         """Tokenize a held-out text as this corpus's texts were: ``from_texts`` records its
         tokenizer; a corpus built from tokens or a count matrix records none, and its texts
-        are split into lowercase runs of word characters with nothing dropped (the
-        vocabulary decides what is kept)."""
+        are split into runs of word characters, lowercased unless the vocabulary has capital
+        letters, with nothing dropped (the vocabulary decides what is kept)."""
         prep = self.preprocessing
         kind = prep.get("tokenizer", "words-lowercase")
         if kind not in TOKENIZERS:
             raise ValueError(f"preprocessing names the unknown tokenizer {kind!r}")
         if kind == "words-lowercase":
+            if self._cased_vocabulary:
+                return _ANY_WORD_RE.findall(text)
             return _ANY_WORD_RE.findall(text.lower())
         stops = stop_word_set(prep.get("stop_words", "english"))
         min_length = check.integer("preprocessing min_length", prep.get("min_length", 3), low=1)
         return tokenize(text, min_length, stops)
+
+    @property
+    def _cased_vocabulary(self) -> bool:
+        return any(w != w.lower() for w in self.vocabulary)
 
     # ---------------------------------------------------------------- persistence
     def to_arrays(self, prefix: str = "corpus/") -> dict[str, np.ndarray]:

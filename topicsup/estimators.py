@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Mapping, Set
+import threading
+from collections.abc import Iterable, Iterator, Mapping, Sequence, Set
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -32,9 +33,12 @@ from sklearn.utils.validation import (check_is_fitted, check_non_negative, colum
                                       validate_data)
 
 from . import validation as check
-from .corpus import Corpus, Labels, _check_label_types, _check_vocabulary, _is_set_like
+from .corpus import (Corpus, Labels, _check_label_types, _check_vocabulary, _is_set_like,
+                     are_texts)
 from .kernels.rng import seed_state
-from .models import MAX_TOPICS, LightMedLDA, MedLDA, SupervisedLDA, micro_f1
+from .kernels.rng import derive
+from .models import (MAX_FOLD_IN_SWEEPS, MAX_TOPICS, LightMedLDA, MedLDA, SupervisedLDA,
+                     micro_f1)
 from .session import Session
 
 STRATEGIES = ("multitask", "ovr")
@@ -62,14 +66,34 @@ def _is_documents(X: Any) -> bool:
             X[0] if isinstance(X, np.ndarray) else X.iloc[0], (str, list, tuple))
     if sp.issparse(X) or isinstance(X, (np.ndarray, pd.DataFrame)) or hasattr(X, "__array__"):
         return False
-    if isinstance(X, (str, bytes, Mapping, Set)) or not hasattr(X, "__iter__"):
+    if isinstance(X, (str, bytes, Mapping, Set)) or not isinstance(X, (list, tuple)):
         return False
-    try:
-        first = next(iter(X))
-    except (TypeError, StopIteration):
-        return False
-    return isinstance(first, str) or (isinstance(first, (list, tuple)) and len(first) > 0
-                                      and all(isinstance(t, str) for t in first))
+    if any(isinstance(d, str) for d in X):
+        return True
+    # token lists: some document has a str token (empty documents among them are fine)
+    return all(isinstance(d, (list, tuple)) for d in X) and any(
+        isinstance(t, str) for d in X for t in d[:1])
+
+
+@dataclasses.dataclass(frozen=True)
+class _Targets:
+    """Training labels as the model needs them, and how to give predictions back."""
+
+    kind: str                  # binary, multiclass or multilabel
+    codes: np.ndarray          # class codes (D,) or a 0/1 matrix (D, C)
+    classes: np.ndarray        # the labels as given, in code order
+    form: str                  # "labels", "indicator" or "sets": the form y came in
+    dtype: Any = None          # an indicator matrix's dtype
+
+
+def _materialise(X: Any) -> Any:
+    """An iterator or generator of documents as a list (read once, not partly consumed by
+    the checks that decide what X is)."""
+    if isinstance(X, Iterator) or (isinstance(X, Iterable) and not isinstance(
+            X, (Sequence, np.ndarray, pd.Series, pd.DataFrame, Corpus, str, bytes, Mapping,
+                Set)) and not sp.issparse(X) and not hasattr(X, "__array__")):
+        return list(X)
+    return X
 
 
 def _names(classes: np.ndarray) -> tuple[str, ...]:
@@ -204,9 +228,9 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         check.choice("strategy", self.strategy, STRATEGIES)
         check.integer("n_topics", self.n_topics, low=2, high=MAX_TOPICS)
         check.integer("n_iter", self.n_iter, low=1, high=check.INT32_MAX)
-        for name in ("predict_burn_in", "predict_samples", "n_snapshots", "snapshot_every"):
-            low = 0 if name == "predict_burn_in" else 1
-            check.integer(name, getattr(self, name), low=low, high=100_000)
+        self._check_predict_params()
+        for name in ("n_snapshots", "snapshot_every"):
+            check.integer(name, getattr(self, name), low=1, high=MAX_FOLD_IN_SWEEPS)
         if self.burn_in is not None:
             check.integer("burn_in", self.burn_in, low=0, high=check.INT32_MAX)
         check.integer("lda_init_sweeps", self.lda_init_sweeps, low=0, high=check.INT32_MAX)
@@ -222,12 +246,17 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             check.integer("random_state", self.random_state, low=0, high=2**63 - 1)
         if self.vocabulary is not None:
             _check_vocabulary(self.vocabulary)
+        self._model()   # the model's own checks: lam, nu, alpha, beta, mh_steps, ...
+
+    def _check_predict_params(self) -> None:
+        """The settings prediction reads (they may change after fit, by set_params)."""
+        check.integer("predict_burn_in", self.predict_burn_in, low=0, high=MAX_FOLD_IN_SWEEPS)
+        check.integer("predict_samples", self.predict_samples, low=1, high=MAX_FOLD_IN_SWEEPS)
         if self.n_jobs is not None:
             n = check.integer("n_jobs", self.n_jobs)
             if n == 0:
                 raise ValueError("n_jobs must be a positive number of threads, -1 (every core) "
                                  "or None (one), got 0")
-        self._model()   # the model's own checks: lam, nu, alpha, beta, mh_steps, ...
 
     def _threads(self) -> int:
         if self.n_jobs is None:
@@ -255,8 +284,8 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         check_non_negative(X, f"{type(self).__name__} (input X)")
         return X
 
-    def _targets(self, y: Any) -> tuple[str, np.ndarray]:
-        """The label kind and the training codes; sets ``classes_`` (in the type given)."""
+    def _targets(self, y: Any) -> _Targets:
+        """Check ``y`` as scikit-learn checks classification targets and encode it."""
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y "
                              f"is None")
@@ -264,27 +293,33 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             raise TypeError(f"y must be one label per document, in document order; got a "
                             f"{type(y).__name__}")
         seq = y.tolist() if isinstance(y, (pd.Series, pd.Index)) else y
-        if isinstance(seq, (list, tuple)) and len(seq) and all(isinstance(x, (set, frozenset)) or
-                                     (_is_set_like(x) and not all(
-                                         isinstance(c, (int, np.integer)) for c in x))
-                                     for x in seq):
+        if isinstance(seq, (list, tuple)) and len(seq) and all(
+                isinstance(x, (set, frozenset)) or
+                (_is_set_like(x) and not all(isinstance(c, (int, np.integer)) for c in x))
+                for x in seq):
             # one collection of class names per document (a list of sets)
             members = [c for x in seq for c in x]
             _check_label_types(members, "y's class names")
-            self.classes_ = np.asarray(sorted(set(members)))
-            self._label_format = "sets"
-            index = {c: j for j, c in enumerate(self.classes_.tolist())}
-            codes = np.zeros((len(seq), len(self.classes_)), np.int32)
+            classes = np.asarray(sorted(set(members)))
+            if classes.size == 0:
+                raise ValueError("y names no class at all: every document's set is empty")
+            index = {c: j for j, c in enumerate(classes.tolist())}
+            codes = np.zeros((len(seq), len(classes)), np.int32)
             for d, x in enumerate(seq):
                 for c in x:
                     codes[d, index[c]] = 1
-            return "multilabel", codes
+            return _Targets("multilabel", codes, classes, "sets")
         if isinstance(y, pd.DataFrame):
             y = y.to_numpy()
         if isinstance(y, (list, tuple)) and all(np.ndim(x) == 0 for x in y):
             _check_label_types(list(y), "y")   # before numpy turns [1, "a"] into strings
         elif not sp.issparse(y):
-            arr = np.asarray(y)
+            try:
+                arr = np.asarray(y)
+            except ValueError:
+                raise ValueError("y must be one label per document, a 0/1 matrix with a "
+                                 "column per class, or one set of labels per document; its "
+                                 "rows have different lengths") from None
             if arr.ndim == 1 and arr.dtype == object:
                 _check_label_types(arr.tolist(), "y")
         y = y.toarray() if sp.issparse(y) else np.asarray(y)
@@ -296,37 +331,40 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         check_classification_targets(y)
         kind = type_of_target(y, input_name="y")
         if kind == "multilabel-indicator":
-            self.classes_ = np.arange(y.shape[1])
-            self._label_format = "indicator"
-            self._label_dtype = y.dtype
-            return "multilabel", y.astype(np.int32)
+            return _Targets("multilabel", y.astype(np.int32), np.arange(y.shape[1]),
+                            "indicator", y.dtype)
         if kind not in ("binary", "multiclass"):
             raise ValueError(f"{type(self).__name__} does not support {kind} targets: y must "
                              f"be class labels (binary or multi-class) or a multi-label "
                              f"indicator matrix")
         if y.shape[0] == 0:
             raise ValueError("y is empty: there are no documents to train on")
-        self.classes_, codes = np.unique(y, return_inverse=True)
-        self._label_format = "labels"
-        if len(self.classes_) < 2:
+        classes, codes = np.unique(y, return_inverse=True)
+        if len(classes) < 2:
             raise ValueError(f"{type(self).__name__} needs samples of at least 2 classes in the "
-                             f"data, but the data contains only one class: "
-                             f"{self.classes_[0]!r}")
-        return ("binary" if len(self.classes_) == 2 else "multiclass"), codes.astype(np.int32)
+                             f"data, but the data contains only one class: {classes[0]!r}")
+        return _Targets("binary" if len(classes) == 2 else "multiclass",
+                        codes.astype(np.int32), classes, "labels")
 
-    def _training_corpus(self, X: Any, y: Any) -> Corpus:
-        if isinstance(X, Corpus) and y is None:
-            if X.labels is None or X.labels.kind == "real":
-                raise ValueError(f"{type(self).__name__} requires y to be passed, but the "
-                                 f"target y is None (and X is a Corpus without class labels)")
-            y = X.labels.values if X.labels.kind == "multilabel" else X.labels.names()
-        kind, codes = self._targets(y)
-        names = _names(self.classes_)
-        labels = Labels(kind, codes, names)
-        if _is_documents(X):
-            for attr in ("n_features_in_", "feature_names_in_"):
-                if hasattr(self, attr):
-                    delattr(self, attr)
+    @staticmethod
+    def _corpus_targets(corpus: Corpus) -> _Targets:
+        """The labels of a labelled Corpus, its class names kept."""
+        lab = corpus.labels
+        if lab is None or lab.kind == "real":
+            raise ValueError("MedLDAClassifier requires y to be passed, but the target y is "
+                             "None (and X is a Corpus without class labels)")
+        form = "indicator" if lab.kind == "multilabel" else "labels"
+        return _Targets(lab.kind, lab.values.astype(np.int32), np.asarray(lab.classes),
+                        form, np.dtype(np.int64))
+
+    def _training_corpus(self, X: Any, y: Any) -> tuple[Corpus, _Targets]:
+        """The training corpus with the labels as the model needs them, and the targets;
+        sets ``n_features_in_`` (and ``feature_names_in_``) for a count matrix."""
+        targets = self._corpus_targets(X) if isinstance(X, Corpus) and y is None \
+            else self._targets(y)
+        labels = Labels(targets.kind, targets.codes, _names(targets.classes))
+        n = len(targets.codes)
+        if isinstance(X, Corpus) or _is_documents(X):
             vocab = None if self.vocabulary is None else _check_vocabulary(self.vocabulary)
             if isinstance(X, Corpus):
                 if vocab is not None and vocab != X.vocabulary:
@@ -335,19 +373,15 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
                 corpus = X
             else:
                 docs = list(X)
-                build = Corpus.from_texts if all(isinstance(d, str) for d in docs) \
-                    else Corpus.from_tokens
+                build = Corpus.from_texts if are_texts(docs) else Corpus.from_tokens
                 corpus = build(docs, vocabulary=vocab, empty="keep")
-            if corpus.n_docs != len(codes):
-                raise ValueError(f"y has {len(codes)} labels but X has {corpus.n_docs} "
-                                 f"documents")
-            return dataclasses.replace(corpus, labels=labels)
+            if corpus.n_docs != n:
+                raise ValueError(f"y has {n} labels but X has {corpus.n_docs} documents")
+            return dataclasses.replace(corpus, labels=labels), targets
         X = self._counts(X, reset=True)
-        if X.shape[0] != len(codes):
-            raise ValueError(f"y has {len(codes)} labels but X has {X.shape[0]} rows")
+        if X.shape[0] != n:
+            raise ValueError(f"y has {n} labels but X has {X.shape[0]} rows")
         n_cols = X.shape[1]
-        self.vocabulary_given_ = self.vocabulary is not None or hasattr(self,
-                                                                        "feature_names_in_")
         if self.vocabulary is not None:
             vocab = list(_check_vocabulary(self.vocabulary))
         elif hasattr(self, "feature_names_in_"):
@@ -356,16 +390,20 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             vocab = [f"w{j}" for j in range(n_cols)]
         if len(vocab) != n_cols:
             raise ValueError(f"vocabulary has {len(vocab)} words but X has {n_cols} columns")
-        return dataclasses.replace(Corpus.from_matrix(X, vocab, empty="keep"), labels=labels)
+        corpus = Corpus.from_matrix(X, vocab, empty="keep")
+        return dataclasses.replace(corpus, labels=labels), targets
+
+    def _unfit(self) -> None:
+        """Forget a previous fit, so a fit that fails leaves the estimator unfitted rather
+        than mixing the old model with the new labels."""
+        for name in list(vars(self)):
+            if (name.endswith("_") and not name.endswith("__")) or name == "_targets_":
+                delattr(self, name)
 
     def _heldout_corpus(self, X: Any) -> Corpus:
         check_is_fitted(self)
-        check.integer("predict_burn_in", self.predict_burn_in, low=0, high=100_000)
-        check.integer("predict_samples", self.predict_samples, low=1, high=100_000)
-        n = check.integer("n_jobs", self.n_jobs) if self.n_jobs is not None else 1
-        if n == 0:
-            raise ValueError("n_jobs must be a positive number of threads, -1 (every core) or "
-                             "None (one), got 0")
+        self._check_predict_params()
+        X = _materialise(X)
         if isinstance(X, Corpus) or _is_documents(X):
             if hasattr(self, "n_features_in_") and not self.vocabulary_given_:
                 raise ValueError(f"this {type(self).__name__} was fitted on a count matrix "
@@ -385,9 +423,21 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         """Train on documents ``X`` (count matrix, DataFrame of counts, texts, token lists or
         a Corpus) and labels ``y`` (class labels of any one type; for multi-label an
         indicator matrix or one set of labels per document). ``y`` may be omitted when ``X``
-        is a labelled Corpus."""
+        is a labelled Corpus. A fit that fails leaves the estimator unfitted; Ctrl-C stops
+        the sessions after their current block and leaves it unfitted too."""
         self._check_params()
-        corpus = self._training_corpus(X, y)
+        self._unfit()
+        try:
+            return self._fit(_materialise(X), y)
+        except BaseException:
+            self._unfit()   # validate_data may have set n_features_in_ before the failure
+            raise
+
+    def _fit(self, X: Any, y: Any) -> "MedLDAClassifier":
+        corpus, targets = self._training_corpus(X, y)
+        # the columns of a count matrix have word names (texts can then be mapped onto them)
+        named = self.vocabulary is not None or hasattr(self, "feature_names_in_") \
+            or not hasattr(self, "n_features_in_")
         rs = self.random_state
         if rs is None:
             seed = int(np.random.SeedSequence().generate_state(1)[0])
@@ -397,27 +447,42 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             seed = int(rs.integers(0, 2**63 - 1))
         else:
             seed = int(rs)
-        self.corpus_ = corpus
-        self.label_kind_ = corpus.labels.kind
-        self.random_state_ = seed
         model = self._model()
-        if self.strategy == "ovr" and corpus.labels.kind != "binary":
+        if self.strategy == "ovr" and targets.kind != "binary":
             corpora = [one_vs_rest(corpus, c) for c in range(corpus.labels.n_classes)]
         else:
             corpora = [corpus]
         sessions = [Session(model, c, seed=_seed(seed, j)) for j, c in enumerate(corpora)]
         every = self.snapshot_every
+        stopped = threading.Event()
 
         def train(s: Session) -> list[np.ndarray]:
-            s.run(self.n_iter - (self.n_snapshots - 1) * every)
-            snaps = [s.model.topic_snapshot(s.state)]
-            for _ in range(self.n_snapshots - 1):
-                s.run(every)
+            runs = [self.n_iter - (self.n_snapshots - 1) * every] + \
+                [every] * (self.n_snapshots - 1)
+            snaps = []
+            for n in runs:
+                if stopped.is_set() or s.run(n) < n:
+                    raise KeyboardInterrupt("MedLDAClassifier.fit was interrupted")
                 snaps.append(s.model.topic_snapshot(s.state))
             return snaps
 
-        with ThreadPoolExecutor(max_workers=self._threads()) as pool:
-            self.snapshots_ = list(pool.map(train, sessions))
+        pool = ThreadPoolExecutor(max_workers=self._threads())
+        try:
+            snapshots = list(pool.map(train, sessions))
+        except KeyboardInterrupt:   # Ctrl-C in the waiting thread: stop every session
+            stopped.set()
+            for s in sessions:
+                s.request_stop()
+            raise
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+        self.corpus_ = corpus
+        self.label_kind_ = targets.kind
+        self.classes_ = targets.classes
+        self._targets_ = targets
+        self.vocabulary_given_ = named
+        self.random_state_ = seed
+        self.snapshots_ = snapshots
         self.sessions_ = sessions
         return self
 
@@ -451,9 +516,9 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         if self.label_kind_ == "multiclass":
             return self.classes_[s.argmax(axis=1)]
         hits = s > 0
-        if self._label_format == "sets":
+        if self._targets_.form == "sets":
             return [tuple(self.classes_[row].tolist()) for row in hits]
-        return hits.astype(self._label_dtype)
+        return hits.astype(self._targets_.dtype)
 
     def transform(self, X: Any) -> np.ndarray:
         """Topic proportions of the documents by fold-in (averaged over the topic snapshots),
@@ -461,7 +526,6 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         corpus = self._heldout_corpus(X)
 
         def proportions(s: Session, snaps: list[np.ndarray], key: np.ndarray) -> np.ndarray:
-            from .kernels.rng import derive
             K = s.model.K   # the fitted model's, whatever set_params changed since
             return sum(s.model.fold_in(s.state, corpus, derive(key, j), self.predict_burn_in,
                                        self.predict_samples, phi)[:, :K]
@@ -486,10 +550,16 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         if sample_weight is not None:
             raise ValueError("sample_weight is not supported for multi-label scores")
         predicted = self.predict(X)
-        if self._label_format == "sets":
+        n = len(predicted)
+        if self._targets_.form == "sets":
+            if isinstance(y, (str, bytes, Mapping, Set)) or len(y) != n:
+                raise ValueError(f"y must give one set of labels for each of the {n} documents")
             index = {c: j for j, c in enumerate(self.classes_.tolist())}
-            truth = np.zeros((len(y), len(index)), bool)
+            truth = np.zeros((n, len(index)), bool)
             for d, x in enumerate(y):
+                if not _is_set_like(x):
+                    raise TypeError(f"y[{d}] is a {type(x).__name__}; give a set of labels per "
+                                    f"document")
                 for c in x:
                     if c not in index:
                         raise ValueError(f"y[{d}] has the label {c!r}, which is not one of the "

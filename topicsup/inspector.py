@@ -325,10 +325,27 @@ class TokenInspector:
         self.p0, self.p1 = int(corpus.doc_ptr[doc]), int(corpus.doc_ptr[doc + 1])
         if self.p1 == self.p0:
             raise ValueError(f"document {doc} has no tokens to inspect")
-        self.rng = seed_state(seed, stream=INSPECTOR_STREAM)
+        self._rng = seed_state(seed, stream=INSPECTOR_STREAM)
         self.records: list[TokenStep] = []
         self.info = np.zeros(info_layout.size(len(session.model.proposal_kinds)))
         self._pass: _Pass | None = None
+
+    @property
+    def rng(self) -> np.ndarray:
+        """The inspector's xoshiro state (``uint64[4]``, its own). Assign a generator state to
+        replay a sweep: it is checked and copied, so the session's stream is never advanced
+        through it."""
+        return self._rng
+
+    @rng.setter
+    def rng(self, state: Any) -> None:
+        if not isinstance(state, np.ndarray) or state.dtype != np.uint64 or state.shape != (4,):
+            raise TypeError(f"rng must be a xoshiro state: a uint64 array of shape (4,), got "
+                            f"{type(state).__name__} {getattr(state, 'dtype', '')} "
+                            f"{getattr(state, 'shape', '')}")
+        if not state.any():
+            raise ValueError("rng is the all-zero state, which draws zeros forever")
+        self._rng = np.array(state, dtype=np.uint64)
 
     # ------------------------------------------------------------------ position
     @property

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from . import validation as check
 from .kernels import supervised
 from .kernels.draws import inverse_gaussian
 
@@ -43,12 +44,14 @@ class Hinge:
 
     lam: float = 1.0
 
+    # outside it the augmentation's b = lam y (1 + lam xi), w = lam^2 xi under- or overflow
+    LAM_RANGE = (1e-6, 1e6)
+
     def __post_init__(self) -> None:
-        v = self.lam
-        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) \
-                or not np.isfinite(v) or v <= 0:
-            raise ValueError(f"lam must be a positive finite number, got {v!r}")
-        object.__setattr__(self, "lam", float(v))
+        lo, hi = self.LAM_RANGE
+        object.__setattr__(self, "lam", check.number(
+            "lam", self.lam, low=lo, high=hi,
+            why="outside it the hinge's augmentation under- or overflows"))
 
     def augment(self, y: np.ndarray, scores: np.ndarray, rng: np.ndarray, b: np.ndarray,
                 w: np.ndarray) -> None:

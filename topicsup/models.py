@@ -17,6 +17,7 @@ A model object is a small, immutable description. It knows how to
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -65,11 +66,12 @@ def model_from_params(name: str, params: dict[str, Any]):
 # bounds with finite histories (tests/test_properties.py).
 MAX_TOPICS = 100_000
 DIRICHLET_RANGE = (1e-10, 1e6)       # alpha and beta
-LAM_RANGE = (1e-6, 1e6)
-NU_RANGE = (1e-8, 1e12)
+LAM_RANGE = Hinge.LAM_RANGE          # the loss and the prior own their parameters' ranges
+NU_RANGE = Normal.NU_RANGE
 MAX_MH_STEPS = 1024                  # MH steps per token (a sweep's cost grows with it)
 MAX_PASSES = 1024                    # coordinate passes over the weights per sweep
 MAX_WEIGHT = 1e50                    # |eta| in a saved state (draws stay many orders below)
+MAX_FOLD_IN_SWEEPS = 100_000         # burn-in or kept fold-in sweeps of held-out documents
 
 
 def _dirichlet(name: str, value: Any) -> float:
@@ -117,6 +119,8 @@ class LDA:
     # sampler settings a Session may change between sweeps (Session.set_params): each value
     # gives a kernel with the same stationary distribution, so the chain stays valid
     live_params = ("mh_steps", "composition", "p_doc")
+    # the arrays trace_arrays records after every sweep
+    trace_names = ()
 
     K: int = 20
     alpha: float | tuple[float, ...] = 0.1
@@ -147,6 +151,31 @@ class LDA:
         else:
             set_(self, "alpha", _dirichlet("alpha", self.alpha))
         set_(self, "beta", _dirichlet("beta", self.beta))
+        if type(self) is LDA:
+            self._refuse_ignored()
+
+    # which settings each sampler reads: a value given for one it ignores is an error, not a
+    # silent no-op (and a live change of it is refused by Session.set_params the same way)
+    SAMPLER_SETTINGS = {"gibbs": (), "alias": ("mh_steps",),
+                        "light": ("mh_steps", "composition", "p_doc", "word_proposal",
+                                  "proposal_weights")}
+
+    def _ignored_settings(self) -> dict[str, str]:
+        """Settings given other values than the class's defaults that this configuration
+        never reads, each with the part that ignores it."""
+        used = self.SAMPLER_SETTINGS[self.sampler]
+        defaults = {f.name: f.default for f in dataclasses.fields(self)}
+        return {name: f"sampler={self.sampler!r}" for names in self.SAMPLER_SETTINGS.values()
+                for name in names if name not in used and name in defaults
+                and getattr(self, name) != defaults[name]}
+
+    def _refuse_ignored(self) -> None:
+        ignored = self._ignored_settings()
+        if ignored:
+            what = "; ".join(f"{name}={getattr(self, name)!r} ({part} does not use it)"
+                             for name, part in sorted(ignored.items()))
+            raise ValueError(f"{what}: would be ignored; leave such settings at their defaults "
+                             f"or choose parts that use them")
 
     # ------------------------------------------------------------------ parameters
     @property
@@ -469,6 +498,7 @@ class SupervisedLDA(LDA):
 
     live_params = LDA.live_params + ("proposal_weights", "S_gibbs", "weight_shift",
                                      "supervised_factor")
+    trace_names = ("eta",)
 
     alpha: float | tuple[float, ...] | None = None
     loss: str = "hinge"
@@ -493,11 +523,8 @@ class SupervisedLDA(LDA):
                              f"'light', got {self.sampler!r}")
         check.choice("loss", self.loss, sorted(LOSSES))
         check.choice("supervised_factor", self.supervised_factor, SUPERVISED_FACTORS)
-        set_(self, "lam", check.number("lam", self.lam, low=LAM_RANGE[0], high=LAM_RANGE[1],
-                                       why="outside it the hinge's augmentation under- or "
-                                           "overflows"))
-        set_(self, "nu", check.number("nu", self.nu, low=NU_RANGE[0], high=NU_RANGE[1],
-                                      why="outside it the weight draws under- or overflow"))
+        set_(self, "lam", LOSSES[self.loss](self.lam).lam)   # the loss checks its own
+        set_(self, "nu", Normal(self.nu).nu)
         check.choice("weight_sampler", self.weight_sampler, WEIGHT_SAMPLERS)
         set_(self, "weight_shift", check.flag("weight_shift", self.weight_shift))
         set_(self, "S_gibbs", check.integer("S_gibbs", self.S_gibbs, low=1, high=MAX_PASSES))
@@ -516,6 +543,15 @@ class SupervisedLDA(LDA):
                                  f"exp) with a positive sum, got {self.proposal_weights!r}")
             top = max(pw)   # scaled so the sum cannot overflow: same mixture
             set_(self, "proposal_weights", tuple(x / top for x in pw) if top > 1e300 else pw)
+        self._refuse_ignored()
+
+    def _ignored_settings(self) -> dict[str, str]:
+        out = super()._ignored_settings()
+        if self.weight_sampler == "cholesky":   # one exact draw: no passes, no shift
+            defaults = {f.name: f.default for f in dataclasses.fields(self)}
+            out.update({n: "weight_sampler='cholesky'" for n in ("S_gibbs", "weight_shift")
+                        if getattr(self, n) != defaults[n]})
+        return out
 
     # ------------------------------------------------------------------ parts of the frame
     @property
@@ -559,9 +595,14 @@ class SupervisedLDA(LDA):
             raise ValueError(f"{type(self).__name__} with the {self.loss} loss classifies; "
                              f"corpus.labels are {corpus.labels.kind!r}, expected one of "
                              f"{TASK_KINDS}")
-        if corpus.labels.kind == "multiclass" and corpus.labels.n_classes < 2:
-            raise ValueError(f"{type(self).__name__} needs at least 2 classes to classify; "
-                             f"corpus.labels has the one class {list(corpus.labels.classes)}")
+        lab = corpus.labels
+        if lab.kind in ("binary", "multiclass"):
+            present = np.unique(lab.values)
+            if present.size < 2:
+                raise ValueError(f"{type(self).__name__} needs documents of at least 2 classes "
+                                 f"to classify; every document of the corpus's labels is "
+                                 f"{lab.classes[present[0]]!r}" if present.size else
+                                 f"{type(self).__name__} needs labelled documents")
 
     def n_tasks(self, corpus: Corpus) -> int:
         return 1 if corpus.labels.kind == "binary" else corpus.labels.n_classes
@@ -698,9 +739,16 @@ class SupervisedLDA(LDA):
         if marginal:  # the topics integrated the augmentation out: draw it given them first
             row_scores(*rows, state["eta"], scores)
             self.loss_function.augment(y, scores, rng, state["b"], state["w"])
-        sample_weights(*rows, state["b"], state["w"], state["prior_precision"], state["eta"],
-                       scores, self.weight_sampler == "cholesky", self.S_gibbs, rng,
-                       self.K if self.weight_shift else 0, marginal)
+        try:
+            sample_weights(*rows, state["b"], state["w"], state["prior_precision"],
+                           state["eta"], scores, self.weight_sampler == "cholesky",
+                           self.S_gibbs, rng, self.K if self.weight_shift else 0, marginal)
+        except np.linalg.LinAlgError:
+            raise ValueError(f"the weights' posterior precision is not positive definite in "
+                             f"floating point (nu = {self.nu:g} against lam = {self.lam:g}; "
+                             f"collinear or constant covariates make this likely): start a "
+                             f"Session with a larger nu, or standardize the covariates and "
+                             f"drop duplicated ones") from None
         kind = corpus.labels.kind
         rows = [{"metric": "train_" + self.score_name(kind),
                  "value": self.score_labels(y, scores, kind), "proposal": None},
@@ -750,9 +798,11 @@ class SupervisedLDA(LDA):
         ``topic_snapshot``), then the covariates (MATH.md sec. 5). ``rng`` is the key of the
         documents' own streams (not advanced): each document draws from the stream of its
         content, so its features do not depend on the other documents of ``corpus``."""
+        V = state["n_wk"].shape[0]
+        check.allocation(f"folding in with K = {self.K} topics over {V} words",
+                         16.0 * V * self.K + 8.0 * corpus.n_docs * self.K)
         if phi_wk is None:
             phi_wk = self.topic_word(state).T
-        V = state["n_wk"].shape[0]
         if phi_wk.shape != (V, self.K):
             raise ValueError(f"phi_wk must have shape (V, K) = ({V}, {self.K}), "
                              f"got {phi_wk.shape}")

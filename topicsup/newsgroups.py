@@ -424,6 +424,10 @@ def load_20newsgroups(subset: str = "train", categories: Iterable[str] | None = 
     if isinstance(max_df, (np.integer, np.floating)):
         max_df = max_df.item()
     min_count = int(min_count)
+    download = check.flag("download", download)
+    return_frame = check.flag("return_frame", return_frame)
+    if cache_dir is not None:
+        check.path_like("cache_dir", cache_dir)
 
     archive = find_archive(path, cache_dir=cache_dir, download=download)
     key = _archive_key(archive)

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import validation as check
+
 
 @dataclass(frozen=True)
 class Normal:
@@ -18,13 +20,15 @@ class Normal:
 
     nu: float = 1.0
 
+    # below it the weights' precision loses positive definiteness in floating point against
+    # a large lam (collinear covariates); above it the prior pins every weight to zero
+    NU_RANGE = (1e-6, 1e12)
+
     def __post_init__(self) -> None:
-        v = self.nu
-        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) \
-                or not np.isfinite(v) or v <= 0:
-            raise ValueError(f"nu (the prior precision of the weights) must be a positive "
-                             f"finite number, got {v!r}")
-        object.__setattr__(self, "nu", float(v))
+        lo, hi = self.NU_RANGE
+        object.__setattr__(self, "nu", check.number(
+            "nu", self.nu, low=lo, high=hi,
+            why="outside it the weight draws under- or overflow"))
 
     def precision(self, T: int, M: int) -> np.ndarray:
         """The (T, M) prior precisions."""

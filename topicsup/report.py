@@ -27,8 +27,9 @@ def _vega_script() -> str:
 
 
 def _embed(chart: alt.TopLevelMixin, div_id: str) -> str:
-    # "</" inside the spec (a title, a word) would close the script element early
-    spec = json.dumps(chart.to_dict()).replace("</", "<\\/")
+    # "<" inside the spec (a title, a word such as "</script>" or "<!--") could end or
+    # confuse the script element: as the JSON escape \u003c it is the same string to Vega
+    spec = json.dumps(chart.to_dict()).replace("<", "\\u003c")
     return (f'<div id="{div_id}"></div>\n<script>vegaEmbed("#{div_id}", {spec})'
             f'.catch(console.error);</script>')
 
@@ -107,5 +108,5 @@ table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:3px 8px;te
 h2{{border-top:2px solid #888;padding-top:.6em;margin-top:2em}}</style>
 <script>{_vega_script()}</script></head><body>
 <h1>{html.escape(title)}</h1><p>{html.escape(notes)}</p>""", *sections, "</body></html>"])
-    path.write_text(body, encoding="utf-8")
+    path.write_text(body, encoding="utf-8", errors="backslashreplace")   # lone surrogates
     return path

@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-from array import array
+import math
 import signal
 import threading
 import time
+from array import array
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -35,11 +36,10 @@ from .corpus import Corpus, make_labels
 from .inspector import TokenInspector
 from .kernels import info as info_layout
 from .kernels.rng import seed_state
-from .models import model_from_params
+from .models import MAX_FOLD_IN_SWEEPS, model_from_params
 
 FORMAT = "topicsup-session"
 FORMAT_VERSION = 2   # 2: checksum and settings changes; version 1 files still load
-MAX_FOLD_IN_SWEEPS = 100_000
 
 HISTORY_COLUMNS = ["sweep", "metric", "value", "proposal"]
 CHANGE_COLUMNS = ["sweep", "parameter", "old", "new"]
@@ -56,14 +56,14 @@ def _plain(value: Any) -> Any:
 
 class _History:
     """The history's rows, stored by column: a sweep, a metric and a proposal code and a
-    value take 20 bytes, not the ~650 of a dict per row, so a long run's memory stays flat
-    (``tests/test_soak.py``)."""
+    value take 24 bytes, not the ~650 of a dict per row, so a long run's memory stays flat
+    (``tests/test_soak.py``); checkpoints store the same columns as arrays."""
 
     def __init__(self) -> None:
         self.sweep = array("q")
         self.value = array("d")
-        self.metric = array("H")
-        self.proposal = array("H")          # 0: none
+        self.metric = array("I")
+        self.proposal = array("I")          # 0: none
         self.names: list[str] = []          # metric names by code
         self.kinds: list[str | None] = [None]
         self._code: dict[str, int] = {}
@@ -92,15 +92,72 @@ class _History:
                  "value": self.value[i], "proposal": self.kinds[self.proposal[i]]}
                 for i in range(start, len(self))]
 
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        """The columns as arrays for a checkpoint (``history/...``)."""
+        return {"history/sweep": np.array(self.sweep, dtype=np.int64),
+                "history/value": np.array(self.value, dtype=np.float64),
+                "history/metric": np.array(self.metric, dtype=np.uint32),
+                "history/proposal": np.array(self.proposal, dtype=np.uint32),
+                "history/names": np.asarray(self.names, dtype=str).reshape(-1),
+                "history/kinds": np.asarray(self.kinds[1:], dtype=str).reshape(-1)}
+
     def frame(self) -> pd.DataFrame:
-        metric = np.asarray(self.names, dtype=object)[np.frombuffer(self.metric, np.uint16)] \
+        metric = np.asarray(self.names, dtype=object)[np.frombuffer(self.metric, np.uint32)] \
             if len(self) else np.zeros(0, object)
         kinds = np.asarray(self.kinds, dtype=object)
-        proposal = kinds[np.frombuffer(self.proposal, np.uint16)] if len(self) \
+        proposal = kinds[np.frombuffer(self.proposal, np.uint32)] if len(self) \
             else np.zeros(0, object)
         return pd.DataFrame({"sweep": np.array(self.sweep, dtype=np.int64),
                              "metric": metric, "value": np.array(self.value, dtype=np.float64),
                              "proposal": proposal}, columns=HISTORY_COLUMNS)
+
+
+def _top_rows(counts: np.ndarray, n: int) -> np.ndarray:
+    """The indices of the ``n`` largest ``counts``, largest first, ties by index (what a
+    stable argsort of -counts would start with), in O(len(counts))."""
+    V = counts.shape[0]
+    if n >= V:
+        return np.argsort(-counts, kind="stable")
+    threshold = np.partition(counts, V - n)[V - n]
+    above = np.flatnonzero(counts > threshold)
+    tied = np.flatnonzero(counts == threshold)[:n - above.size]
+    candidates = np.concatenate([above, tied])
+    return candidates[np.argsort(-counts[candidates], kind="stable")]
+
+
+class _Interrupts:
+    """SIGINT as a stop request for one run (``Session._interrupts_stop``)."""
+
+    def __init__(self, session: "Session") -> None:
+        self.session = session
+        self.hit = False
+        self.active = False
+
+    def _handler(self, signum: int, frame: Any) -> None:
+        if self.hit:               # a second Ctrl-C: the user wants out now
+            raise KeyboardInterrupt
+        self.hit = True
+        self.session._stop.set()
+
+    def install(self) -> None:
+        self.active = True
+        signal.signal(signal.SIGINT, self._handler)
+
+    def restore(self) -> None:
+        if self.active:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+            self.active = False
+
+    @contextlib.contextmanager
+    def paused(self) -> Iterator[None]:
+        """Python's own SIGINT behaviour while user code (a callback) runs."""
+        was = self.active
+        self.restore()
+        try:
+            yield
+        finally:
+            if was:
+                self.install()
 
 
 class SessionBusyError(RuntimeError):
@@ -252,9 +309,11 @@ class Session:
         self._block += 1
 
     def _finish_sweep(self) -> None:
-        """The once-per-sweep work, then the sweep's rows; the counters move last, so an
-        exception here leaves the sweep unfinished (the next run retries its end) rather than
-        counted twice."""
+        """The once-per-sweep work (``end_sweep``: the weights' and augmentation's draws),
+        then the sweep's history rows and traces. Once ``end_sweep`` has drawn, the sweep
+        counts whatever follows: if the log joint or a trace then raises, the sweep is still
+        committed (without those rows) before the error propagates, so a retry never draws
+        the sweep's end twice. (If ``end_sweep`` itself raises, nothing is committed.)"""
         tokens = int(self._info[info_layout.TOKENS])
         sweep = self.n_sweeps + 1
         t0 = time.perf_counter()
@@ -265,21 +324,24 @@ class Session:
                  "value": tokens / self._seconds if self._seconds > 0 else float("nan"),
                  "proposal": None}]
         rows += self.model.sweep_metrics(self._info) + end_rows
-        if self.log_joint_every and sweep % self.log_joint_every == 0:
-            lj = self.model.log_joint(self.state, self.corpus)
-            rows += [{"metric": "log_joint", "value": lj, "proposal": None},
-                     {"metric": "log_joint_per_token", "value": lj / self.corpus.n_tokens,
-                      "proposal": None}]
-        for r in rows:
-            r["sweep"] = sweep
-        traces = self.model.trace_arrays(self.state)
-        self.n_sweeps = sweep
-        self._records.extend(rows)
-        for name, a in traces.items():
-            self._traces.setdefault(name, []).append(a)
-        self._block = 0
-        self._info[:] = 0
-        self._seconds = 0.0
+        traces: dict[str, np.ndarray] = {}
+        try:
+            if self.log_joint_every and sweep % self.log_joint_every == 0:
+                lj = self.model.log_joint(self.state, self.corpus)
+                rows += [{"metric": "log_joint", "value": lj, "proposal": None},
+                         {"metric": "log_joint_per_token", "value": lj / self.corpus.n_tokens,
+                          "proposal": None}]
+            traces = self.model.trace_arrays(self.state)
+        finally:
+            for r in rows:
+                r["sweep"] = sweep
+            self.n_sweeps = sweep
+            self._block = 0
+            self._info[:] = 0
+            self._seconds = 0.0
+            self._records.extend(rows)
+            for name, a in traces.items():
+                self._traces.setdefault(name, []).append(a)
 
     def sweep(self, n: int = 1) -> int:
         """Run ``n`` sweeps (finishing a stopped one first); return how many completed.
@@ -316,7 +378,7 @@ class Session:
         progress = check.flag("progress", progress)
         bar = None
         done = 0
-        with self._owned(), self._interrupts_stop() as interrupted:
+        with self._owned(), self._interrupts_stop() as interrupts:
             if progress:
                 from tqdm.auto import tqdm
                 bar = tqdm(total=n, unit="sweep", desc=type(self.model).__name__)
@@ -333,14 +395,16 @@ class Session:
                         bar.update(1)
                         bar.set_postfix(self._postfix(), refresh=False)
                     if callback is not None and done % every == 0:
-                        if callback(self) is False:
+                        with interrupts.paused():   # the user's code: Ctrl-C acts at once
+                            go_on = callback(self)
+                        if go_on is False:
                             break
                     if self._stop.is_set():
                         break
             finally:
                 if bar is not None:
                     bar.close()
-        if interrupted():
+        if interrupts.hit:
             raise KeyboardInterrupt(f"Session.run interrupted after {done} sweep(s) and "
                                     f"{self._block} block(s) of the next; nothing is lost: the "
                                     f"next run continues the same chain")
@@ -367,25 +431,21 @@ class Session:
                 self._stop.clear()
 
     @contextlib.contextmanager
-    def _interrupts_stop(self) -> Iterator[Callable[[], bool]]:
+    def _interrupts_stop(self) -> Iterator["_Interrupts"]:
         """In the main thread, turn SIGINT (Ctrl-C, Jupyter's interrupt) into a stop request
-        for the duration, so the kernels are never left half-way through a block; yields a
-        function telling whether one came (the caller then raises KeyboardInterrupt)."""
-        hits: list[int] = []
+        while the session samples, so the kernels are never left half-way through a block or
+        the end of a sweep; a second SIGINT before the run returns interrupts at once (the
+        way out of a block that takes too long: the chain may then redo that block)."""
+        interrupts = _Interrupts(self)
         if threading.current_thread() is not threading.main_thread() or \
                 signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
-            yield lambda: False
+            yield interrupts
             return
-
-        def handler(signum: int, frame: Any) -> None:
-            hits.append(signum)
-            self._stop.set()
-
-        previous = signal.signal(signal.SIGINT, handler)
+        interrupts.install()
         try:
-            yield lambda: bool(hits)
+            yield interrupts
         finally:
-            signal.signal(signal.SIGINT, previous)
+            interrupts.restore()
 
     def _postfix(self) -> dict[str, str]:
         recent = self._records.rows(max(len(self._records) - 8, 0))
@@ -615,14 +675,15 @@ class Session:
         string), and ``word_1 .. word_n`` with the words in order of phi.
         """
         n_words = check.integer("n_words", n_words, low=1)
-        phi = self.topic_word()
-        n_words = min(int(n_words), phi.shape[1])
-        top = np.argsort(-phi, axis=1, kind="stable")[:, :n_words]
-        vocab = np.asarray(self.corpus.vocabulary, dtype=object)
         with self._lock:
+            n_wk = self.state["n_wk"]
             n_k = self.state["n_k"].astype(np.float64)
+            # phi_k is increasing in n_kw: the top words by count, ties by word id, one
+            # topic at a time (O(V) memory, not a (K, V) copy)
+            top = np.stack([_top_rows(n_wk[:, k], n_words) for k in range(self.model.K)])
+        vocab = np.asarray(self.corpus.vocabulary, dtype=object)
         words = vocab[top]
-        df = pd.DataFrame(words, columns=[f"word_{i + 1}" for i in range(n_words)])
+        df = pd.DataFrame(words, columns=[f"word_{i + 1}" for i in range(top.shape[1])])
         df.insert(0, "top_words", [" ".join(r) for r in words])
         df.insert(0, "share", n_k / max(n_k.sum(), 1.0))
         df.index.name = "topic"
@@ -671,10 +732,10 @@ class Session:
                 "seconds": self._seconds,
                 "n_unknown_tokens": self.corpus.n_unknown_tokens,
                 "preprocessing": self.corpus.preprocessing,
-                "history": self._records.rows(),
                 "settings_changes": [dict(c) for c in self._changes],
             }
             arrays = {f"state/{k}": self.state[k].copy() for k in self.model.saved_state}
+            arrays.update(self._records.to_arrays())
             arrays.update(self.corpus.to_arrays())
             arrays.update({f"trace/{k}": np.stack(v) for k, v in self._traces.items() if v})
             arrays["rng"] = self.rng.copy()
@@ -691,7 +752,8 @@ class Session:
         the field; a missing file is a ``FileNotFoundError``.
         """
         with checkpoint.CheckpointReader(path) as f:
-            return cls._from_checkpoint(f)
+            with f.checking(None):   # a MemoryError is the file's fault too
+                return cls._from_checkpoint(f)
 
     @classmethod
     def _from_checkpoint(cls, f: checkpoint.CheckpointReader) -> "Session":
@@ -703,25 +765,29 @@ class Session:
             raise f.error("format_version", f"the file has checkpoint format {version}; this "
                                             f"topicsup ({__version__}) reads up to "
                                             f"{FORMAT_VERSION}")
-        f.verify_checksum(meta)
-        # the model and the corpus, each checked by its own constructor
+        # the model, checked by its own constructor; then which members the file may hold
         name = f.meta_str(meta, "model")
         params = f.meta_dict(meta, "params")
         with f.checking("params"):
             model = model_from_params(name, params)
+        known = ({"meta", "rng", "info"} | {f"state/{k}" for k in model.saved_state}
+                 | {f"corpus/{k}" for k in _CorpusArrays.KINDS}
+                 | {f"trace/{k}" for k in model.trace_names}
+                 | ({f"history/{k}" for k in _HISTORY_KINDS} if version >= 2 else set()))
+        f.require_members(known.__contains__)
+        f.verify_checksum(meta, required=version >= 2)
         n_unknown = f.meta_int(meta, "n_unknown_tokens", low=0, default=0)
         prep = f.meta_dict(meta, "preprocessing", default={})
         with f.checking("corpus"):
             corpus = Corpus.from_arrays(_CorpusArrays(f), {"n_unknown_tokens": n_unknown,
                                                           "preprocessing": prep})
-        with f.checking("corpus"):
             model.check_corpus(corpus)
             if corpus.n_tokens == 0:
                 raise ValueError("the corpus has no tokens")
         # the run's position and settings
         self = cls.__new__(cls)
         self.model, self.corpus = model, corpus
-        self.seed = f.meta_int(meta, "seed", low=0)
+        self.seed = f.meta_int(meta, "seed", low=0, high=2**64 - 1)
         self.block_tokens = f.meta_int(meta, "block_tokens", low=1, high=2**62)
         self.log_joint_every = f.meta_int(meta, "log_joint_every", low=0, high=2**62)
         self.n_sweeps = f.meta_int(meta, "n_sweeps", low=0, high=2**62)
@@ -729,7 +795,7 @@ class Session:
         self._block = f.meta_int(meta, "block", low=0, high=self.n_blocks - 1)
         self._seconds = f.meta_number(meta, "seconds", low=0.0)
         # the chain: exact dtypes and shapes from the model, values by the model's checks
-        with f.checking("corpus"):
+        with f.checking("params"):
             check.allocation(f"{name} with K = {model.K} on this corpus",
                              model.state_bytes(corpus))
         self.state = model.allocate_state(corpus)
@@ -748,24 +814,58 @@ class Session:
         if not (np.isfinite(self._info).all() and (self._info >= 0).all()):
             raise f.error("info", "must hold finite non-negative counts")
         self._records = _History()
-        self._records.extend(_history(f, meta, self.n_sweeps))
-        self._changes = _changes(f, meta, self.n_sweeps)
-        traced = model.trace_arrays(self.state)
+        with f.checking("history"):
+            if version >= 2:
+                _history_arrays(f, self._records, self.n_sweeps)
+            else:
+                self._records.extend(_history_json(f, meta, self.n_sweeps))
+        with f.checking("settings_changes"):
+            self._changes = _changes(f, meta, self.n_sweeps)
+        shapes = model.trace_arrays(self.state)
         self._traces = {}
         for key in f.names("trace/"):
             tname = key[len("trace/"):]
-            if tname not in traced:
-                raise f.error(key, f"{name} traces {sorted(traced) or 'nothing'}, not {tname!r}")
-            a = f.array(key, dtype=traced[tname].dtype, ndim=traced[tname].ndim + 1)
-            if a.shape[1:] != traced[tname].shape or a.shape[0] > self.n_sweeps:
+            ref = shapes[tname]
+            a = f.array(key, dtype=ref.dtype, ndim=ref.ndim + 1)
+            if a.shape[1:] != ref.shape or a.shape[0] > self.n_sweeps:
                 raise f.error(key, f"has shape {a.shape}; expected (at most {self.n_sweeps}, "
-                                   f"*{traced[tname].shape})")
+                                   f"*{ref.shape})")
             if not np.isfinite(a).all():
                 raise f.error(key, "has non-finite values")
             self._traces[tname] = list(a)
         model.refresh_state(self.state, corpus)
         self._init_sync()
         return self
+
+
+_HISTORY_KINDS = ("sweep", "value", "metric", "proposal", "names", "kinds")
+MAX_METRIC_NAMES = 10_000
+
+
+def _history_arrays(f: checkpoint.CheckpointReader, out: _History, n_sweeps: int) -> None:
+    """The history's columns (format 2), each checked: sweeps in 1..n_sweeps, codes naming
+    a metric and a proposal kind of the file's lists, values finite or NaN."""
+    sweep = f.array("history/sweep", dtype=np.int64, ndim=1)
+    n = sweep.size
+    value = f.array("history/value", dtype=np.float64, shape=(n,))
+    metric = f.array("history/metric", dtype=np.uint32, shape=(n,))
+    proposal = f.array("history/proposal", dtype=np.uint32, shape=(n,))
+    names = [str(x) for x in f.array("history/names", kinds="U", ndim=1)]
+    kinds = [str(x) for x in f.array("history/kinds", kinds="U", ndim=1)]
+    if len(names) > MAX_METRIC_NAMES or len(kinds) > MAX_METRIC_NAMES:
+        raise ValueError(f"more than {MAX_METRIC_NAMES} metric or proposal names")
+    if not all(names) or not all(kinds) or check.first_duplicate(names) is not None \
+            or check.first_duplicate(kinds) is not None:
+        raise ValueError("metric and proposal names must be distinct, non-empty names")
+    if n and (sweep.min() < 1 or sweep.max() > n_sweeps):
+        raise ValueError(f"sweeps must be in 1..{n_sweeps}")
+    if n and (metric.max() >= len(names) or proposal.max() > len(kinds)):
+        raise ValueError("a row's metric or proposal code names no metric or proposal")
+    if np.isinf(value).any():
+        raise ValueError("values must be finite (or NaN)")
+    out.extend({"sweep": int(s), "metric": names[m], "value": float(v),
+                "proposal": kinds[p - 1] if p else None}
+               for s, m, v, p in zip(sweep, metric, value, proposal))
 
 
 class _CorpusArrays:
@@ -789,9 +889,10 @@ class _CorpusArrays:
         return self.reader.array(key, kinds=kinds, ndim=ndim)
 
 
-def _history(f: checkpoint.CheckpointReader, meta: dict, n_sweeps: int) -> list[dict[str, Any]]:
-    """The saved history rows, each checked: a sweep in 1..n_sweeps, a metric name, a number
-    (or NaN) and a proposal kind or None."""
+def _history_json(f: checkpoint.CheckpointReader, meta: dict,
+                  n_sweeps: int) -> list[dict[str, Any]]:
+    """The history rows of a format-1 file (a JSON list), each checked: a sweep in
+    1..n_sweeps, a metric name, a number (or NaN) and a proposal kind or None."""
     rows = []
     for j, r in enumerate(f.meta_list(meta, "history", default=[])):
         field = f"history[{j}]"
@@ -804,8 +905,9 @@ def _history(f: checkpoint.CheckpointReader, meta: dict, n_sweeps: int) -> list[
             raise f.error(field, f"metric must be a name, got {metric!r}")
         if value is None:
             value = float("nan")
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise f.error(field, f"value must be a number, got {value!r}")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or \
+                math.isinf(float(value)):
+            raise f.error(field, f"value must be a finite number or NaN, got {value!r:.50}")
         if proposal is not None and not isinstance(proposal, str):
             raise f.error(field, f"proposal must be a name or null, got {proposal!r}")
         rows.append({"metric": metric, "value": float(value), "proposal": proposal,

@@ -28,7 +28,8 @@ def _shown(value: Any) -> str:
         text = text[:77] + "..."
     if isinstance(value, (str, bytes, bool, np.bool_)) or not isinstance(
             value, (int, float, np.integer, np.floating)):
-        return f"{text} (a {type(value).__name__})"
+        kind = type(value).__name__
+        return f"{text} ({'an' if kind[0] in 'aeiou' else 'a'} {kind})"
     return text
 
 
@@ -87,11 +88,23 @@ def number(name: str, value: Any, *, low: float | None = None, high: float | Non
 
 
 def choice(name: str, value: Any, choices: Iterable[str]) -> str:
-    """``value`` if it is one of the strings ``choices``."""
+    """``value`` if it is one of the strings ``choices`` (a ``TypeError`` for a non-str)."""
     options = tuple(choices)
-    if not isinstance(value, str) or value not in options:
-        raise ValueError(f"{name} must be one of {list(options)}, got {_shown(value)}")
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be one of {list(options)}, got {_shown(value)}")
+    if value not in options:
+        raise ValueError(f"{name} must be one of {list(options)}, got {value!r}")
     return value
+
+
+def first_duplicate(values: Iterable[Any]) -> Any:
+    """The first value that occurs twice, or None."""
+    seen: set = set()
+    for v in values:
+        if v in seen:
+            return v
+        seen.add(v)
+    return None
 
 
 def flag(name: str, value: Any) -> bool:
@@ -108,8 +121,16 @@ def path_like(name: str, value: Any) -> os.PathLike | str:
     return value
 
 
-def physical_memory() -> int:
-    """Bytes of physical memory on this machine (a large number where it cannot be read)."""
+def available_memory() -> int:
+    """Bytes of memory available to a new allocation now (Linux's MemAvailable; the physical
+    memory where that cannot be read; a large number where neither can)."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
     try:
         return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
     except (ValueError, OSError, AttributeError):
@@ -117,9 +138,10 @@ def physical_memory() -> int:
 
 
 def allocation(what: str, n_bytes: float, hint: str = "") -> None:
-    """Refuse to allocate more than this machine's physical memory: a ``ValueError`` saying
-    what needs how much, instead of swapping for hours or a ``MemoryError`` deep inside."""
-    limit = physical_memory()
+    """Refuse to allocate more than the memory available now: a ``ValueError`` saying what
+    needs how much, instead of swapping for hours or a ``MemoryError`` deep inside."""
+    limit = available_memory()
     if n_bytes > limit:
-        raise ValueError(f"{what} would need {n_bytes / 2**30:.1f} GiB, more than this machine's "
-                         f"{limit / 2**30:.1f} GiB of memory{'; ' + hint if hint else ''}")
+        raise ValueError(f"{what} would need {n_bytes / 2**30:.1f} GiB, more than the "
+                         f"{limit / 2**30:.1f} GiB of memory available"
+                         f"{'; ' + hint if hint else ''}")

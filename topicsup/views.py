@@ -16,6 +16,8 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from . import validation as check
+
 MAX_ROWS = 4000
 ACCEPTANCE = "acceptance_rate"   # history metric of the MH acceptance, one row per proposal kind
 TRAIN_PREFIX = "train_"          # history metrics of the training fit: train_accuracy, train_f1
@@ -25,6 +27,8 @@ POINTS_BELOW = 60                # a line shows its points while it has fewer sw
 def thin(df: pd.DataFrame, max_rows: int = MAX_ROWS, by: str = "sweep") -> pd.DataFrame:
     """Keep every k-th ``by`` value (always the last) so at most about ``max_rows`` remain."""
     _check_count("max_rows", max_rows)
+    if by not in df.columns:
+        raise ValueError(f"by must be a column of the frame, got {by!r}")
     if len(df) <= max_rows:
         return df
     keys = np.sort(df[by].unique())
@@ -49,14 +53,13 @@ def _check_history(history: Any, *extra: str) -> None:
 
 
 def _check_choice(name: str, value: Any, choices: tuple[str, ...]) -> None:
-    if not isinstance(value, str) or value not in choices:
-        raise ValueError(f"{name} must be one of {choices}, got {value!r}")
+    check.choice(name, value, choices)
 
 
 def _check_count(name: str, value: Any) -> None:
-    if value is not None and (isinstance(value, bool) or not isinstance(value, (int, np.integer))
-                              or value < 1):
-        raise ValueError(f"{name} must be a positive integer or None, got {value!r}")
+    """A positive integer, or None for "all"."""
+    if value is not None:
+        check.integer(name, value, low=1)
 
 
 def _as_list(values: Any, name: str = "values") -> list:
@@ -303,11 +306,16 @@ def coefficient_heatmap(coefficients: pd.DataFrame, value: str = "mean", sort: b
                          "Session's coefficients")
     if coefficients.empty:
         raise ValueError("coefficients has no rows")
+    if coefficients[["task", "feature"]].isna().any().any():
+        raise ValueError("coefficients has rows without a task or a feature name")
     if not np.isfinite(coefficients[["mean", value]].to_numpy(dtype=float)).all():
         raise ValueError(f"coefficients has non-finite values in 'mean' or {value!r}: nothing "
                          f"to colour them by")
     strength = _strength(coefficients, "mean")
     n_tasks = max(coefficients["task"].nunique(), 1)
+    if n_tasks > MAX_ROWS:
+        raise ValueError(f"coefficients has {n_tasks} tasks, more than a heatmap can draw "
+                         f"({MAX_ROWS} cells); select some tasks first")
     keep = strength.index[:min(top or len(strength), MAX_ROWS // n_tasks)]
     df = coefficients[coefficients["feature"].isin(keep)]
     if sort:
@@ -428,6 +436,8 @@ def topic_words_chart(topics: pd.DataFrame, n_words: int | None = None,
     _check_count("n_words", n_words)
     if topics.empty:
         raise ValueError("topics has no rows (topics)")
+    if not pd.api.types.is_numeric_dtype(topics["share"]):
+        raise TypeError(f"topics' share column must hold numbers, got {topics['share'].dtype}")
     if (topic_word is None) != (vocabulary is None):
         raise ValueError("pass topic_word and vocabulary together (Session.topic_word(), "
                          "corpus.vocabulary), or neither")
@@ -512,9 +522,12 @@ def mark_settings_changes(chart: alt.TopLevelMixin, changes: pd.DataFrame) -> al
                         f"{type(chart).__name__}")
     if changes.empty:
         return chart
+    if not pd.api.types.is_numeric_dtype(changes["sweep"]):
+        raise TypeError(f"changes' sweep column must hold sweep numbers, got "
+                        f"{changes['sweep'].dtype}")
     df = (changes.assign(at=changes["sweep"] - 0.5,
-                         change=changes["parameter"] + ": " + changes["old"].astype(str)
-                         + " -> " + changes["new"].astype(str))
+                         change=changes["parameter"].astype(str) + ": "
+                         + changes["old"].astype(str) + " -> " + changes["new"].astype(str))
           .groupby("at", as_index=False)["change"].agg("; ".join))
     rules = alt.Chart(df).mark_rule(strokeDash=[4, 3], color="#555").encode(
         x="at:Q", tooltip=[alt.Tooltip("change:N", title="settings changed")])

@@ -198,8 +198,9 @@ class Dashboard:
                                                    step=0.01, description=f"mix {kind}",
                                                    readout_format=".2f", style=_LABEL,
                                                    layout=_control_layout("260px"))
-        else:
-            out["p_doc"] = w.FloatSlider(value=model.p_doc, min=0.0, max=1.0, step=0.01,
+        else:   # p_doc is in (0, 1): the slider's ends are the nearest steps inside
+            out["p_doc"] = w.FloatSlider(value=model.p_doc, min=min(0.01, model.p_doc),
+                                         max=max(0.99, model.p_doc), step=0.01,
                                          description="mix doc", readout_format=".2f",
                                          style=_LABEL, layout=_control_layout("260px"))
         if "supervised_factor" in model.live_params:   # the hinge itself or given xi
@@ -355,7 +356,9 @@ class Dashboard:
         try:
             while done < n and not self._pause.is_set():
                 chunk = min(int(self.per_refresh_box.value), n - done)
-                got = self.session.run(chunk)
+                # the callback ends the chunk at the next sweep's end if Pause came between
+                # the check above and the run's start (a stop then is not lost)
+                got = self.session.run(chunk, callback=lambda _: not self._pause.is_set())
                 done += got
                 if got < chunk:      # paused part-way through a sweep
                     break

@@ -16,6 +16,7 @@ import altair as alt
 import ipywidgets as w
 
 from topicsup import validation as check
+from topicsup.models import MAX_TOPICS
 from topicsup.inspector import SAMPLER_NAMES, TokenInspector, TokenStep, topic_colours
 from topicsup.kernels import info as info_layout
 from topicsup.views import conditional_chart
@@ -53,7 +54,7 @@ class InspectorWidget:
     def __init__(self, session: Any, doc: int = 0, seed: int = 0, max_topics: int = 30) -> None:
         self.inspector = TokenInspector(session, doc, seed=seed)   # checks session, doc, seed
         self.seed = seed
-        self.max_topics = check.integer("max_topics", max_topics, low=1, high=100_000)
+        self.max_topics = check.integer("max_topics", max_topics, low=1, high=MAX_TOPICS)
         self.colours = topic_colours(session.model.K)
         n_docs = session.corpus.n_docs
         self.doc_picker = w.BoundedIntText(value=self.inspector.doc, min=0, max=n_docs - 1,

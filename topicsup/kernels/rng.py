@@ -37,8 +37,8 @@ def seed_state(seed: int, stream: int = 0) -> np.ndarray:
     """
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise TypeError(f"seed must be a non-negative integer, got {seed!r}")
-    if seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed}")
+    if not 0 <= seed < 2**64:   # larger seeds would alias smaller ones modulo 2**64
+        raise ValueError(f"seed must be an integer in [0, 2**64), got {seed}")
     x = (int(seed) * 0x9E3779B97F4A7C15 + int(stream) * 0xD1B54A32D192ED03) & _U64_MASK
     words = []
     for _ in range(4):
