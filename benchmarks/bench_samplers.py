@@ -61,8 +61,9 @@ def budget_seconds(K: int) -> float:
 class TopicsupChain:
     def __init__(self, corpus, K: int, sampler: str, mh_steps: int, seed: int):
         from topicsup import LDA, Session
-        self.session = Session(LDA(K=K, alpha=ALPHA, beta=BETA, sampler=sampler,
-                                   mh_steps=mh_steps), corpus, seed=seed, log_joint_every=0)
+        mh = {} if sampler == "gibbs" else {"mh_steps": mh_steps}   # exact draws: no MH steps
+        self.session = Session(LDA(K=K, alpha=ALPHA, beta=BETA, sampler=sampler, **mh), corpus,
+                               seed=seed, log_joint_every=0)
         self.n_tokens = corpus.n_tokens
 
     def sweep(self) -> None:
