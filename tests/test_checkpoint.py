@@ -23,7 +23,7 @@ import pytest
 
 from topicsup.checkpoint import checksum
 from topicsup.datasets import make_synthetic
-from topicsup.models import LDA, LightMedLDA
+from topicsup.models import LDA
 from topicsup.session import Session
 
 

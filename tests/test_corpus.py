@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -224,6 +226,13 @@ def test_a_corpus_is_checked_however_it_is_built_and_stays_valid():
         c.words[0] = 9
     with pytest.raises(ValueError, match=r"words\[0\] = 9 is not a word id"):
         Corpus(words=words, doc_ptr=np.array([0, 2, 3]), vocabulary=("a", "b"))
+    mine = np.array([0, 1, 1], np.int32)    # the caller's read-only array may be made
+    mine.flags.writeable = False            # writable again: it is copied too
+    assert not np.shares_memory(Corpus(words=mine, doc_ptr=np.array([0, 2, 3]),
+                                       vocabulary=("a", "b")).words, mine)
+    # a corpus derived from another (new labels, one-vs-rest) shares its frozen arrays
+    labelled = dataclasses.replace(c, labels=make_labels(["x", "y"], 2))
+    assert labelled.words is c.words and labelled.doc_ptr is c.doc_ptr
 
 
 def test_texts_mapped_onto_a_matrix_corpus_keep_every_vocabulary_word():

@@ -23,9 +23,9 @@ documents, so predictions stay aligned) keeps them with zero tokens; ``"error"``
 
 from __future__ import annotations
 
-import math
 import re
 import warnings
+import weakref
 from collections import Counter
 from collections.abc import Mapping, Set
 from dataclasses import dataclass, field
@@ -84,9 +84,20 @@ def _json_plain(value: Any, where: str, depth: int = 0) -> Any:
                     f"{type(value).__name__}")
 
 
-def _frozen(a: np.ndarray) -> np.ndarray:
-    """A read-only array: what a Corpus holds can no longer be changed behind its checks."""
+# the arrays Corpus and Labels have frozen: a corpus derived from another (dataclasses.replace,
+# one_vs_rest, a mapped held-out corpus) shares them instead of copying each time
+_FROZEN: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+
+
+def _frozen_copy(value: np.ndarray, dtype: Any) -> np.ndarray:
+    """``value`` as a read-only C-contiguous array of ``dtype``, so what a Corpus holds can no
+    longer be changed behind its checks: ``value`` itself when a Corpus or Labels froze it
+    already, else a copy (a caller's array, even a read-only one, may still change)."""
+    if _FROZEN.get(id(value)) is value and value.dtype == np.dtype(dtype):
+        return value
+    a = np.array(value, dtype=dtype, order="C")
     a.flags.writeable = False
+    _FROZEN[id(a)] = a
     return a
 
 
@@ -209,7 +220,7 @@ class Labels:
             if v.ndim != 1 or v.dtype.kind not in "biuf":
                 raise TypeError(f"real labels must be a 1-d array of numbers, got dtype "
                                 f"{v.dtype} and shape {v.shape}")
-            out = np.array(v, dtype=np.float64)
+            out = _frozen_copy(v, np.float64)
             bad = np.flatnonzero(~np.isfinite(out))
             if bad.size:
                 raise ValueError(f"real labels must be finite; labels[{bad[0]}] is "
@@ -222,7 +233,7 @@ class Labels:
                                  f"indicator matrix, got shape {v.shape}")
             if v.dtype.kind not in "biuf" or not np.isin(v, (0, 1)).all():
                 raise ValueError("multilabel values must hold only 0 and 1")
-            out = np.array(v, dtype=np.uint8)
+            out = _frozen_copy(v, np.uint8)
         else:
             if v.ndim != 1 or v.dtype.kind not in "iu":
                 raise TypeError(f"{kind} labels must be a 1-d array of integer class codes, "
@@ -236,9 +247,9 @@ class Labels:
                 bad = int(np.flatnonzero((v < 0) | (v >= len(classes)))[0])
                 raise ValueError(f"labels[{bad}] has class code {v[bad]}, outside 0.."
                                  f"{len(classes) - 1} (the classes {list(classes)[:10]})")
-            out = np.array(v, dtype=np.int32)
+            out = _frozen_copy(v, np.int32)
         object.__setattr__(self, "classes", classes)
-        object.__setattr__(self, "values", _frozen(out))
+        object.__setattr__(self, "values", out)
 
     @property
     def n_classes(self) -> int:
@@ -552,7 +563,7 @@ def _index_array(name: str, value: Any, dtype: type, *, allow_empty: bool = True
     info = np.iinfo(dtype)
     if value.size and (value.min() < info.min or value.max() > info.max):
         raise ValueError(f"{name} has values outside the range of {np.dtype(dtype).name}")
-    return _frozen(np.array(value, dtype=dtype))
+    return _frozen_copy(value, dtype)
 
 
 @dataclass(frozen=True, eq=False)
@@ -630,7 +641,7 @@ class Corpus:
                     or cov.dtype.kind not in "biuf":
                 raise ValueError(f"covariates must be a numeric ({D}, P) array, got "
                                  f"{type(cov).__name__} {getattr(cov, 'shape', '')}")
-            cov = np.array(cov, dtype=np.float64, order="C")
+            cov = _frozen_copy(cov, np.float64)
             if not np.isfinite(cov).all():
                 raise ValueError("covariates must be finite")
             big = np.argwhere(np.abs(cov) > COVARIATE_LIMIT)
@@ -647,7 +658,6 @@ class Corpus:
                                  f"got {self.covariate_names!r}")
             for n in names:
                 _check_text("covariate name", n)
-            cov = _frozen(cov)
         elif names:
             raise ValueError("covariate_names given without covariates")
         index = np.arange(D, dtype=np.int64) if self.doc_index is None else self.doc_index

@@ -397,7 +397,7 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         """Forget a previous fit, so a fit that fails leaves the estimator unfitted rather
         than mixing the old model with the new labels."""
         for name in list(vars(self)):
-            if (name.endswith("_") and not name.endswith("__")) or name == "_targets_":
+            if name.endswith("_") and not name.endswith("__"):   # classes_, _targets_, ...
                 delattr(self, name)
 
     def _heldout_corpus(self, X: Any) -> Corpus:
@@ -405,7 +405,9 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         self._check_predict_params()
         X = _materialise(X)
         if isinstance(X, Corpus) or _is_documents(X):
-            if hasattr(self, "n_features_in_") and not self.vocabulary_given_:
+            same_words = isinstance(X, Corpus) and X.vocabulary == self.corpus_.vocabulary
+            if hasattr(self, "n_features_in_") and not self.vocabulary_given_ \
+                    and not same_words:
                 raise ValueError(f"this {type(self).__name__} was fitted on a count matrix "
                                  f"without word names (its columns are w0, w1, ...), so "
                                  f"texts cannot be mapped onto them: predict on a count "

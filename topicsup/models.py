@@ -80,10 +80,6 @@ def _dirichlet(name: str, value: Any) -> float:
                         why="outside it the samplers' products under- or overflow")
 
 
-def _positive_number(name: str, value: Any) -> float:
-    return check.number(name, value, low=0.0, low_open=True)
-
-
 @register
 @dataclass(frozen=True)
 class LDA:

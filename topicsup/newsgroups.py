@@ -49,9 +49,8 @@ from typing import Any, Iterable
 import numpy as np
 import pandas as pd
 
-from .corpus import Corpus, _check_count_arg, _check_max_df, stop_word_set
 from . import validation as check
-from .stopwords import ENGLISH_STOP_WORDS
+from .corpus import Corpus, _check_count_arg, _check_max_df, stop_word_set
 
 __all__ = [
     "ARCHIVE_NAME", "BINARY_CATEGORIES", "DOWNLOAD_URL", "NEWSGROUPS", "find_archive",

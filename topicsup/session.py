@@ -39,7 +39,7 @@ from .kernels.rng import seed_state
 from .models import MAX_FOLD_IN_SWEEPS, model_from_params
 
 FORMAT = "topicsup-session"
-FORMAT_VERSION = 2   # 2: checksum and settings changes; version 1 files still load
+FORMAT_VERSION = 2   # 2: checksum, settings changes, history as arrays; 1 still loads
 
 HISTORY_COLUMNS = ["sweep", "metric", "value", "proposal"]
 CHANGE_COLUMNS = ["sweep", "parameter", "old", "new"]
