@@ -45,11 +45,13 @@ from topicsup.session import Session  # noqa: E402
 from topicsup.synthetic import make_synthetic  # noqa: E402
 
 
-def supervised_factor_spread(model, state: dict, corpus) -> tuple[np.ndarray, np.ndarray]:
+def supervised_factor_spread(model, state, corpus) -> tuple[np.ndarray, np.ndarray]:
     """Per document with tokens: the range over k of the model's g_d(k) (every token counted,
     MATH.md sec. 1; ``inspector.supervised_g``, or ``inspector.marginal_g`` for the marginal
     factor) and the effective number of topics exp(H) of softmax(g_d)."""
-    eta_kt, b, w, r, z, y = (state[k] for k in ("eta_kt", "b", "w", "r", "z", "y"))
+    sup = state.supervision
+    eta_kt, b, w, r, z, y = (sup.weights.eta_kt, sup.loss.b, sup.loss.w, sup.weights.r, state.z,
+                             sup.y)
     marginal = model.supervised_factor == "marginal"
     ptr = corpus.doc_ptr
     spread, effective = [], []

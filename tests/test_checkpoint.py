@@ -70,7 +70,7 @@ def test_first_format_checkpoints_still_load(name, tmp_path):
     fresh = Session(model, make_synthetic(**settings).corpus, seed=5, block_tokens=100)
     fresh.run(sweeps + 2)
     old.run(2)
-    assert np.array_equal(old.state["z"], fresh.state["z"]) and np.array_equal(old.rng, fresh.rng)
+    assert np.array_equal(old.state.z, fresh.state.z) and np.array_equal(old.rng, fresh.rng)
     h_old, h_new = (x.history.query("metric not in ['seconds', 'tokens_per_second']")
                     .reset_index(drop=True) for x in (old, fresh))
     pd.testing.assert_frame_equal(h_old, h_new)
@@ -178,7 +178,7 @@ def fuzz(kind, data):
     s.run(2)
     h = s.history
     assert np.isfinite(h[h["metric"] == "log_joint"]["value"]).all()
-    assert (s.state["z"] >= 0).all() and (s.state["z"] < s.model.K).all()
+    assert (s.state.z >= 0).all() and (s.state.z < s.model.K).all()
 
 fuzz()
 print(json.dumps(counts))

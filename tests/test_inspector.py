@@ -33,7 +33,6 @@ Proven here:
 
 from __future__ import annotations
 
-import dataclasses
 
 import numpy as np
 import pytest
@@ -42,6 +41,7 @@ from topicsup.datasets import make_synthetic
 from topicsup.inspector import TokenInspector
 from topicsup.kernels import light
 from topicsup.kernels.rng import seed_state
+from topicsup.samplers import REGISTRY as SAMPLERS
 from topicsup.models import LDA, LightMedLDA, MedLDA, SupervisedLDA
 from topicsup.session import Session
 from topicsup.testing.exact import (goodness_of_fit, lda_log_joint_states,
@@ -50,8 +50,10 @@ from topicsup.testing.exact import (goodness_of_fit, lda_log_joint_states,
 from topicsup.views import conditional_chart
 
 # the state a sweep leaves behind; the rest of a state is per-call scratch
-CHAIN_ARRAYS = ("z", "n_wk", "n_k", "n_dk", "ndk_row", "wt_samples", "wt_q", "wt_mass",
-                "wt_used")
+# the arrays a sweep changes, by State.arrays() name (those a state has)
+CHAIN_ARRAYS = ("counts.z", "counts.n_wk", "counts.n_k", "counts.n_dk", "sampler.ndk",
+                "sampler.tables.samples", "sampler.tables.q", "sampler.tables.mass",
+                "sampler.tables.used")
 
 ASYM = (0.1, 0.3, 0.05, 0.2, 0.6, 0.15)
 MODELS = {
@@ -113,31 +115,36 @@ def test_a_document_through_the_inspector_is_the_kernels_sweep_bit_for_bit(corpo
         insp.rng[:] = rng
         records = insp.run_document()
         assert len(records) == inspected.corpus.doc_lengths[d]
+        mine, theirs = inspected.state.arrays(), by_kernel.state.arrays()
         for k in CHAIN_ARRAYS:
-            if k in inspected.state:
-                np.testing.assert_array_equal(inspected.state[k], by_kernel.state[k],
-                                              err_msg=k)
+            if k in mine:
+                np.testing.assert_array_equal(mine[k], theirs[k], err_msg=k)
         np.testing.assert_array_equal(insp.rng, kernel_rng)
         np.testing.assert_array_equal(insp.info, info)
     insp.check_state()
     by_kernel.run(2)
     inspected.run(2)
     insp.check_state()
-    for k, v in inspected.state.items():
-        np.testing.assert_array_equal(v, by_kernel.state[k], err_msg=k)
+    theirs = by_kernel.state.arrays()
+    for k, v in inspected.state.arrays().items():
+        if not k.startswith("supervision.scratch"):   # work arrays within a block
+            np.testing.assert_array_equal(v, theirs[k], err_msg=k)
     np.testing.assert_array_equal(inspected.metric("log_joint"), by_kernel.metric("log_joint"))
 
 
 def _conditional_from_joint(s, i):
     """p(z_i = k | rest) from the log joint of the whole state with z_i = k."""
     st, m, corpus = s.state, s.model, s.corpus
-    Z = np.repeat(st["z"][None, :], m.K, axis=0)
+    Z = np.repeat(st.z[None, :], m.K, axis=0)
     Z[:, i] = np.arange(m.K)
     logp = lda_log_joint_states(corpus, m.K, m.alpha_vector, m.beta, Z)
-    if st["eta_kt"].shape[1] and m.supervised_factor == "marginal":
-        logp = logp + loss_log_factor_states(corpus, m.K, st["eta"], st["y"], m.loss_function, Z)
-    elif st["eta_kt"].shape[1]:
-        logp = logp + supervised_log_factor_states(corpus, m.K, st["eta"], st["b"], st["w"], Z)
+    sup = st.supervision
+    if sup is not None and m.supervised_factor == "marginal":
+        logp = logp + loss_log_factor_states(corpus, m.K, sup.weights.eta, sup.y,
+                                             m.loss_function, Z)
+    elif sup is not None:
+        logp = logp + supervised_log_factor_states(corpus, m.K, sup.weights.eta, sup.loss.b,
+                                                   sup.loss.w, Z)
     return normalize_log(logp)
 
 
@@ -157,9 +164,10 @@ def _proposal_from(kind, x, s, z, i, d, step):
         return step.proposal
     else:
         N = p1 - p0
-        eta_kt, b, w = st["eta_kt"], st["b"][:, d], st["w"][:, d]
+        sup = st.supervision
+        eta_kt, b, w = sup.weights.eta_kt, sup.loss.b[:, d], sup.loss.w[:, d]
         if m.supervised_factor == "marginal":   # the hinge's slope 2 lam y at a zero score
-            return normalize_log((eta_kt * 2 * m.lam * st["y"][:, d] / N).sum(1))
+            return normalize_log((eta_kt * 2 * m.lam * sup.y[:, d] / N).sum(1))
         A = (eta_kt * b / N).sum(1) - (w * eta_kt ** 2).sum(1) / (2 * N ** 2)
         return normalize_log(A)
     q = q.astype(float)
@@ -175,7 +183,7 @@ def _ratio_errors(s, d):
     errors = []
     while not insp.done:
         i = s.corpus.doc_ptr[d] + insp.position
-        z = s.state["z"].copy()
+        z = s.state.z.copy()
         p = _conditional_from_joint(s, i)
         rec = insp.step()
         np.testing.assert_allclose(rec.exact, p, rtol=1e-9, atol=1e-300)
@@ -210,7 +218,7 @@ def _small_session(small, name):
     """The model of MODELS[name] with K = 4 on a 10-document corpus, after 3 sweeps."""
     task, model = MODELS[name]
     alpha = model.alpha[:4] if isinstance(model.alpha, tuple) else model.alpha
-    s = Session(dataclasses.replace(model, K=4, alpha=alpha), small[task], seed=2)
+    s = Session(model.replace(K=4, alpha=alpha), small[task], seed=2)
     s.run(3)
     return s
 
@@ -223,7 +231,8 @@ def test_every_ratio_is_the_mh_ratio_of_the_exact_conditional(small, name):
     s = _small_session(small, name)
     checked = [e for d in (1, 4, 7) for e in _ratio_errors(s, d)]
     if s.model.sampler == "light":
-        used = {light.SUPERVISED_KINDS[k] for k in s.model.cycle_order}  # positive weight
+        order = s.model.topic_sampler.cycle_order(s.model.supervised)   # positive weight
+        used = {light.SUPERVISED_KINDS[k] for k in order}
         assert {kind for kind, _ in checked} == used
         errors = np.array([e for _, e in checked])
         assert len(errors) >= 15 and errors.max() < 1e-9, (len(errors), errors.max())
@@ -241,7 +250,7 @@ def test_a_wrong_ratio_fails_the_kernel_agreement_and_the_ratio_check(corpora, s
     1%."""
     monkeypatch.setattr(light, "doc_step_ratio", _without_nk)
     s = _session(corpora, "lda-light-cycle")
-    before = {k: v.copy() for k, v in s.state.items()}
+    before = s.state.copy()
     rng = seed_state(17)
     info = np.zeros(s.model.info_size)
     s.model.sweep_block(before, s.corpus, rng.copy(), 0, 1, info)   # compiled: not patched
@@ -283,20 +292,22 @@ def _token_after_one_step(model, seed, n_reps=N_REPS):
     labels = ["a", "b", "a", "b"] if isinstance(model, SupervisedLDA) else None
     s = Session(model, tiny_corpus(TINY, labels=labels), seed=0)
     st = s.state
-    st["z"][:] = [0, 0, 0, 1, 0, 2, 0, 0, 0, 1, 0, 0, 2, 0, 0]
+    st.z[:] = [0, 0, 0, 1, 0, 2, 0, 0, 0, 1, 0, 0, 2, 0, 0]
     if labels:
-        st["eta"][...], st["b"][...], st["w"][...] = ETA, B, W
+        sup = st.supervision
+        sup.weights.eta[...], sup.loss.b[...], sup.loss.w[...] = ETA, B, W
     s.model.refresh_state(st, s.corpus)
     p = _conditional_from_joint(s, 0)
     starts = np.random.default_rng(seed).choice(model.K, size=n_reps, p=p)
     insp = TokenInspector(s, 0, seed=seed)
     out = np.empty(n_reps, np.int64)
     for r, k in enumerate(starts):
-        old = st["z"][0]
-        for arr in (st["n_wk"][0], st["n_k"]) + ((st["n_dk"][0],) if "n_dk" in st else ()):
+        old = st.z[0]
+        c = st.counts
+        for arr in (c.n_wk[0], c.n_k) + ((c.n_dk[0],) if c.n_dk.shape[0] else ()):
             arr[old] -= 1
             arr[k] += 1
-        st["z"][0] = k
+        st.z[0] = k
         insp.restart()
         out[r] = insp.step().new_topic
     return p, out
@@ -369,15 +380,43 @@ def test_check_state_detects_inconsistent_counts(corpora):
     s = _session(corpora, "lda-light-cycle")
     insp = TokenInspector(s, 0)
     insp.check_state()
-    s.state["n_k"][0] += 1
+    s.state.counts.n_k[0] += 1
     with pytest.raises(RuntimeError, match="n_k"):
         insp.check_state()
 
 
-def test_refuses_aliaslda_and_bad_arguments(corpora):
-    s = Session(LDA(K=4, sampler="alias"), corpora["binary"], seed=0)
-    with pytest.raises(ValueError, match="AliasLDA.*alias"):
-        TokenInspector(s, 0)
+@pytest.mark.parametrize("sampler", SAMPLERS.names())
+def test_every_registered_sampler_is_replayed_or_declares_it_has_no_stepping(corpora, sampler):
+    """Over the sampler registry: a sampler with token stepping (``stepping``) is replayed by
+    the inspector bit for bit (one document against ``sweep_block``); one without is refused
+    with a message naming it."""
+    s = Session(LDA(K=4, sampler=sampler), corpora["binary"], seed=0)
+    s.run(1)
+    if not SAMPLERS.get(sampler).stepping:
+        with pytest.raises(ValueError, match=f"sampler {sampler!r}, which has no token "
+                                             f"stepping"):
+            TokenInspector(s, 0)
+        return
+    ref = Session(LDA(K=4, sampler=sampler), corpora["binary"], seed=0)
+    ref.run(1)
+    rng = seed_state(5)
+    info = np.zeros(ref.model.info_size)
+    kernel_rng = rng.copy()
+    ref.model.sweep_block(ref.state, ref.corpus, kernel_rng, 2, 3, info)
+    insp = TokenInspector(s, 2)
+    insp.rng[:] = rng
+    insp.run_document()
+    theirs = ref.state.arrays()   # the chain: counts and the sampler's saved arrays
+    chain = [k for k in theirs if k.startswith("counts.")]
+    for k in chain:
+        np.testing.assert_array_equal(s.state.arrays()[k], theirs[k], err_msg=k)
+    for k, v in s.model.saved_arrays(s.state).items():
+        np.testing.assert_array_equal(v, ref.model.saved_arrays(ref.state)[k], err_msg=k)
+    np.testing.assert_array_equal(insp.rng, kernel_rng)
+    np.testing.assert_array_equal(insp.info, info)
+
+
+def test_refuses_bad_arguments(corpora):
     s = Session(LDA(K=4), corpora["binary"], seed=0)
     for bad in (-1, 40):
         with pytest.raises(ValueError, match=r"doc must be an integer in \[0, 39\]"):

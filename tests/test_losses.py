@@ -6,7 +6,7 @@ import pytest
 from scipy import stats
 
 from topicsup.kernels.rng import seed_state
-from topicsup.losses import Hinge
+from topicsup.losses import Augmentation, Hinge
 
 
 def test_hinge_augmentation_is_inverse_gaussian_and_b_w_match_the_factor():
@@ -17,7 +17,7 @@ def test_hinge_augmentation_is_inverse_gaussian_and_b_w_match_the_factor():
     y = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)[:, None]
     s = np.full((n, 1), 0.3)
     b, w = np.empty((n, 1)), np.empty((n, 1))
-    Hinge(lam).augment(y, s, seed_state(1), b, w)
+    Hinge(lam).augment(y, s, seed_state(1), Augmentation(b, w))
     xi = w[:, 0] / lam**2
     assert np.allclose(b[:, 0], lam * y[:, 0] * (1 + lam * xi))
     for sign in (1.0, -1.0):
@@ -38,7 +38,7 @@ def test_hinge_on_the_margin_draws_from_the_limit():
     n = 20_000
     y = np.ones((n, 1))
     b, w = np.empty((n, 1)), np.empty((n, 1))
-    Hinge(2.0).augment(y, np.ones((n, 1)), seed_state(2), b, w)  # zeta = 0
+    Hinge(2.0).augment(y, np.ones((n, 1)), seed_state(2), Augmentation(b, w))  # zeta = 0
     assert np.isfinite(w).all() and (w > 0).all()
 
 

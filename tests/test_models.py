@@ -51,11 +51,10 @@ def test_presets_learn_a_synthetic_task(task, Model):
     s.run(30)
     X = model.fold_in(s.state, te, seed_state(2))
     scores = model.decision_scores(s.state, X)
-    y = model.task_signs(te)
-    got = model.score_labels(y, scores.T, task)
+    got = model.task(te).score(model.targets(te), scores.T)
     assert got > {"binary": 0.7, "multiclass": 0.6, "multilabel": 0.6}[task], got
     h = s.history
-    assert (h["metric"] == f"train_{model.score_name(task)}").sum() == 30
+    assert (h["metric"] == f"train_{model.task(tr).score_name}").sum() == 30
     assert np.isfinite(s.metric("log_joint")).all()
     if model.sampler == "light":
         rates = h[h["metric"] == "acceptance_rate"].groupby("proposal")["value"].mean()
@@ -97,7 +96,7 @@ def test_supervised_chain_resumes_exactly(tmp_path, Model):
     tr, _ = _split("multiclass")
     r = assert_resumes_exactly(Model(K=5, lam=4.0, burn_in=2), tr, tmp_path / "s.npz",
                                block_tokens=3000, before=1, total=5)
-    assert r.state["eta_kept"][0] == 3
+    assert r.state.supervision.weights.eta_kept[0] == 3
 
 
 @pytest.mark.parametrize("Model", [MedLDA, LightMedLDA, LightMedLDA.as_published],
@@ -111,21 +110,22 @@ def test_lda_initialisation_runs_the_plain_lda_kernel(Model):
     n = 3
     model = Model(K=5, lam=4.0, lda_init_sweeps=n)
     s = Session(model, tr, seed=4, block_tokens=2000)
+    settings = {k: v for k, v in model.topic_sampler.params().items()
+                if k != "proposal_weights"}   # LDA has no exp proposal to weigh
     lda = Session(LDA(K=5, alpha=model.alpha, beta=model.beta, sampler=model.sampler,
-                      mh_steps=model.mh_steps, composition=model.composition,
-                      p_doc=model.p_doc), tr, seed=0, block_tokens=2000)
-    lda.state["z"][:] = s.state["z"]
+                      **settings), tr, seed=0, block_tokens=2000)
+    lda.state.z[:] = s.state.z
     lda.model.refresh_state(lda.state, tr)
     lda.rng[:] = s.rng
     for sweep in range(1, n + 1):
         assert s.model.initialising(s.state)
         s.run(1)
         lda.run(1)
-        assert np.array_equal(s.state["z"], lda.state["z"]), sweep
-        assert (s.state["eta"] == 0).all() == (sweep < n), sweep
+        assert np.array_equal(s.state.z, lda.state.z), sweep
+        assert (s.state.supervision.weights.eta == 0).all() == (sweep < n), sweep
     assert not s.model.initialising(s.state)
     s.run(2)
-    assert not np.array_equal(s.state["z"], lda.state["z"])
+    assert not np.array_equal(s.state.z, lda.state.z)
     h = s.history
     assert h[h.metric == "train_accuracy"]["sweep"].tolist() == [3, 4, 5]
     if Model == LightMedLDA.as_published:  # no exp proposal before the weights are drawn
@@ -142,9 +142,9 @@ def test_lda_initialisation_ignores_the_labels():
         tr.n_docs)))
     a, b = (Session(LightMedLDA(K=5, lam=4.0, lda_init_sweeps=3), c, seed=1) for c in (tr, perm))
     a.run(3), b.run(3)
-    assert np.array_equal(a.state["z"], b.state["z"])
+    assert np.array_equal(a.state.z, b.state.z)
     a.run(1), b.run(1)
-    assert not np.array_equal(a.state["z"], b.state["z"])
+    assert not np.array_equal(a.state.z, b.state.z)
 
 
 @pytest.mark.parametrize("Model", [MedLDA, LightMedLDA])
@@ -152,14 +152,15 @@ def test_chain_resumes_exactly_inside_the_lda_initialisation(tmp_path, Model):
     tr, _ = _split("multiclass")
     r = assert_resumes_exactly(Model(K=5, lam=4.0, lda_init_sweeps=3), tr,
                                tmp_path / "s.npz", block_tokens=3000, before=1, total=5)
-    assert r.state["lda_init_left"][0] == 0
+    assert r.state.supervision.lda_init_left[0] == 0
 
 
 def test_unsupervised_lda_is_unchanged_by_the_frame():
     """T = 0: LDA's state carries empty supervision arrays and no end-of-sweep work."""
     tr, _ = _split("binary")
     s = Session(LDA(K=4), tr, seed=0)
-    assert s.state["eta_kt"].shape == (4, 0)
+    assert s.state.supervision is None
+    assert s.model.term(s.state)[0].eta_kt.shape == (4, 0)
     assert s.model.end_sweep(s.state, tr, s.rng, 1) == []
 
 
@@ -203,7 +204,7 @@ def test_default_alpha_and_presets():
     assert (m.sampler, m.mh_steps, m.composition, m.weight_sampler, m.S_gibbs,
             m.supervised_factor, m.proposal_weights) == \
         ("light", 6, "cycle", "coordinate", 2, "marginal", (1.0, 1.0, 0.0))
-    assert list(m.cycle_order) == [0, 1]
+    assert list(m.topic_sampler.cycle_order(supervised=True)) == [0, 1]
     p = LightMedLDA.as_published(K=10, mh_steps=4)
     assert (p.composition, p.supervised_factor, p.proposal_weights, p.mh_steps) == \
         ("mixture", "augmented", (1.0, 1.0, 1.0), 4)
@@ -252,7 +253,7 @@ class _StaleAugmentation:
 
     def __init__(self, model):
         self._model = model
-        self._augmented_order = dataclasses.replace(model, supervised_factor="augmented")
+        self._augmented_order = model.replace(supervised_factor="augmented")
 
     def __getattr__(self, name):
         return getattr(self._model, name)
@@ -269,7 +270,7 @@ def _joint_target(corpus, model, grid=np.linspace(-7.0, 7.0, 561)):
     K = model.K
     Z = enumerate_assignments(corpus.n_tokens, K)
     E = np.stack(np.meshgrid(grid, grid, indexing="ij"), -1).reshape(-1, K)
-    y = model.task_signs(corpus)[0]
+    y = model.targets(corpus)[0]
     zbar = score_states(corpus, K, np.eye(K), Z)                             # (S, K, D)
     s = np.einsum("gk,skd->sgd", E, zbar)
     logp = (model.loss_function.log_psi(y, s).sum(-1) - 0.5 * model.nu * (E ** 2).sum(1)[None]
@@ -295,17 +296,19 @@ def _whole_sweeps(model, corpus, n_chains, n_sweeps, seed):
     info = np.zeros(model.info_size)
     for c in range(n_chains):
         state = model.allocate_state(corpus)
-        state["z"][:] = Z[starts[c]]
-        state["eta"][0] = eta0[c]
+        state.z[:] = Z[starts[c]]
+        state.supervision.weights.eta[0] = eta0[c]
         model.refresh_state(state, corpus)
         rng = seed_state(seed, stream=c + 1)
-        row_scores(*model.feature_rows(state, corpus), state["eta"], state["scores"])
-        model.loss_function.augment(state["y"], state["scores"], rng, state["b"], state["w"])
+        sup = state.supervision
+        model.loss_function.start(sup.loss, rng)
+        row_scores(*model.feature_rows(state, corpus), sup.weights.eta, sup.weights.scores)
+        model.loss_function.augment(sup.y, sup.weights.scores, rng, sup.loss)
         for sweep in range(1, n_sweeps + 1):
             model.sweep_block(state, corpus, rng, 0, corpus.n_docs, info)
             model.end_sweep(state, corpus, rng, sweep)
-        idx[c] = state_index(state["z"], model.K)
-        eta_end[c] = state["eta"][0, 0]
+        idx[c] = state_index(state.z, model.K)
+        eta_end[c] = state.supervision.weights.eta[0, 0]
     grid_eta0 = (pz[:, None] * peta).sum(0).reshape(int(np.sqrt(len(E))), -1).sum(1)
     return pz, grid_eta0, E[::int(np.sqrt(len(E))), 0], idx, eta_end
 
@@ -379,8 +382,8 @@ def test_a_precision_that_is_not_positive_definite_is_named(monkeypatch):
 
     def fails(*args):
         raise np.linalg.LinAlgError("Matrix is not positive definite")
-    monkeypatch.setattr("topicsup.models.sample_weights", fails)
-    with pytest.raises(ValueError, match=r"precision is not positive definite .*nu = 1 against "
-                                         r"lam = 4.*larger nu"):
+    monkeypatch.setattr("topicsup.weight_samplers.cholesky.sample_weights", fails)
+    with pytest.raises(ValueError, match=r"precision is not positive definite .*nu = 1, "
+                                         r"lam = 4.*larger prior precision"):
         s.run(1)
     assert s.n_sweeps == 0 and not s.running

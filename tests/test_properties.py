@@ -94,19 +94,18 @@ def problems(draw):
 
 def _check_counts(s: Session) -> None:
     st_, model, corpus = s.state, s.model, s.corpus
-    z = st_["z"]
+    z = st_.z
     assert z.size == corpus.n_tokens and (z.size == 0 or (z.min() >= 0 and z.max() < model.K))
     ref = model.allocate_state(corpus)
-    ref["z"][:] = z
+    ref.z[:] = z
     model.refresh_state(ref, corpus)
     for k in ("n_dk", "n_wk", "n_k"):
-        if k in st_:
-            assert np.array_equal(st_[k], ref[k]), k
-            assert st_[k].min() >= 0
-    assert st_["n_k"].sum() == corpus.n_tokens
-    assert np.array_equal(st_["n_wk"].sum(0), st_["n_k"])
-    if "n_dk" in st_:
-        assert np.array_equal(st_["n_dk"].sum(1), corpus.doc_lengths)
+        assert np.array_equal(getattr(st_.counts, k), getattr(ref.counts, k)), k
+        assert getattr(st_.counts, k).min(initial=0) >= 0
+    assert st_.counts.n_k.sum() == corpus.n_tokens
+    assert np.array_equal(st_.counts.n_wk.sum(0), st_.counts.n_k)
+    if st_.counts.n_dk.shape[0]:
+        assert np.array_equal(st_.counts.n_dk.sum(1), corpus.doc_lengths)
 
 
 def _check_finite(s: Session) -> None:
@@ -117,9 +116,9 @@ def _check_finite(s: Session) -> None:
     other = h[~h["metric"].isin(["acceptance_rate", "mean_acceptance_probability",
                                  "tokens_per_second"])]   # a sweep too short to time
     assert np.isfinite(other["value"]).all(), other[~np.isfinite(other["value"])]
-    if "eta" in s.state:
-        for k in ("eta", "scores", "b", "w"):
-            assert np.isfinite(s.state[k]).all(), k
+    for k, a in s.state.arrays().items():
+        if a.dtype.kind == "f":
+            assert np.isfinite(a).all(), k
 
 
 @settings(max_examples=examples(300))
@@ -138,10 +137,11 @@ def test_any_corpus_and_settings_sample_soundly(tmp_path_factory, problem):
     resumed = Session.load(path)
     resumed.run(2)
     for other in (b, resumed):
-        assert np.array_equal(a.state["z"], other.state["z"])
+        assert np.array_equal(a.state.z, other.state.z)
         assert np.array_equal(a.rng, other.rng)
-        if "eta" in a.state:
-            assert np.array_equal(a.state["eta"], other.state["eta"])
+        if a.state.supervision is not None:
+            assert np.array_equal(a.state.supervision.weights.eta,
+                                  other.state.supervision.weights.eta)
 
 
 @settings(max_examples=examples(60))
@@ -200,5 +200,5 @@ def test_the_range_bounds_at_scale(scale_corpus, make, ab):
         s.run(3)
         _check_counts(s)
         _check_finite(s)
-        if "eta" not in s.state:
+        if s.state.supervision is None:
             break

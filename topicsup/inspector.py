@@ -48,14 +48,16 @@ from .kernels import gibbs, info as info_layout, light, supervised, word_tables
 from .kernels.alias import alias_from_uniform
 from .kernels.counts import move_token
 from .kernels.rng import seed_state, uniform
-from .models import COMPOSITIONS
+from .samplers import REGISTRY as SAMPLERS
+from .samplers.light import COMPOSITIONS
 
 # the inspector's random stream: far from the Session's stream 0 and the tests' small ones
 INSPECTOR_STREAM = 0x5EC7
 
 STEP_COLUMNS = ["step", "kind", "current", "proposed", "ratio", "acceptance", "u", "accepted",
                 "table_rebuilt"]
-SAMPLER_NAMES = {"gibbs": "exact collapsed Gibbs", "light": "LightLDA MH proposals"}
+SAMPLER_NAMES = {name: SAMPLERS.get(name).stepping for name in SAMPLERS
+                 if SAMPLERS.get(name).stepping}   # the samplers the inspector can step
 
 
 # ---------------------------------------------------------------------- the distributions
@@ -270,6 +272,7 @@ class _Pass:
     U: np.ndarray | None = None          # light: uniforms, rows j % light.RING
     kinds: np.ndarray | None = None
     seen: tuple[np.ndarray, ...] = ()    # the state the bookkeeping was derived from
+    term: Any = None                     # the label term, with the pass's own scratch
 
 
 class TokenInspector:
@@ -311,13 +314,11 @@ class TokenInspector:
                 raise TypeError(f"session must be a topicsup Session, got "
                                 f"{type(session).__name__}")
         sampler = getattr(session.model, "sampler", None)
-        if sampler == "alias":
-            raise ValueError("TokenInspector supports the 'gibbs' and 'light' topic samplers; "
-                             "AliasLDA (sampler='alias') is not supported yet: use "
-                             "LDA(sampler='light') or LDA(sampler='gibbs') to inspect tokens")
-        if sampler not in SAMPLER_NAMES:
-            raise ValueError(f"TokenInspector needs a model with sampler 'gibbs' or 'light', "
-                             f"got {type(session.model).__name__} with sampler {sampler!r}")
+        if sampler not in SAMPLER_NAMES:   # the sampler declares whether it has stepping
+            raise ValueError(f"TokenInspector steps the topic samplers "
+                             f"{sorted(SAMPLER_NAMES)}; {type(session.model).__name__} samples "
+                             f"with sampler {sampler!r}, which has no token stepping yet: use "
+                             f"LDA(sampler='light') or LDA(sampler='gibbs') to inspect tokens")
         corpus = session.corpus
         doc = check.integer("doc", doc, low=0, high=corpus.n_docs - 1)
         self.session = session
@@ -420,16 +421,16 @@ class TokenInspector:
         at a document's start; draw the first ``LEAD`` tokens' uniforms (light)."""
         model = self.session.model
         if getattr(model, "initialising", lambda state: False)(self.session.state):
-            left = int(self.session.state["lda_init_left"][0])
+            left = int(self.session.state.supervision.lda_init_left[0])
             raise ValueError(f"the chain is in its LDA initialisation ({left} of "
                              f"lda_init_sweeps = {model.lda_init_sweeps} sweeps left), which "
                              f"the inspector does not replay: run those sweeps first")
         K = model.K
-        T = self.session.state["eta_kt"].shape[1]
-        p = _Pass(model=model, A=np.zeros(K), c=np.zeros((4, T)), v=np.zeros(T))
+        T = model.term(self.session.state)[0].eta_kt.shape[1]
+        p = _Pass(model=model, A=np.zeros(K), c=np.zeros((4, T)), v=np.zeros(T),
+                  exp_prob=np.zeros(K), exp_alias=np.zeros(K, np.int32))
         if model.sampler == "light":
             p.ndk = np.zeros(K, np.int32)
-            p.exp_prob, p.exp_alias = np.zeros(K), np.zeros(K, np.int32)
             mh = model.mh_steps
             p.U = np.empty((light.RING, 3 * mh))
             p.kinds = np.empty((light.RING, mh), np.int64)
@@ -442,37 +443,44 @@ class TokenInspector:
     def _draw_uniforms(self, j: int) -> None:
         p = self._pass
         m = p.model
+        sampler = m.topic_sampler
         light._draw_token(p.U[j % light.RING], p.kinds[j % light.RING],
-                          _composition(m), m.cycle_order, m.kind_cumulative, self.rng)
+                          _composition(m), sampler.cycle_order(m.supervised),
+                          sampler.kind_cumulative(m.supervised), self.rng)
 
     def _load_document(self) -> None:
         """The per-document bookkeeping from the current state: n_kd (light), A_d and the
         coupling c (supervised), the exp table."""
         st, p, m = self.session.state, self._pass, self._pass.model
-        p.factor, p.loss_params = m.topic_terms(st)[0][:2]
-        terms = (p.factor, p.loss_params, st["eta_kt"], st["b"], st["w"], st["y"], st["r"])
+        term = m.term(st)[0]
+        p.factor, p.loss_params = term.factor, term.loss_params
+        p.term = term._replace(A=p.A, c=p.c, v=p.v, exp_prob=p.exp_prob,
+                               exp_alias=p.exp_alias)
         if m.sampler == "light":
             p.ndk[:] = 0
-            light.load_document(self.doc, self.p0, self.p1, st["z"], p.ndk, *terms, p.A, p.c,
-                                light.uses_exp_table(_composition(m), m.cycle_order,
-                                                     m.kind_cumulative),
-                                np.zeros(m.K), p.exp_prob, p.exp_alias,
-                                np.zeros(m.K, np.int32))
-        elif st["eta_kt"].shape[1] > 0:
-            supervised.load_doc(*terms, self.doc, st["z"], self.p0, self.p1, p.A, p.c, False)
+            sampler = m.topic_sampler
+            light.load_document(self.doc, self.p0, self.p1, st.z, p.ndk, p.term,
+                                light.uses_exp_table(_composition(m),
+                                                     sampler.cycle_order(m.supervised),
+                                                     sampler.kind_cumulative(m.supervised)),
+                                np.zeros(m.K), np.zeros(m.K, np.int32))
+        elif term.eta_kt.shape[1] > 0:
+            supervised.load_doc(p.term, self.doc, st.z, self.p0, self.p1, False)
         self._remember_state()
 
     def _remember_state(self) -> None:
+        self._pass.seen = tuple(a.copy() for a in self._watched())
+
+    def _watched(self) -> tuple[np.ndarray, ...]:
+        """What the pass's bookkeeping derives from: the document's z and its label term."""
         st, d = self.session.state, self.doc
-        self._pass.seen = (st["z"][self.p0:self.p1].copy(), st["eta_kt"].copy(),
-                           st["b"][:, d].copy(), st["w"][:, d].copy(), st["r"][:, d].copy())
+        t = self._pass.model.term(st)[0]
+        return (st.z[self.p0:self.p1], t.eta_kt, t.b[:, d], t.w[:, d], t.r[:, d])
 
     def _sync(self) -> bool:
         """Reload the document if the session changed it (or its weights) since the last
         step; return whether it did."""
-        st, d = self.session.state, self.doc
-        now = (st["z"][self.p0:self.p1], st["eta_kt"], st["b"][:, d], st["w"][:, d],
-               st["r"][:, d])
+        now = self._watched()
         if all(np.array_equal(a, b) for a, b in zip(now, self._pass.seen)):
             return False
         self._load_document()
@@ -483,10 +491,10 @@ class TokenInspector:
         """(n_kd, n_kw, n_k) without token i, from ``z`` and the topic counts, and its topic."""
         st = self.session.state
         K = self._model().K
-        s = int(st["z"][i])
-        n_kd = np.bincount(st["z"][self.p0:self.p1], minlength=K).astype(np.float64)
-        n_kw = st["n_wk"][self.session.corpus.words[i]].astype(np.float64)
-        n_k = st["n_k"].astype(np.float64)
+        s = int(st.z[i])
+        n_kd = np.bincount(st.z[self.p0:self.p1], minlength=K).astype(np.float64)
+        n_kw = st.counts.n_wk[self.session.corpus.words[i]].astype(np.float64)
+        n_k = st.counts.n_k.astype(np.float64)
         for n in (n_kd, n_kw, n_k):
             n[s] -= 1
         return n_kd, n_kw, n_k, s
@@ -500,15 +508,15 @@ class TokenInspector:
         n_kd, n_kw, n_k, s = self._without_token(i)
         alpha = m.alpha_vector
         g = None
-        T = st["eta_kt"].shape[1]
+        term = m.term(st)[0]
+        eta_kt, y, b, w_, r = term.eta_kt, term.y, term.b, term.w, term.r
+        T = eta_kt.shape[1]
         d = self.doc
         marginal = getattr(m, "supervised_factor", "augmented") == "marginal"
         if T and marginal:
-            g = marginal_g(m.loss_function, st["eta_kt"], st["y"][:, d], st["r"][:, d], n_kd,
-                           self.n_tokens)
+            g = marginal_g(m.loss_function, eta_kt, y[:, d], r[:, d], n_kd, self.n_tokens)
         elif T:
-            g = supervised_g(st["eta_kt"], st["b"][:, d], st["w"][:, d], st["r"][:, d], n_kd,
-                             self.n_tokens)
+            g = supervised_g(eta_kt, b[:, d], w_[:, d], r[:, d], n_kd, self.n_tokens)
         exact = exact_conditional(n_kd, n_kw, n_k, alpha, m.beta, corpus.n_words, g)
         if m.sampler == "gibbs":
             return exact, {"conditional": self._gibbs_conditional(n_kd, n_kw, n_k, g)[0]}
@@ -519,10 +527,10 @@ class TokenInspector:
         else:
             out["word"] = word_proposal(n_kw, m.beta, s)
         if T and "exp" in m.proposal_kinds and marginal:
-            out["exp"] = exp_proposal(st["eta_kt"], m.loss_function.slope_at_zero(st["y"][:, d]),
+            out["exp"] = exp_proposal(eta_kt, m.loss_function.slope_at_zero(y[:, d]),
                                       np.zeros(T), self.n_tokens)
         elif T and "exp" in m.proposal_kinds:
-            out["exp"] = exp_proposal(st["eta_kt"], st["b"][:, d], st["w"][:, d], self.n_tokens)
+            out["exp"] = exp_proposal(eta_kt, b[:, d], w_[:, d], self.n_tokens)
         return exact, out
 
     def _stale_table(self, w: int, n_kw: np.ndarray, n_k: np.ndarray) -> np.ndarray:
@@ -530,8 +538,9 @@ class TokenInspector:
         table, or (its supply used up) the one ``word_tables.ensure`` will build from the
         counts without the token."""
         st, m = self.session.state, self._model()
-        if st["wt_used"][w] < m.K:
-            q = st["wt_q"][w].copy()
+        tables = st.sampler.tables
+        if tables.used[w] < m.K:
+            q = tables.q[w].copy()
         else:
             q = (n_kw + m.beta) / (n_k + self.session.corpus.n_words * m.beta)
         return q / q.sum()
@@ -550,7 +559,7 @@ class TokenInspector:
         the corpus), ``word``, ``topic`` and ``next`` (the token the next step resamples)."""
         corpus = self.session.corpus
         with self.session._lock:
-            topics = self.session.state["z"][self.p0:self.p1].copy()
+            topics = self.session.state.z[self.p0:self.p1].copy()
         ids = corpus.words[self.p0:self.p1]
         vocab = np.asarray(corpus.vocabulary, dtype=object)
         pos = np.arange(self.n_tokens)
@@ -581,11 +590,13 @@ class TokenInspector:
         if j < self.p1:
             self._draw_uniforms(j)
         exact, proposals = self._distributions(i)
-        n_kd = np.bincount(st["z"][self.p0:self.p1], minlength=m.K).astype(np.float64)
-        z, n_k, ndk = st["z"], st["n_k"], p.ndk
+        n_kd = np.bincount(st.z[self.p0:self.p1], minlength=m.K).astype(np.float64)
+        z, n_k, ndk = st.z, st.counts.n_k, p.ndk
         word = int(corpus.words[i])
-        nwk = st["n_wk"][word]
-        K, T, beta = m.K, st["eta_kt"].shape[1], m.beta
+        nwk = st.counts.n_wk[word]
+        own, tokens = st.sampler, st.tokens
+        tables = own.tables
+        K, T, beta = m.K, p.term.eta_kt.shape[1], m.beta
         V_beta = beta * corpus.n_words
         alpha = m.alpha_vector
         alpha_sum = 0.0
@@ -593,7 +604,7 @@ class TokenInspector:
             alpha_sum += a_k
         stale = m.word_proposal == "stale"
         u_i, kinds_i = p.U[i % light.RING], p.kinds[i % light.RING]
-        eta_kt, A, v = st["eta_kt"], p.A, p.v
+        eta_kt, A, v = p.term.eta_kt, p.A, p.v
         old = int(z[i])
         ndk[old] -= 1
         nwk[old] -= 1
@@ -612,19 +623,19 @@ class TokenInspector:
             if kind == light.DOC:
                 q = doc_proposal(n_kd.copy(), alpha, s)
                 t = light.draw_doc_proposal(z, self.p0, self.n_tokens, alpha_sum,
-                                            st["alpha_prob"], st["alpha_alias"],
+                                            own.alpha_prob, own.alpha_alias,
                                             not isinstance(m.alpha, tuple), u01)
             elif kind == light.WORD and not stale:
                 q = word_proposal(nwk.astype(np.float64), beta, s)
-                t = light.draw_word_proposal(z, st["word_ptr"], st["word_tok"], word, K, beta,
+                t = light.draw_word_proposal(z, tokens.word_ptr, tokens.word_tok, word, K, beta,
                                              u01)
             elif kind == light.WORD:
-                rebuilt = bool(st["wt_used"][word] >= K)   # ensure rebuilds exactly then
-                word_tables.ensure(word, nwk, n_k, st["ones"], beta, V_beta, st["wt_samples"],
-                                   st["wt_q"], st["wt_mass"], st["wt_used"], st["al_prob"],
-                                   st["al_alias"], st["al_work"], self.rng)
-                q = st["wt_q"][word] / st["wt_q"][word].sum()
-                t = word_tables.next_sample(word, st["wt_samples"], st["wt_used"])
+                rebuilt = bool(tables.used[word] >= K)   # ensure rebuilds exactly then
+                word_tables.ensure(word, nwk, n_k, tables.ones, beta, V_beta, tables.samples,
+                                   tables.q, tables.mass, tables.used, tables.prob,
+                                   tables.alias, tables.work, self.rng)
+                q = tables.q[word] / tables.q[word].sum()
+                t = word_tables.next_sample(word, tables.samples, tables.used)
             else:
                 q = proposals["exp"]
                 t = alias_from_uniform(p.exp_prob, p.exp_alias, u01)
@@ -638,7 +649,7 @@ class TokenInspector:
                 a = light.word_step_ratio(ndk[t], ndk[s], alpha[t], alpha[s], n_k[t], n_k[s],
                                           V_beta)
             else:
-                q_t, q_s = (st["wt_q"][word, t], st["wt_q"][word, s]) if kind == light.WORD \
+                q_t, q_s = (tables.q[word, t], tables.q[word, s]) if kind == light.WORD \
                     else (1.0, 1.0)
                 a = light.table_step_ratio(ndk[t], ndk[s], alpha[t], alpha[s], nwk[t], nwk[s],
                                            n_k[t], n_k[s], beta, V_beta, q_t, q_s)
@@ -700,10 +711,10 @@ class TokenInspector:
         st, p, corpus = self.session.state, self._pass, self.session.corpus
         exact, _ = self._distributions(i)
         word = int(corpus.words[i])
-        nwk, n_k, ndk = st["n_wk"][word], st["n_k"], st["n_dk"][self.doc]
-        eta_kt = st["eta_kt"]
+        nwk, n_k, ndk = st.counts.n_wk[word], st.counts.n_k, st.counts.n_dk[self.doc]
+        eta_kt = p.term.eta_kt
         T = eta_kt.shape[1]
-        old = int(st["z"][i])
+        old = int(st.z[i])
         move_token(ndk, nwk, n_k, old, -1)
         g = None
         if T > 0:
@@ -714,7 +725,7 @@ class TokenInspector:
         q, total, cum = self._gibbs_conditional(ndk, nwk, n_k, g)
         u = uniform(self.rng)
         new = int(gibbs.search_cumulative(cum, p.model.K, u * total))
-        st["z"][i] = new
+        st.z[i] = new
         move_token(ndk, nwk, n_k, new, 1)
         if new != old and T > 0:
             supervised.move(eta_kt, p.c, old, new)
@@ -732,15 +743,26 @@ class TokenInspector:
             st, model = s.state, s.model
             model.validate_state(st, s.corpus)
             fresh = model.allocate_state(s.corpus)
+            kept, new = model.saved_arrays(st), model.saved_arrays(fresh)
             for k in model.saved_state:
-                fresh[k][...] = st[k]
+                new[k][...] = kept[k]
             model.refresh_state(fresh, s.corpus)
             for k in ("n_wk", "n_k", "n_dk", "eta_kt", "r"):
-                if k in st and not np.array_equal(st[k], fresh[k]):
+                a, b = _derived(st, k), _derived(fresh, k)
+                if a is not None and not np.array_equal(a, b):
                     raise RuntimeError(f"session state {k!r} is not what the model rebuilds "
                                        f"from z and the weights")
-            if "ndk_row" in st and st["ndk_row"].any():
-                raise RuntimeError("the light sampler's document row ndk_row is not cleared")
+            row = getattr(st.sampler, "ndk", None)
+            if row is not None and row.any():
+                raise RuntimeError("the light sampler's document row ndk is not cleared")
+
+
+def _derived(state: Any, name: str) -> np.ndarray | None:
+    """A derived array of the state by name: the counts, or the weights' kernel view."""
+    if name in state.counts._fields:
+        return getattr(state.counts, name)
+    sup = state.supervision
+    return None if sup is None else getattr(sup.weights, name)
 
 
 def _composition(model: Any) -> int:

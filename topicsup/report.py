@@ -37,16 +37,17 @@ def _embed(chart: alt.TopLevelMixin, div_id: str) -> str:
 def session_views(session: Session, n_words: int = 10) -> list[tuple[str, alt.TopLevelMixin]]:
     """(heading, chart) for every view that applies to the session, in reading order.
 
-    Acceptance needs Metropolis-Hastings proposals; scores, coefficients and weight traces
-    need a supervised model. The history tells which the sampler recorded.
+    Which apply is the model's rule (``Session.views``, shared with the dashboard):
+    acceptance needs Metropolis-Hastings proposals; scores, coefficients and weight traces a
+    supervised model.
     """
     h = session.history
-    metrics = h["metric"].astype(str)
+    applies = session.views
     views: list[tuple[str, alt.TopLevelMixin]] = [
         ("Convergence", alt.vconcat(loglik_chart(h), throughput_chart(h)))]
-    if metrics.eq(ACCEPTANCE).any():
+    if "acceptance" in applies and h["metric"].astype(str).eq(ACCEPTANCE).any():
         views.append(("Metropolis-Hastings acceptance", acceptance_chart(h)))
-    if metrics.str.startswith(TRAIN_PREFIX).any():
+    if "score" in applies and h["metric"].astype(str).str.startswith(TRAIN_PREFIX).any():
         views += [("Training score", alt.hconcat(score_chart(h, width=400),
                                                  score_chart(h, x="seconds", width=400))),
                   ("Coefficients", coefficient_heatmap(session.coefficients())),

@@ -206,7 +206,7 @@ class Session:
         self.seed = int(seed)
         check.allocation(f"{type(model).__name__} with K = {model.K} on this corpus",
                          model.state_bytes(corpus), hint="use fewer topics K")
-        self.model = model
+        self.model = model = model.copy()   # its own: a user's set_params cannot reach it
         self.corpus = corpus
         self.state = model.init_state(corpus, self.rng)
         self.n_sweeps = 0          # completed sweeps
@@ -272,13 +272,13 @@ class Session:
         ``proposal_weights``), only those in ``model.live_params``: they change how the chain
         moves, not its stationary distribution. Takes effect at the next block; waits for a
         running block to end. The checkpoint records the current settings."""
-        allowed = type(self.model).live_params
+        allowed = self.model.live_params
         bad = sorted(set(params) - set(allowed))
         if bad:
             raise ValueError(f"cannot change {bad} during a chain; {type(self.model).__name__} "
                              f"allows {list(allowed)} (the rest change the posterior or the "
                              f"state's shape: start a new Session)")
-        new = dataclasses.replace(self.model, **params)   # validates the values
+        new = self.model.replace(**params)   # validates the values
         with self._lock:
             old = self.model
             for name in sorted(params):
@@ -464,6 +464,13 @@ class Session:
         with self._lock:
             return self._records.frame()
 
+    @property
+    def views(self) -> tuple[str, ...]:
+        """The views that apply to this session's model (``loglik``, ``acceptance``,
+        ``score``, ``coefficients``, ``throughput``): one rule, the model's (``LDA.views``),
+        for the dashboard and the report."""
+        return self.model.views
+
     def metric(self, name: str, proposal: str | None = None) -> pd.Series:
         """One metric as a Series indexed by sweep: a plain metric, or with ``proposal`` the
         rows of one proposal kind (e.g. ``metric("acceptance_rate", proposal="doc")``)."""
@@ -509,7 +516,7 @@ class Session:
                 + list(self.corpus.covariate_names))
 
     def _check_supervised(self) -> None:
-        if not hasattr(self.model, "task_names"):
+        if not self.model.supervised:
             raise ValueError(f"{type(self.model).__name__} is unsupervised: it has no "
                              f"classifier weights and makes no predictions; use a supervised "
                              f"model such as LightMedLDA on a labelled corpus")
@@ -523,7 +530,7 @@ class Session:
         self._check_supervised()
         with self._lock:
             samples = list(self._traces.get("eta", []))
-            T, M = self.state["eta"].shape
+            T, M = self.state.supervision.weights.eta.shape
         S = len(samples)
         eta = np.stack(samples) if S else np.zeros((0, T, M), np.float32)
         tasks = self.model.task_names(self.corpus)
@@ -610,10 +617,11 @@ class Session:
         ``decision_function``."""
         scores = self.decision_function(docs, **fold_in)
         lab = self.corpus.labels
-        return self.model.predict_labels(scores, lab.kind, lab.classes)
+        return self.model.task(self.corpus).predict(scores, lab.classes)
 
     def score(self, docs: Any, labels: Any = None, **fold_in: Any) -> float:
-        """Accuracy (micro F1 for multi-label) on held-out documents.
+        """Accuracy (micro F1 for multi-label, predictive R^2 for real responses) on held-out
+        documents.
 
         Parameters
         ----------
@@ -630,6 +638,8 @@ class Session:
         """
         self._check_supervised()
         train = self.corpus.labels
+        if train.kind == "real":   # regression: predictive R^2 of the responses
+            return self._score_responses(docs, labels, **fold_in)
         if labels is None:
             if not isinstance(docs, Corpus) or docs.labels is None:
                 raise ValueError("score needs labels: a labelled held-out Corpus, or documents "
@@ -651,7 +661,21 @@ class Session:
         y = make_labels(labels, n, kind=train.kind, classes=train.classes)
         truth = dataclasses.replace(corpus, labels=y)
         scores = self.decision_function(corpus, **fold_in)
-        return self.model.score_labels(self.model.task_signs(truth), scores.T, train.kind)
+        return self.model.task(truth).score(self.model.targets(truth), scores.T)
+
+    def _score_responses(self, docs: Any, labels: Any, **fold_in: Any) -> float:
+        if labels is None:
+            if not isinstance(docs, Corpus) or docs.labels is None \
+                    or docs.labels.kind != "real":
+                raise ValueError("score needs the held-out responses: a Corpus with real "
+                                 "labels, or documents and labels=...")
+        corpus = self.corpus.heldout(docs)
+        if labels is None:
+            y = docs.labels.values
+        else:
+            y = make_labels(labels, corpus.n_docs, kind="real").values
+        scores = self.decision_function(corpus, **fold_in)
+        return self.model.task(self.corpus).score(y[None, :], scores.T)
 
     def topic_word(self) -> np.ndarray:
         """(K, V) point estimate of the topics."""
@@ -676,8 +700,8 @@ class Session:
         """
         n_words = check.integer("n_words", n_words, low=1)
         with self._lock:
-            n_wk = self.state["n_wk"]
-            n_k = self.state["n_k"].astype(np.float64)
+            n_wk = self.state.counts.n_wk
+            n_k = self.state.counts.n_k.astype(np.float64)
             # phi_k is increasing in n_kw: the top words by count, ties by word id, one
             # topic at a time (O(V) memory, not a (K, V) copy)
             top = np.stack([_top_rows(n_wk[:, k], n_words) for k in range(self.model.K)])
@@ -734,7 +758,8 @@ class Session:
                 "preprocessing": self.corpus.preprocessing,
                 "settings_changes": [dict(c) for c in self._changes],
             }
-            arrays = {f"state/{k}": self.state[k].copy() for k in self.model.saved_state}
+            saved = self.model.saved_arrays(self.state)
+            arrays = {f"state/{k}": saved[k].copy() for k in self.model.saved_state}
             arrays.update(self._records.to_arrays())
             arrays.update(self.corpus.to_arrays())
             arrays.update({f"trace/{k}": np.stack(v) for k, v in self._traces.items() if v})
@@ -799,13 +824,14 @@ class Session:
             check.allocation(f"{name} with K = {model.K} on this corpus",
                              model.state_bytes(corpus))
         self.state = model.allocate_state(corpus)
+        saved = model.saved_arrays(self.state)
         for k in model.saved_state:
-            ref = self.state[k]
-            self.state[k][...] = f.array(f"state/{k}", dtype=ref.dtype, shape=ref.shape)
+            ref = saved[k]
+            ref[...] = f.array(f"state/{k}", dtype=ref.dtype, shape=ref.shape)
         with f.checking("state"):
             model.validate_state(self.state, corpus)
-        if "eta_kept" in self.state and self.state["eta_kept"][0] > self.n_sweeps:
-            raise f.error("state/eta_kept", f"counts {self.state['eta_kept'][0]} kept samples "
+        if "eta_kept" in saved and saved["eta_kept"][0] > self.n_sweeps:
+            raise f.error("state/eta_kept", f"counts {saved['eta_kept'][0]} kept samples "
                                             f"in {self.n_sweeps} sweeps")
         self.rng = f.array("rng", dtype=np.uint64, shape=(4,))
         if not self.rng.any():   # xoshiro's one fixed point: it would draw zeros forever

@@ -33,7 +33,6 @@ import numpy as np
 
 from topicsup import validation as check
 from topicsup import views
-from topicsup.models import MAX_MH_STEPS
 from topicsup.session import Session
 
 # the status line and progress bar update at most this often (seconds)
@@ -123,13 +122,7 @@ class Dashboard:
 
     # ------------------------------------------------------------------ layout
     def _supported_views(self) -> tuple[str, ...]:
-        model = self.session.model
-        out = ["loglik"]
-        if getattr(model, "sampler", "gibbs") != "gibbs":
-            out.append("acceptance")
-        if hasattr(model, "task_names"):
-            out += ["score", "coefficients"]
-        return tuple(out + ["throughput"])
+        return self.session.views   # the model's rule, shared with the report
 
     def _build_widgets(self, sweeps: int, per_refresh: int) -> None:
         self.run_button = w.Button(description="Run", icon="play", button_style="success",
@@ -179,35 +172,13 @@ class Dashboard:
                              f"{html.escape(str(e))}</span>")
 
     def _settings_widgets(self) -> dict[str, w.Widget]:
-        """Controls for the model's ``live_params``: sampler settings that keep the posterior.
-        Their ranges are the model's own, so showing a model never changes it."""
+        """A control for each of the model's live settings (``LiveSetting``: the parts say
+        which settings keep the posterior and what their controls need). Their ranges are the
+        parts' own, so showing a model never changes it."""
         model = self.session.model
-        if getattr(model, "sampler", "gibbs") != "light":
-            return {}
-        out: dict[str, w.Widget] = {
-            "mh_steps": w.BoundedIntText(value=model.mh_steps, min=1, max=MAX_MH_STEPS,
-                                         description="MH steps", style=_LABEL,
-                                         layout=_control_layout("150px")),
-            "composition": w.Dropdown(options=["cycle", "mixture"], value=model.composition,
-                                      description="composition", style=_LABEL,
-                                      layout=_control_layout("210px"))}
-        if "proposal_weights" in model.live_params:
-            pw = model.proposal_weights or (1.0, 1.0, 1.0)
-            for kind, v in zip(("doc", "word", "exp"), pw):
-                out[f"mix_{kind}"] = w.FloatSlider(value=v / sum(pw), min=0.0, max=1.0,
-                                                   step=0.01, description=f"mix {kind}",
-                                                   readout_format=".2f", style=_LABEL,
-                                                   layout=_control_layout("260px"))
-        else:   # p_doc is in (0, 1): the slider's ends are the nearest steps inside
-            out["p_doc"] = w.FloatSlider(value=model.p_doc, min=min(0.01, model.p_doc),
-                                         max=max(0.99, model.p_doc), step=0.01,
-                                         description="mix doc", readout_format=".2f",
-                                         style=_LABEL, layout=_control_layout("260px"))
-        if "supervised_factor" in model.live_params:   # the hinge itself or given xi
-            out["supervised_factor"] = w.Dropdown(options=["marginal", "augmented"],
-                                                  value=model.supervised_factor,
-                                                  description="label term", style=_LABEL,
-                                                  layout=_control_layout("220px"))
+        out: dict[str, w.Widget] = {}
+        for setting in model.live_settings():
+            out.update(_control(setting, getattr(model, setting.name)))
         for name, widget in out.items():
             widget.observe(lambda change, name=name: self._on_setting(name), names="value")
         return out
@@ -215,16 +186,18 @@ class Dashboard:
     def _on_setting(self, name: str) -> None:
         """Apply the one setting that changed (the others are left as the model has them)."""
         s = self.settings
-        if name.startswith("mix_"):
-            mix = tuple(float(s[f"mix_{k}"].value) for k in ("doc", "word", "exp"))
+        setting = {st.name: st for st in self.session.model.live_settings()}
+        if "/" in name:   # one weight of a mix
+            base = name.split("/")[0]
+            mix = tuple(float(s[f"{base}/{k}"].value) for k in setting[base].options)
             if sum(mix) <= 0:
                 self._set_status("not applied: the proposal mix needs at least one positive "
                                  "weight")
                 return
-            params: dict[str, Any] = {"proposal_weights": mix}
+            params: dict[str, Any] = {base: mix}
         else:
             value = s[name].value
-            params = {name: float(value) if name == "p_doc" else value}
+            params = {name: float(value) if setting[name].kind == "fraction" else value}
         try:
             self.session.set_params(**params)
         except (ValueError, TypeError) as e:
@@ -381,3 +354,33 @@ class Dashboard:
     # ------------------------------------------------------------------ display
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self.widget._repr_mimebundle_(**kwargs)
+
+
+def _control(setting: Any, value: Any) -> dict[str, w.Widget]:
+    """The widget(s) for one ``LiveSetting`` at its current ``value``, keyed by name (a mix:
+    one slider per kind, ``name/kind``)."""
+    label, kind = setting.label, setting.kind
+    if kind == "int":
+        return {setting.name: w.BoundedIntText(value=value, min=int(setting.low),
+                                               max=int(setting.high), description=label,
+                                               style=_LABEL, layout=_control_layout("150px"))}
+    if kind == "choice":
+        return {setting.name: w.Dropdown(options=list(setting.options), value=value,
+                                         description=label, style=_LABEL,
+                                         layout=_control_layout("220px"))}
+    if kind == "flag":
+        return {setting.name: w.Checkbox(value=bool(value), description=label, indent=False,
+                                         layout=_control_layout("140px"))}
+    if kind == "fraction":   # an open interval: the slider's ends are the nearest steps inside
+        return {setting.name: w.FloatSlider(value=value, min=min(0.01, value),
+                                            max=max(0.99, value), step=0.01,
+                                            description=label, readout_format=".2f",
+                                            style=_LABEL, layout=_control_layout("260px"))}
+    if kind == "mix":
+        weights = value if value is not None else (1.0,) * len(setting.options)
+        total = sum(weights)
+        return {f"{setting.name}/{k}": w.FloatSlider(
+            value=x / total, min=0.0, max=1.0, step=0.01, description=f"{label} {k}",
+            readout_format=".2f", style=_LABEL, layout=_control_layout("260px"))
+            for k, x in zip(setting.options, weights)}
+    raise ValueError(f"no control for a live setting of kind {kind!r}")

@@ -180,11 +180,10 @@ class InspectorWidget:
         where = "finished (the next step starts a new pass)" if insp.done \
             else f"token {insp.position} / {insp.n_tokens}"
         parts = [f"document {insp.doc}: {where}", SAMPLER_NAMES[insp.sampler]]
-        for p, kind in enumerate(self.inspector.session.model.proposal_kinds):
-            b = info_layout.FIRST_KIND + info_layout.PER_KIND * p
-            made = insp.info[b]
-            if made:
-                parts.append(f"{kind}: accepted {insp.info[b + 1] / made:.2f} of {int(made)}")
+        kinds = self.inspector.session.model.proposal_kinds
+        for kind, k in zip(kinds, info_layout.decode(insp.info, len(kinds)).kinds):
+            if k.made:
+                parts.append(f"{kind}: accepted {k.accepted / k.made:.2f} of {int(k.made)}")
         return f"<span class='topicsup-inspector-status'>{' &middot; '.join(parts)}</span>"
 
     def _chart(self) -> alt.Chart:

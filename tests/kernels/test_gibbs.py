@@ -76,7 +76,7 @@ def test_info_record_counts_tokens_and_changes():
     rng = seed_state(0)
     state = m.init_state(corpus, rng)
     info = np.zeros(m.info_size)
-    before = state["z"].copy()
+    before = state.z.copy()
     m.sweep_block(state, corpus, rng, 0, corpus.n_docs, info)
     assert info[gibbs.INFO_TOKENS] == corpus.n_tokens
-    assert info[gibbs.INFO_CHANGED] == (before != state["z"]).sum()
+    assert info[gibbs.INFO_CHANGED] == (before != state.z).sum()

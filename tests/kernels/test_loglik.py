@@ -18,7 +18,7 @@ def test_kernel_log_joint_matches_numpy_formula_on_every_state():
     m = LDA(K=K, alpha=alpha, beta=beta)
     state = m.allocate_state(corpus)
     for r in range(0, len(Z), 7):
-        state["z"][:] = Z[r]
+        state.z[:] = Z[r]
         m.refresh_state(state, corpus)
         assert np.isclose(m.log_joint(state, corpus), ref[r], rtol=0, atol=1e-10)
 

@@ -80,7 +80,9 @@ def test_bookkeeping_equals_recomputation_after_every_move(T, factor):
     A, c, v = np.zeros(K), np.zeros((4, T)), np.zeros(T)
     code = supervised.AUGMENTED if factor == "augmented" else supervised.HINGE
     params = np.array([2 * lam])
-    supervised.load_doc(code, params, eta_kt, b, w, y, r, d, z, p0, p1, A, c, False)
+    term = supervised.Term(code, params, eta_kt, b, w, y, r, A, c, v, np.zeros(K),
+                           np.zeros(K, np.int32))
+    supervised.load_doc(term, d, z, p0, p1, False)
     for _ in range(300):
         i = int(rng.integers(p0, p1))
         s = int(z[i])
@@ -136,9 +138,9 @@ def _setup(case):
         + supervised_log_factor_states(corpus, K, eta, b, w, Z)
 
     def prepare(state):
-        state["eta"][...] = eta
-        state["b"][...] = b
-        state["w"][...] = w
+        state.supervision.weights.eta[...] = eta
+        state.supervision.loss.b[...] = b
+        state.supervision.loss.w[...] = w
 
     return corpus, normalize_log(logp), prepare, dict(K=K, alpha=alpha, beta=beta)
 
@@ -155,7 +157,8 @@ def test_stale_word_ratio_with_supervision_is_right_when_tables_are_fresh():
                       + supervised_log_factor_states(corpus, K, eta, b, w, Z))
 
     def prepare(state):
-        state["eta"][...], state["b"][...], state["w"][...] = eta, b, w
+        sup = state.supervision
+        sup.weights.eta[...], sup.loss.b[...], sup.loss.w[...] = eta, b, w
 
     model = SupervisedLDA(K=K, alpha=alpha, beta=beta, sampler="light", word_proposal="stale",
                           composition="mixture", mh_steps=1, proposal_weights=(0, 1, 0))
@@ -182,7 +185,7 @@ def test_harness_rejects_a_wrong_supervised_term(variant, key, factor):
 
     def wrong(state):
         prepare(state)
-        state[key] *= factor
+        getattr(state.supervision.loss, key)[...] *= factor
 
     model = SupervisedLDA(**kw, **VARIANTS[variant])
     idx = sample_final_states(model, corpus, p, n_chains=N_CHAINS, n_sweeps=2, seed=32,
@@ -210,11 +213,12 @@ def test_light_with_supervision_on_a_document_longer_than_the_prefetch_pipeline(
                           **VARIANTS[variant])
     label_term = supervised_log_factor_states(corpus, K, eta, b, w, Z) \
         if factor == "augmented" else \
-        loss_log_factor_states(corpus, K, eta, model.task_signs(corpus), Hinge(0.7), Z)
+        loss_log_factor_states(corpus, K, eta, model.targets(corpus), Hinge(0.7), Z)
     p = normalize_log(lda_log_joint_states(corpus, K, alpha, beta, Z) + label_term)
 
     def prepare(state):
-        state["eta"][...], state["b"][...], state["w"][...] = eta, b, w
+        sup = state.supervision
+        sup.weights.eta[...], sup.loss.b[...], sup.loss.w[...] = eta, b, w
 
     idx = sample_final_states(model, corpus, p, n_chains=N_CHAINS, n_sweeps=2, seed=34,
                               prepare=prepare)
@@ -232,16 +236,17 @@ def _setup_marginal(case, lam=MARGINAL_LAM, flip=False):
     docs, K, alpha, beta, labels, cov, eta, _, _ = CASES[case]
     corpus = tiny_corpus(docs, labels=labels, covariates=cov)
     kw = dict(K=K, alpha=alpha, beta=beta, lam=MARGINAL_LAM, supervised_factor="marginal")
-    y = SupervisedLDA(**kw).task_signs(corpus)
+    y = SupervisedLDA(**kw).targets(corpus)
     Z = enumerate_assignments(corpus.n_tokens, K)
     logp = lda_log_joint_states(corpus, K, alpha, beta, Z) \
         + loss_log_factor_states(corpus, K, eta, y, Hinge(lam), Z)
     noise = np.random.default_rng(5)
 
     def prepare(state):
-        state["eta"][...] = eta
-        state["b"][...] = noise.normal(size=state["b"].shape) * 3
-        state["w"][...] = noise.gamma(1.0, size=state["w"].shape) * 3
+        state.supervision.weights.eta[...] = eta
+        aug = state.supervision.loss
+        aug.b[...] = noise.normal(size=aug.b.shape) * 3
+        aug.w[...] = noise.gamma(1.0, size=aug.w.shape) * 3
 
     return corpus, normalize_log(logp), prepare, kw
 
@@ -296,4 +301,4 @@ class _FlippedLabels:
 
     def refresh_state(self, state, corpus):
         self._model.refresh_state(state, corpus)
-        state["y"] *= -1
+        state.supervision.y *= -1

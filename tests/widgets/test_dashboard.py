@@ -78,7 +78,7 @@ def test_dashboard_chain_is_the_sessions_chain(corpus):
     ref = _light(corpus, log_joint_every=1)
     ref.run(7)
     assert s.n_sweeps == 7
-    np.testing.assert_array_equal(s.state["z"], ref.state["z"])
+    np.testing.assert_array_equal(s.state.z, ref.state.z)
     np.testing.assert_array_equal(s.rng, ref.rng)
 
 
@@ -92,13 +92,13 @@ def test_live_settings_change_the_sampler(corpus):
     assert dash.settings["supervised_factor"].value == "augmented"
     dash.settings["mh_steps"].value = 3
     dash.settings["composition"].value = "cycle"
-    dash.settings["mix_exp"].value = 0.0
+    dash.settings["proposal_weights/exp"].value = 0.0
     dash.settings["supervised_factor"].value = "marginal"
     assert s.model.mh_steps == 3 and s.model.composition == "cycle"
     assert s.model.proposal_weights[2] == 0.0 and s.model.supervised_factor == "marginal"
     before = s.model
     for k in ("doc", "word"):
-        dash.settings[f"mix_{k}"].value = 0.0
+        dash.settings[f"proposal_weights/{k}"].value = 0.0
     assert s.model.proposal_weights == (0.0, before.proposal_weights[1], 0.0) or \
         "at least one positive weight" in dash.status.value
     dash.step()

@@ -54,7 +54,7 @@ def test_buttons_step_and_the_views_follow_the_records(corpus):
         assert len(insp.records) == expected_records
         rec = insp.last
         spans = _spans(wd)
-        topics = s.state["z"][s.corpus.doc_ptr[2]:s.corpus.doc_ptr[3]]
+        topics = s.state.z[s.corpus.doc_ptr[2]:s.corpus.doc_ptr[3]]
         assert [sp[2] for sp in spans] == topics.tolist()
         assert all(sp[3] == colours[sp[2]] for sp in spans)
         assert [sp[1] for sp in spans if "topicsup-last" in sp[0]] == [rec.position]

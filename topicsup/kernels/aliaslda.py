@@ -40,11 +40,16 @@ def _remove_topic(k, nz, pos, n_nz):
 
 
 @njit(cache=True, nogil=True)
-def alias_sweep(words, doc_ptr, z, n_dk, n_wk, n_k, alpha, beta, rng, d_start, d_end,
-                mh_steps, wt_samples, wt_q, wt_mass, wt_used, prob, alias, work, nz, pos, p_dw,
+def alias_sweep(tokens, counts, prior, mh_steps, tables, nz, pos, p_dw, rng, d_start, d_end,
                 info):
-    """One pass over documents ``d_start .. d_end-1``. ``nz``/``pos`` (int32, length K;
+    """One pass over documents ``d_start .. d_end-1`` (records of ``kernels.counts``; the
+    stale word ``tables`` of ``kernels.word_tables``). ``nz``/``pos`` (int32, length K;
     ``pos`` all -1 on entry) hold the document's topic list; ``p_dw`` is float64 scratch."""
+    words, doc_ptr = tokens.words, tokens.doc_ptr
+    z, n_dk, n_wk, n_k = counts.z, counts.n_dk, counts.n_wk, counts.n_k
+    alpha, beta = prior.alpha, prior.beta
+    wt_samples, wt_q, wt_mass, wt_used = tables.samples, tables.q, tables.mass, tables.used
+    prob, alias, work = tables.prob, tables.alias, tables.work
     V_beta = beta * n_wk.shape[0]
     changed = 0
     for d in range(d_start, d_end):

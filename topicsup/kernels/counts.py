@@ -1,12 +1,58 @@
-"""Count bookkeeping shared by every collapsed topic sampler: random initialisation and
-rebuilding ``n_dk``, ``n_wk``, ``n_k`` from the assignments ``z``."""
+"""Count bookkeeping shared by every collapsed topic sampler: the records the kernels read
+(``Tokens``, ``Counts``, ``Dirichlet``), random initialisation and rebuilding ``n_dk``,
+``n_wk``, ``n_k`` from the assignments ``z``."""
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
 from .rng import randint
+
+
+class Tokens(NamedTuple):
+    """The corpus as the kernels read it: ``words`` (N,) in document order, document ``d``
+    holding tokens ``doc_ptr[d]:doc_ptr[d+1]``; the same tokens word by word, the tokens of
+    word w being ``word_tok[word_ptr[w]:word_ptr[w+1]]`` (the exact word proposal)."""
+
+    words: np.ndarray
+    doc_ptr: np.ndarray
+    word_ptr: np.ndarray
+    word_tok: np.ndarray
+
+
+class Counts(NamedTuple):
+    """The collapsed topic state: assignments ``z`` (N,) int32 and the counts that agree with
+    them, ``n_dk`` (D, K) document-major (shape (0, K) for a sampler that keeps none),
+    ``n_wk`` (V, K) word-major, ``n_k`` (K,)."""
+
+    z: np.ndarray
+    n_dk: np.ndarray
+    n_wk: np.ndarray
+    n_k: np.ndarray
+
+
+class Dirichlet(NamedTuple):
+    """The Dirichlet parameters: ``alpha`` (K,) per topic and the symmetric ``beta``."""
+
+    alpha: np.ndarray
+    beta: float
+
+
+def tokens_of(words: np.ndarray, doc_ptr: np.ndarray, n_words: int) -> Tokens:
+    """A corpus's ``Tokens``, with the word-by-word index built here."""
+    word_counts = np.bincount(words, minlength=n_words)
+    index_type = np.int32 if words.shape[0] < 2**31 else np.int64
+    return Tokens(words, doc_ptr, np.concatenate([[0], np.cumsum(word_counts)]).astype(np.int64),
+                  np.argsort(words, kind="stable").astype(index_type))
+
+
+def allocate_counts(n_tokens: int, n_docs: int, n_words: int, K: int, doc_rows: bool) -> Counts:
+    """Zeroed ``Counts``; ``doc_rows=False``: no (D, K) matrix (shape (0, K))."""
+    return Counts(np.zeros(n_tokens, np.int32), np.zeros((n_docs if doc_rows else 0, K), np.int32),
+                  np.zeros((n_words, K), np.int32), np.zeros(K, np.int32))
 
 
 @njit(cache=True, nogil=True)

@@ -42,17 +42,20 @@ def conditional_weight(ndk_k, alpha_k, nwk_k, beta, inv_n_k):
 
 
 @njit(cache=True, nogil=True)
-def gibbs_sweep(words, doc_ptr, z, n_dk, n_wk, n_k, alpha, beta, rng, d_start, d_end,
-                factor, loss_params, eta_kt, b, w, y, r, A, c, v, scratch, info):
+def gibbs_sweep(tokens, counts, prior, term, scratch, rng, d_start, d_end, info):
     """Resample every token of documents ``d_start .. d_end-1`` once, in order.
 
-    Parameters are the corpus (``words``, ``doc_ptr``), the state (``z`` and its counts, all
-    int32), the Dirichlet parameters (``alpha`` of length K, scalar symmetric ``beta``), the
-    xoshiro state ``rng``, the supervised term's arrays (``kernels.supervised``: ``factor``,
-    ``loss_params``, ``eta_kt`` (K, T), ``b``, ``w``, ``y``, ``r`` (T, D) and scratch ``A`` (K),
-    ``c`` (4, T), ``v`` (T); T = 0 for LDA), a float64 ``scratch`` array of shape (2, K) and
-    the float64 ``info`` record (``kernels.info``), which is incremented, not reset.
+    ``tokens`` (``counts.Tokens``), the state ``counts`` (``counts.Counts``, all int32, with
+    its (D, K) ``n_dk``), ``prior`` (``counts.Dirichlet``), the supervised ``term``
+    (``supervised.Term``; T = 0 tasks for LDA), a float64 ``scratch`` array of shape (2, K),
+    the xoshiro state ``rng`` and the float64 ``info`` record (``kernels.info``), which is
+    incremented, not reset.
     """
+    words, doc_ptr = tokens.words, tokens.doc_ptr
+    z, n_dk, n_wk, n_k = counts.z, counts.n_dk, counts.n_wk, counts.n_k
+    alpha, beta = prior.alpha, prior.beta
+    factor, loss_params, eta_kt = term.factor, term.loss_params, term.eta_kt
+    A, c, v = term.A, term.c, term.v
     K = n_k.shape[0]
     T = eta_kt.shape[1]
     V_beta = beta * n_wk.shape[0]
@@ -65,8 +68,7 @@ def gibbs_sweep(words, doc_ptr, z, n_dk, n_wk, n_k, alpha, beta, rng, d_start, d
         ndk = n_dk[d]
         p0, p1 = doc_ptr[d], doc_ptr[d + 1]
         if T > 0 and p1 > p0:
-            supervised.load_doc(factor, loss_params, eta_kt, b, w, y, r, d, z, p0, p1, A, c,
-                                False)
+            supervised.load_doc(term, d, z, p0, p1, False)
         for i in range(p0, p1):
             nwk = n_wk[words[i]]
             old = z[i]

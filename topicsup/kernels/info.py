@@ -8,6 +8,8 @@ the record; the Session resets it after each sweep.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from numba import njit
 
 TOKENS = 0
@@ -27,3 +29,29 @@ def record_mh(info, kind, accept_prob, accepted):
     info[base + 2] += accept_prob
     if accepted:
         info[base + 1] += 1.0
+
+
+class KindInfo(NamedTuple):
+    """One proposal kind's part of a sweep: proposals ``made``, ``accepted``, and the sum of
+    their acceptance probabilities ``probability_sum``."""
+
+    made: float
+    accepted: float
+    probability_sum: float
+
+
+class SweepInfo(NamedTuple):
+    """A sweep's info record decoded: ``tokens`` visited, ``changed`` topics, and per kind a
+    ``KindInfo`` (in the sampler's order of kinds)."""
+
+    tokens: float
+    changed: float
+    kinds: tuple[KindInfo, ...]
+
+
+def decode(info, n_kinds: int) -> SweepInfo:
+    """The one place the layout is read back."""
+    kinds = tuple(KindInfo(float(info[FIRST_KIND + PER_KIND * p]),
+                           float(info[FIRST_KIND + PER_KIND * p + 1]),
+                           float(info[FIRST_KIND + PER_KIND * p + 2])) for p in range(n_kinds))
+    return SweepInfo(float(info[TOKENS]), float(info[CHANGED]), kinds)

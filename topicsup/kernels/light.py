@@ -46,10 +46,11 @@ target invariant on its own, so every composition does (Zheng et al. 2015 Theore
 
 from __future__ import annotations
 
+import math
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
-
-import math
 
 from . import supervised, word_tables
 from .alias import alias_from_uniform
@@ -67,6 +68,25 @@ AHEAD = 4  # tokens between prefetch stages (see light_sweep)
 LEAD = 3 * AHEAD  # a token's uniforms are drawn this many tokens before it is resampled
 RING = 4 * AHEAD
 MIXTURE = 1
+
+
+class Settings(NamedTuple):
+    """How the light sampler moves: ``mh_steps`` per token; ``composition`` (``CYCLE`` over
+    the kinds of ``cycle_order``, or ``MIXTURE`` with cumulative probabilities ``kind_cum``);
+    ``stale_word``: LightLDA's stale word tables instead of the exact word proposal; the
+    doc proposal's alpha part, uniform when ``alpha_symmetric`` or else from the Walker table
+    ``alpha_prob``, ``alpha_alias``; ``ndk`` the zeroed (K,) row of the current document's
+    counts."""
+
+    mh_steps: int
+    composition: int
+    cycle_order: np.ndarray
+    kind_cum: np.ndarray
+    stale_word: bool
+    alpha_symmetric: bool
+    alpha_prob: np.ndarray
+    alpha_alias: np.ndarray
+    ndk: np.ndarray
 
 
 # Each proposal is a function of one uniform u01 and the current z, so the caller can draw
@@ -196,36 +216,44 @@ def uses_exp_table(composition, cycle_order, kind_cum):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def load_document(d, p0, p1, z, ndk, factor, loss_params, eta_kt, b, w_td, y, r, A, c,
-                  use_exp, exp_weights, exp_prob, exp_alias, work):
+def load_document(d, p0, p1, z, ndk, term, use_exp, work_prob, work):
     """What the sweep keeps per document, from ``z``: add its n_kd to the zeroed row ``ndk``;
-    for supervised models fill the rows ``c`` (and A_d) of ``kernels.supervised`` and, if
-    ``use_exp``, the exp table."""
+    for supervised models fill the rows ``c`` (and A_d) of the ``term``
+    (``kernels.supervised``) and, if ``use_exp``, its exp table (``work_prob``, ``work``:
+    the Walker build's scratch)."""
     load_doc_row(z, p0, p1, ndk, 1)
-    if eta_kt.shape[1] > 0 and p1 > p0:
-        supervised.load_doc(factor, loss_params, eta_kt, b, w_td, y, r, d, z, p0, p1, A, c,
-                            use_exp)
+    if term.eta_kt.shape[1] > 0 and p1 > p0:
+        supervised.load_doc(term, d, z, p0, p1, use_exp)
         if use_exp:
-            supervised.build_exp_table(A, exp_weights, exp_prob, exp_alias, work)
+            supervised.build_exp_table(term.A, work_prob, term.exp_prob, term.exp_alias, work)
 
 
 @njit(cache=True, nogil=True)
-def light_sweep(words, doc_ptr, z, n_wk, n_k, ndk, alpha, beta, rng, d_start, d_end,
-                mh_steps, composition, cycle_order, kind_cum, alpha_prob, alpha_alias,
-                alpha_symmetric, word_ptr, word_tok, stale_word, ones, wt_samples, wt_q, wt_mass,
-                wt_used, prob, alias, work, factor, loss_params, eta_kt, b, w_td, y, r, A, c, v,
-                exp_prob, exp_alias, info):
-    """One pass of ``mh_steps`` MH steps per token over documents ``d_start .. d_end-1``.
+def light_sweep(tokens, counts, prior, settings, tables, term, rng, d_start, d_end, info):
+    """One pass of ``settings.mh_steps`` MH steps per token over documents
+    ``d_start .. d_end-1``.
 
-    ``ndk`` is a zeroed int32 row of length K holding the current document's n_kd, rebuilt
-    from ``z`` per document: no (D, K) matrix is read, and the row stays in L1 whatever K.
-    The kinds are doc, word and (supervised models) exp: a cycle runs those of
-    ``cycle_order`` in turn, a mixture picks kind j with probability ``kind_cum[j] -
-    kind_cum[j-1]``. The supervised term's arrays (``factor``, ``loss_params``, ``eta_kt``
-    (K, T), ``b``, ``w_td``, ``y``, ``r`` (T, D), scratch ``A`` (K), ``c`` (4, T), ``v`` (T),
-    the exp table ``exp_prob``, ``exp_alias`` (K)) are those of ``kernels.supervised``;
-    T = 0 for LDA.
+    Records: ``tokens``, ``counts`` (no (D, K) matrix is read) and ``prior`` of
+    ``kernels.counts``; ``settings`` (``Settings``), whose zeroed row ``ndk`` holds the
+    current document's n_kd, rebuilt from ``z`` per document, so it stays in L1 whatever K;
+    the stale word ``tables`` (``kernels.word_tables``; their Walker scratch also builds the
+    exp table); the supervised ``term`` (``kernels.supervised``; T = 0 for LDA). The kinds
+    are doc, word and (supervised models) exp: a cycle runs those of ``cycle_order`` in turn,
+    a mixture picks kind j with probability ``kind_cum[j] - kind_cum[j-1]``.
     """
+    words, doc_ptr, word_ptr, word_tok = tokens
+    z, n_wk, n_k = counts.z, counts.n_wk, counts.n_k
+    alpha, beta = prior.alpha, prior.beta
+    mh_steps, composition = settings.mh_steps, settings.composition
+    cycle_order, kind_cum, stale_word = settings.cycle_order, settings.kind_cum, settings.stale_word
+    alpha_symmetric, alpha_prob, alpha_alias = (settings.alpha_symmetric, settings.alpha_prob,
+                                                settings.alpha_alias)
+    ndk = settings.ndk
+    ones, wt_samples, wt_q, wt_mass, wt_used = (tables.ones, tables.samples, tables.q,
+                                                tables.mass, tables.used)
+    prob, alias, work = tables.prob, tables.alias, tables.work
+    factor, loss_params, eta_kt = term.factor, term.loss_params, term.eta_kt
+    A, c, v, exp_prob, exp_alias = term.A, term.c, term.v, term.exp_prob, term.exp_alias
     V_beta = beta * n_wk.shape[0]
     K = n_k.shape[0]
     T = eta_kt.shape[1]
@@ -242,8 +270,7 @@ def light_sweep(words, doc_ptr, z, n_wk, n_k, ndk, alpha, beta, rng, d_start, d_
         p0 = doc_ptr[d]
         p1 = doc_ptr[d + 1]
         N_d = p1 - p0
-        load_document(d, p0, p1, z, ndk, factor, loss_params, eta_kt, b, w_td, y, r, A, c,
-                      use_exp, prob, exp_prob, exp_alias, work)
+        load_document(d, p0, p1, z, ndk, term, use_exp, prob, work)
         for j in range(p0, min(p0 + LEAD, p1)):
             _draw_token(U[j % RING], kinds[j % RING], composition, cycle_order, kind_cum, rng)
         # Every uniform of a token is drawn LEAD = 3 AHEAD tokens early, so the memory its

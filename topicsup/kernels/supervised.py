@@ -42,20 +42,59 @@ No loss class appears here: a loss fills ``b`` and ``w``, and names its marginal
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
+import numpy as np
 from numba import njit
 
+from ..losses import hinge
 from .alias import build_alias
 
-AUGMENTED = 0  # exp(b s - w s^2 / 2) given the augmentation
-HINGE = 1      # exp(-2 lam max(0, 1 - y s)), the augmentation integrated out
+# The factor's code. A loss's marginal factor lives in the loss's module; it is chosen here by
+# code, not passed in as a function, because numba does not reuse its on-disk cache for a
+# kernel that takes a jitted function as an argument (it recompiles in every process).
+AUGMENTED = 0             # exp(b s - w s^2 / 2) given the augmentation
+HINGE = hinge.MARGINAL    # exp(-2 lam max(0, 1 - y s)), the augmentation integrated out
+
+
+class Term(NamedTuple):
+    """Everything the topic kernels read for the supervised factor exp(g_d(k)).
+
+    ``factor`` (``AUGMENTED`` or a loss's marginal code) and its ``loss_params``; the weights
+    ``eta_kt`` (K, T); ``b``, ``w``, ``y``, ``r`` (T, D); per-document scratch ``A`` (K),
+    ``c`` (4, T), ``v`` (T); the exp proposal's table ``exp_prob``, ``exp_alias`` (K).
+    T = 0 tasks: the factor vanishes (LDA, and a supervised chain's LDA initialisation).
+    """
+
+    factor: int
+    loss_params: np.ndarray
+    eta_kt: np.ndarray
+    b: np.ndarray
+    w: np.ndarray
+    y: np.ndarray
+    r: np.ndarray
+    A: np.ndarray
+    c: np.ndarray
+    v: np.ndarray
+    exp_prob: np.ndarray
+    exp_alias: np.ndarray
+
+
+def no_term(K: int, D: int) -> Term:
+    """The term of zero tasks: the kernels then sample plain LDA."""
+    empty = np.zeros((0, D))
+    return Term(AUGMENTED, np.zeros(0), np.zeros((K, 0)), empty, empty, empty, empty,
+                np.zeros(K), np.zeros((4, 0)), np.zeros(0), np.zeros(K),
+                np.zeros(K, np.int32))
 
 
 @njit(cache=True, nogil=True, inline="always")
-def load_doc(factor, loss_params, eta_kt, b, w, y, r, d, z, p0, p1, A, c, need_A):
-    """Fill the document rows of ``c`` (4, T) (module docstring) and, for the augmented
-    factor or when ``need_A`` (the exp proposal), ``A`` (K) with A_d(k). The (T, D) columns
-    are strided; copied once here, the per-token loops read contiguous rows."""
+def load_doc(term, d, z, p0, p1, need_A):
+    """Fill the document rows of ``term.c`` (4, T) (module docstring) and, for the augmented
+    factor or when ``need_A`` (the exp proposal), ``term.A`` (K) with A_d(k). The (T, D)
+    columns are strided; copied once here, the per-token loops read contiguous rows."""
+    factor, loss_params, eta_kt = term.factor, term.loss_params, term.eta_kt
+    b, w, y, r, A, c = term.b, term.w, term.y, term.r, term.A, term.c
     K, T = eta_kt.shape
     N = p1 - p0
     inv_n = 1.0 / N
@@ -100,17 +139,15 @@ def load_doc(factor, loss_params, eta_kt, b, w, y, r, d, z, p0, p1, A, c, need_A
 @njit(cache=True, nogil=True, inline="always")
 def token_coupling(factor, eta_kt, c, s, v):
     """Token i (at ``s``) removed from the coupling: v_t = w_td (c_t - eta_st) / N^2
-    (augmented) or the slack v_t = 1 - y_td (c_t - eta_st) / N (hinge)."""
-    row = eta_kt[s]
-    coupling_row = c[0]
+    (augmented) or the marginal factor's own (the hinge's slack, ``losses.hinge.slack``)."""
     if factor == AUGMENTED:
+        row = eta_kt[s]
+        coupling_row = c[0]
         w_row = c[1]
         for t in range(v.shape[0]):
             v[t] = w_row[t] * (coupling_row[t] - row[t])
     else:
-        y_row = c[3]
-        for t in range(v.shape[0]):
-            v[t] = 1.0 - y_row[t] * (coupling_row[t] - row[t])
+        hinge.slack(eta_kt, c, s, v)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -132,25 +169,13 @@ def coupling(eta_kt, v, k):
     return (a0 + a1) + (a2 + a3)
 
 
-# Not inlined at numba's level, so its own fastmath flags survive: re-associating the sum
-# lets LLVM vectorize it (a light sweep at K = 200, T = 20 spends 13% less time).
-@njit(cache=True, nogil=True, fastmath={"reassoc", "nsz", "contract"})
-def hinge_violation(eta_kt, c, v, k):
-    """sum_t max(0, v_t - y_td eta_kt / N): the document's hinge with token i at k, summed
-    over tasks (y_td / N in c[3]; 2-d indexing, no views to reference-count per call)."""
-    acc = 0.0
-    for t in range(v.shape[0]):
-        acc += max(0.0, v[t] - c[3, t] * eta_kt[k, t])
-    return acc
-
-
 @njit(cache=True, nogil=True, inline="always")
 def g_value(factor, loss_params, A, eta_kt, c, v, k):
     """g_d(k) with token i removed (``token_coupling`` filled ``v``): A_d(k) - sum_t eta_kt
     v_t (augmented, Zheng 2015 eq. 16) or -2 lam sum_t max(0, v_t - y_td eta_kt / N) (hinge)."""
     if factor == AUGMENTED:
         return A[k] - coupling(eta_kt, v, k)
-    return -loss_params[0] * hinge_violation(eta_kt, c, v, k)
+    return -loss_params[0] * hinge.violation(eta_kt, c, v, k)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -165,7 +190,7 @@ def g_all(factor, loss_params, A, eta_kt, c, v, out):
     else:
         scale = -loss_params[0]
         for k in range(out.shape[0]):
-            out[k] = scale * hinge_violation(eta_kt, c, v, k)
+            out[k] = scale * hinge.violation(eta_kt, c, v, k)
             top = max(top, out[k])
     return top
 

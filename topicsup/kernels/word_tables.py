@@ -11,22 +11,38 @@ has served K draws, so the O(K) build costs O(1) per draw.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
 from .alias import build_alias, draw_alias
 
 
-def allocate(V: int, K: int) -> dict[str, np.ndarray]:
-    """The tables' arrays; ``wt_used == K`` marks a table to (re)build before its next use."""
-    return {"wt_samples": np.zeros((V, K), np.int32), "wt_q": np.zeros((V, K), np.float64),
-            "wt_mass": np.zeros(V, np.float64), "wt_used": np.full(V, K, np.int32)}
+class Tables(NamedTuple):
+    """Per-word stored samples ``samples`` (V, K) int32, stale values ``q`` (V, K) and their
+    ``mass`` (V,), samples ``used`` (V,) (``== K``: rebuild before the next draw), the work
+    arrays of one Walker build (``prob``, ``alias``, ``work``, length K) and ``ones`` (K,),
+    the multiplier m of LightLDA's word proposal. A sampler that keeps no tables passes
+    (1, 1)-shaped ones."""
+
+    samples: np.ndarray
+    q: np.ndarray
+    mass: np.ndarray
+    used: np.ndarray
+    prob: np.ndarray
+    alias: np.ndarray
+    work: np.ndarray
+    ones: np.ndarray
 
 
-def scratch(K: int) -> dict[str, np.ndarray]:
-    """Work arrays for one table build."""
-    return {"al_prob": np.zeros(K, np.float64), "al_alias": np.zeros(K, np.int32),
-            "al_work": np.zeros(K, np.int32)}
+def allocate(V: int, K: int, work_K: int | None = None) -> Tables:
+    """Tables for V words over K topics (all to be built before first use); ``work_K`` the
+    length of the build's work arrays (K unless the tables are placeholders)."""
+    n = K if work_K is None else work_K
+    return Tables(np.zeros((V, K), np.int32), np.zeros((V, K), np.float64),
+                  np.zeros(V, np.float64), np.full(V, K, np.int32), np.zeros(n, np.float64),
+                  np.zeros(n, np.int32), np.zeros(n, np.int32), np.ones(n, np.float64))
 
 
 @njit(cache=True, nogil=True)

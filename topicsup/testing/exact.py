@@ -117,7 +117,7 @@ def normalize_log(logp: np.ndarray) -> np.ndarray:
 
 def sample_final_states(model: Any, corpus: Corpus, target: np.ndarray, *,
                         n_chains: int, n_sweeps: int, seed: int,
-                        prepare: Callable[[dict], None] | None = None) -> np.ndarray:
+                        prepare: Callable[[Any], None] | None = None) -> np.ndarray:
     """Run independent chains started from ``target`` and return their final state indices.
 
     Parameters
@@ -136,14 +136,14 @@ def sample_final_states(model: Any, corpus: Corpus, target: np.ndarray, *,
     info = np.zeros(model.info_size, dtype=np.float64)
     for c in range(n_chains):
         state = model.allocate_state(corpus)
-        state["z"][:] = Z[starts[c]]
+        state.z[:] = Z[starts[c]]
         if prepare is not None:
             prepare(state)
         model.refresh_state(state, corpus)
         rng = seed_state(seed, stream=c + 1)
         for _ in range(n_sweeps):
             model.sweep_block(state, corpus, rng, 0, corpus.n_docs, info)
-        out[c] = state_index(state["z"], K)
+        out[c] = state_index(state.z, K)
     return out
 
 
@@ -201,12 +201,11 @@ class PerturbedModel:
     exact-target test must reject it; that is how a test proves it has teeth."""
 
     def __init__(self, model: Any, alpha_factor: float = 1.0, beta_factor: float = 1.0):
-        import dataclasses
         a = model.alpha
         wrong_alpha = (tuple(x * alpha_factor for x in a) if isinstance(a, tuple)
                        else a * alpha_factor)
         self._model = model
-        self._wrong = dataclasses.replace(model, alpha=wrong_alpha, beta=model.beta * beta_factor)
+        self._wrong = model.replace(alpha=wrong_alpha, beta=model.beta * beta_factor)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._model, name)

@@ -1,22 +1,22 @@
-"""Priors on the weights eta: each supplies the diagonal prior precision (MATH.md sec. 1).
-
-The weight samplers (``kernels.weights``) only see a (T, M) array of prior precisions, so a
-prior is a rule for that array (and, for hierarchical priors such as DOLDA's horseshoe, a draw
-of its scales between weight draws). Adding a prior never touches a sampler.
-"""
+"""The normal prior of every paper: eta_tm ~ N(0, 1/nu) independently."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
-from . import validation as check
+from .. import validation as check
+from . import REGISTRY, Prior
 
 
+@REGISTRY.register
 @dataclass(frozen=True)
-class Normal:
-    """eta_tm ~ N(0, 1/nu) independently (every paper's default prior)."""
+class Normal(Prior):
+    """eta_tm ~ N(0, 1/nu) independently, precision ``nu``."""
+
+    name = "normal"
 
     nu: float = 1.0
 
@@ -30,11 +30,10 @@ class Normal:
             "nu", self.nu, low=lo, high=hi,
             why="outside it the weight draws under- or overflow"))
 
-    def precision(self, T: int, M: int) -> np.ndarray:
-        """The (T, M) prior precisions."""
+    def precision(self, own: NamedTuple, T: int, M: int) -> np.ndarray:
         return np.full((T, M), self.nu)
 
-    def log_density(self, eta: np.ndarray) -> float:
+    def log_density(self, eta: np.ndarray, own: NamedTuple = ()) -> float:
         """log N(eta | 0, I / nu), summed."""
         return float(0.5 * eta.size * np.log(self.nu / (2 * np.pi))
                      - 0.5 * self.nu * np.square(eta).sum())

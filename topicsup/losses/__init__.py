@@ -1,0 +1,94 @@
+"""Losses: each supplies an augmentation draw and the per-(document, task) pair (b, w).
+
+Given its augmentation u, every loss here contributes exp(b s - w s^2 / 2) in the score
+s = eta . xt_d (MATH.md sec. 1), so neither the topic kernels nor the weight samplers see the
+loss itself. A loss is a part (``topicsup.parts``) in its own module of this package: its
+parameters, its augmentation draw, its log pseudo-likelihood for the log joint, the labels it
+models (``targets``: +-1 signs per task for classification, real values for regression) and,
+where it has one, its marginal factor for topic samplers that integrate the augmentation out
+(``supervised_factor="marginal"``). ``REGISTRY`` finds them by name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar, NamedTuple
+
+import numpy as np
+
+from ..parts import Part, Registry
+
+REGISTRY = Registry("loss", __name__)
+
+
+class Augmentation(NamedTuple):
+    """The (T, D) pair the loss's augmentation gives: exp(b s - w s^2 / 2) per score."""
+
+    b: np.ndarray
+    w: np.ndarray
+
+
+@dataclass(frozen=True)
+class Loss(Part):
+    """Base of the losses."""
+
+    # "signs": +-1 per (task, document) (classification); "values": real targets (regression)
+    targets: ClassVar[str] = "signs"
+    # the topic kernels' code for psi(y | s) itself (kernels.supervised), or None: the loss
+    # has no marginal factor and its topics see the augmented one
+    marginal_factor: ClassVar[int | None] = None
+
+    def allocate(self, T: int, D: int) -> NamedTuple:
+        """The augmentation's arrays, (T, D) each; a loss with more state returns a record
+        with ``b`` and ``w`` among its fields."""
+        return Augmentation(np.zeros((T, D)), np.zeros((T, D)))
+
+    def start(self, own: NamedTuple, rng: np.ndarray) -> None:
+        """Set up a new chain's own state from the session's stream (before the first
+        augmentation draw); nothing by default."""
+
+    def saved_names(self) -> tuple[str, ...]:
+        """Checkpoint names of the arrays of its state that are part of the chain (``saved``)."""
+        return ("b", "w")
+
+    def saved(self, own: NamedTuple) -> dict[str, np.ndarray]:
+        """The arrays of ``saved_names`` from ``own``, by name."""
+        return {"b": own.b, "w": own.w}
+
+    def augment(self, y: np.ndarray, scores: np.ndarray, rng: np.ndarray,
+                own: NamedTuple) -> None:
+        """Draw the augmentation given the (T, D) labels and scores; write ``own.b``, ``own.w``."""
+        raise NotImplementedError
+
+    def check_augmentation(self, y: np.ndarray, own: NamedTuple) -> None:
+        """Raise ``ValueError`` unless the saved augmentation is one this loss draws for ``y``
+        (a checkpoint is untrusted)."""
+
+    def marginal_params(self) -> np.ndarray:
+        raise NotImplementedError
+
+    def slope_at_zero(self, y: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def log_psi(self, y: np.ndarray, scores: np.ndarray) -> np.ndarray:
+        """log psi(y | s), elementwise (T, D)."""
+        raise NotImplementedError
+
+    def log_pseudo_likelihood(self, y: np.ndarray, scores: np.ndarray) -> float:
+        """sum log psi(y | s): the loss's part of the log joint."""
+        return float(self.log_psi(y, scores).sum())
+
+    def mean_loss(self, y: np.ndarray, scores: np.ndarray) -> float:
+        """The loss per document and task, recorded in the history as ``<name>_loss``."""
+        return float(-self.log_psi(y, scores).mean()) if y.size else float("nan")
+
+    def marginal_label(self, model: Any) -> str:
+        return "the loss itself"
+
+
+def __getattr__(name: str) -> Any:
+    # the losses by class name (topicsup.losses.Hinge), loaded with the registry
+    for cls in REGISTRY.classes():
+        if cls.__name__ == name:
+            return cls
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,204 @@
+"""Parameters of a model: its own, the name of the part it uses in each role, and the parts'
+parameters, one flat set in scikit-learn's idiom (``get_params``, ``set_params``,
+``sklearn.base.clone``).
+
+A model class declares its own parameters (``OWN``: name -> default), its roles (``ROLES``:
+parameter name -> registry of parts, ``topicsup.parts``) and, for a preset, the defaults it
+changes (``DEFAULTS``). A model accepts the parameters of every registered part of its roles;
+those of the parts it uses are checked by the parts themselves, and a value given for a part
+it does not use (or one its other parts make meaningless) is refused, not silently ignored.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from ..parts import Part, Registry
+
+_REGISTRY: dict[str, type["Model"]] = {}
+
+
+def register(cls: type["Model"]) -> type["Model"]:
+    """Make a model class restorable by name from a checkpoint."""
+    _REGISTRY[cls.__name__] = cls
+    return cls
+
+
+def model_class(name: str) -> type["Model"]:
+    if not isinstance(name, str) or name not in _REGISTRY:
+        raise ValueError(f"unknown model {name!r}; known models: {sorted(_REGISTRY)}")
+    return _REGISTRY[name]
+
+
+class Model:
+    """Base of the model specifications: parameters in, parts out (``parts``)."""
+
+    OWN: ClassVar[dict[str, Any]] = {}
+    ROLES: ClassVar[dict[str, Registry]] = {}
+    DEFAULTS: ClassVar[dict[str, Any]] = {}
+
+    def __init__(self, **params: Any) -> None:
+        self._set(params)
+
+    # ------------------------------------------------------------------ resolution
+    @classmethod
+    def _class_defaults(cls) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for klass in reversed(cls.__mro__):
+            out.update(klass.__dict__.get("OWN", {}))
+            out.update(klass.__dict__.get("DEFAULTS", {}))
+        return out
+
+    @classmethod
+    def _part_params(cls) -> dict[str, tuple[str, dict[str, Any]]]:
+        """Every parameter of a registered part: name -> (role, {part name: default})."""
+        out: dict[str, tuple[str, dict[str, Any]]] = {}
+        for role, registry in cls.ROLES.items():
+            for part in registry.classes():
+                for p, default in part.param_defaults().items():
+                    out.setdefault(p, (role, {}))[1][part.name] = default
+        return out
+
+    def _set(self, given: dict[str, Any]) -> None:
+        cls = type(self)
+        defaults = cls._class_defaults()
+        part_params = cls._part_params()
+        for name in given:
+            if name not in defaults and name not in part_params:
+                raise TypeError(f"{cls.__name__}() got an unexpected keyword argument {name!r}")
+        merged = {**defaults, **given}
+        own_names = [k for klass in reversed(cls.__mro__) for k in klass.__dict__.get("OWN", {})]
+        own = self._check_own({k: merged[k] for k in dict.fromkeys(own_names)})
+        parts: dict[str, Part] = {}
+        for role, registry in cls.ROLES.items():
+            part_cls = registry.get(merged[role])
+            kwargs = {p: merged[p] for p in part_cls.param_defaults() if p in merged}
+            parts[role] = part_cls(**kwargs)
+        object.__setattr__(self, "_parts", parts)
+        object.__setattr__(self, "_params", {})
+        values = {**own, **{role: merged[role] for role in cls.ROLES}}
+        for part in parts.values():
+            values.update(part.params())
+        # keep the caller's own object where it is already the checked value, so that
+        # sklearn.base.clone finds the very objects it passed in
+        for k, v in values.items():
+            if k in given and type(given[k]) is type(v) and _same(given[k], v):
+                values[k] = given[k]
+        object.__setattr__(self, "_params", values)
+        self._refuse_ignored(given, defaults, part_params)
+        self._check_parts()
+
+    def _check_own(self, own: dict[str, Any]) -> dict[str, Any]:
+        """Check and normalise the model's own parameters."""
+        return own
+
+    def _check_parts(self) -> None:
+        """Check that the chosen parts go together."""
+
+    def _ignored_settings(self, given: dict[str, Any], defaults: dict[str, Any],
+                          part_params: dict[str, tuple[str, dict[str, Any]]]) -> dict[str, str]:
+        """Given parameters that the chosen parts never read, each with the part that
+        ignores it."""
+        out: dict[str, str] = {}
+        for name, value in given.items():
+            if name not in part_params:
+                continue
+            role, by_part = part_params[name]
+            chosen = self._parts[role]
+            default = defaults.get(name, next(iter(by_part.values())))
+            if name in chosen.param_defaults():
+                if name in chosen.ignored(self) and not _same(value, default):
+                    out[name] = f"{role}={chosen.name!r} on {type(self).__name__}"
+            else:
+                # checked by a part that reads it, so a bad value is named as such
+                owner = type(self).ROLES[role].get(next(iter(by_part)))
+                owner(**{name: value})
+                if not _same(value, default):
+                    out[name] = f"{role}={chosen.name!r}"
+        return out
+
+    def _refuse_ignored(self, given, defaults, part_params) -> None:
+        ignored = self._ignored_settings(given, defaults, part_params)
+        if ignored:
+            what = "; ".join(f"{name}={given[name]!r} ({part} does not use it)"
+                             for name, part in sorted(ignored.items()))
+            raise ValueError(f"{what}: would be ignored; leave such settings at their defaults "
+                             f"or choose parts that use them")
+
+    # ------------------------------------------------------------------ the idiom
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """The parameters: the model's own, the name of each part, and the parts' own."""
+        return dict(self._params)
+
+    def set_params(self, **params: Any) -> "Model":
+        """Change parameters in place (checked as by the constructor); returns the model. A
+        changed part drops the old part's parameters."""
+        current = dict(self._params)
+        for role in type(self).ROLES:
+            if role in params and params[role] != current[role]:
+                old = self._parts[role].param_defaults()
+                current = {k: v for k, v in current.items() if k not in old}
+        before = self._params, self._parts
+        try:
+            self._set({**current, **params})
+        except BaseException:
+            object.__setattr__(self, "_params", before[0])
+            object.__setattr__(self, "_parts", before[1])
+            raise
+        return self
+
+    def replace(self, **params: Any) -> "Model":
+        """A new model with ``params`` changed (this one unchanged)."""
+        return type(self)(**{**self._params, **params})
+
+    def copy(self) -> "Model":
+        return type(self)(**self._params)
+
+    def __getattr__(self, name: str) -> Any:
+        params = self.__dict__.get("_params")
+        if params is not None and name in params:
+            return params[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{type(self).__name__} parameters are changed with set_params "
+                             f"(or replace), not by assignment to {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and all(
+            _same(v, other._params.get(k)) for k, v in self._params.items())
+
+    __hash__ = None   # type: ignore[assignment]   # parameters change with set_params
+
+    def __repr__(self) -> str:
+        defaults = type(self)._class_defaults()
+        for part in self._parts.values():
+            for k, v in part.param_defaults().items():
+                defaults.setdefault(k, v)
+        shown = {k: v for k, v in self._params.items()
+                 if k == "K" or k not in defaults or not _same(v, defaults[k])}
+        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in shown.items())})"
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"params": self._params}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self._set(dict(state["params"]))
+
+    def __deepcopy__(self, memo: dict) -> "Model":
+        return self.copy()
+
+    @property
+    def parts(self) -> dict[str, Part]:
+        """The part used in each role."""
+        return dict(self._parts)
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equality that treats lists and tuples of the same values alike and never raises."""
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    try:
+        return bool(a == b)
+    except Exception:
+        return False

@@ -1,0 +1,309 @@
+"""LDA: the Dirichlet parameters, the state every model keeps, and a topic sampler.
+
+The state is a ``State`` record: the corpus's ``Tokens``, the ``Counts`` and the topic
+sampler's own arrays (records of ``topicsup.kernels``), plus a supervised model's
+``Supervision``. The model's methods are what a ``Session`` calls: ``init_state``,
+``sweep_block`` (the sampler on a block of documents), ``end_sweep`` (the once-per-sweep
+work), ``log_joint``, ``sweep_metrics``, and the checkpoint hooks ``saved_state`` /
+``saved_arrays`` / ``validate_state`` / ``refresh_state``.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, ClassVar, NamedTuple
+
+import numpy as np
+
+from .. import validation as check
+from ..corpus import Corpus
+from ..kernels import info as info_layout
+from ..kernels.counts import Counts, Tokens, allocate_counts, doc_topic_counts, \
+    init_assignments, rebuild_counts, tokens_of
+from ..kernels.loglik import lda_log_joint
+from ..kernels.supervised import Term, no_term
+from ..parts import LiveSetting
+from ..samplers import REGISTRY as SAMPLERS
+from .base import Model, register
+
+# The ranges that work. Outside them the kernels' arithmetic under- or overflows: the
+# unnormalised conditionals multiply four factors such as (n_kd + alpha)(n_kw + beta) / (n_k +
+# V beta), the hinge's augmentation squares lam, and the weight draws divide by nu. Each bound
+# leaves orders of magnitude of room on both sides of what the papers use (alpha = 6.4 / K,
+# beta = 0.01, lam = 102.4, nu = 1 to 4096), and the property tests run the samplers at the
+# bounds with finite histories (tests/test_properties.py).
+MAX_TOPICS = 100_000
+DIRICHLET_RANGE = (1e-10, 1e6)       # alpha and beta
+
+# views every model has; the parts add theirs (``Model.views``)
+BASE_VIEWS = ("loglik", "throughput")
+
+
+def _dirichlet(name: str, value: Any) -> float:
+    lo, hi = DIRICHLET_RANGE
+    return check.number(name, value, low=lo, high=hi,
+                        why="outside it the samplers' products under- or overflow")
+
+
+@dataclass(eq=False)
+class State:
+    """A chain's state: ``tokens`` (the corpus as the kernels read it), ``counts`` (z and
+    its counts), the topic ``sampler``'s own arrays and, for a supervised model, its
+    ``supervision`` (``models.supervised.Supervision``)."""
+
+    tokens: Tokens
+    counts: Counts
+    sampler: NamedTuple
+    supervision: Any = None
+
+    @property
+    def z(self) -> np.ndarray:
+        """The topic assignments (one per token)."""
+        return self.counts.z
+
+    def copy(self) -> "State":
+        """A deep copy sharing the read-only ``tokens``."""
+        return dataclasses.replace(copy.deepcopy(dataclasses.replace(self, tokens=None)),
+                                   tokens=self.tokens)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """Every array of the state by dotted name (``counts.z``, ``sampler.tables.q``,
+        ``supervision.weights.eta``, ...): for comparing two states whole."""
+        out: dict[str, np.ndarray] = {}
+
+        def walk(prefix: str, obj: Any) -> None:
+            if isinstance(obj, np.ndarray):
+                out[prefix] = obj
+            elif isinstance(obj, tuple) and hasattr(obj, "_fields"):
+                for name in obj._fields:
+                    walk(f"{prefix}.{name}", getattr(obj, name))
+            elif dataclasses.is_dataclass(obj):
+                for f in dataclasses.fields(obj):
+                    walk(f"{prefix}.{f.name}" if prefix else f.name, getattr(obj, f.name))
+
+        walk("", self)
+        return out
+
+
+@register
+class LDA(Model):
+    """Latent Dirichlet allocation with a choice of collapsed topic sampler.
+
+    Parameters
+    ----------
+    K : int
+        Number of topics.
+    alpha : float or sequence of float
+        Document-topic Dirichlet parameter: a symmetric value per topic, or K values.
+    beta : float
+        Symmetric topic-word Dirichlet parameter.
+    sampler : {"gibbs", "alias", "light"}
+        The topic sampler (``topicsup.samplers``): ``"gibbs"``, the exact conditional, O(K)
+        per token; ``"alias"``, AliasLDA's Metropolis-Hastings-Walker sampler, O(k_d) (Li et
+        al. 2014); ``"light"``, LightLDA's doc and word proposals, O(1) (Zheng et al. 2015
+        sec. 2.3). The MH samplers record acceptance per proposal kind in the history.
+    **sampler settings
+        The chosen sampler's parameters: ``mh_steps`` (alias, light); ``composition``,
+        ``p_doc``, ``word_proposal`` (light; ``samplers.light.Light``). A setting the chosen
+        sampler does not read is refused.
+    """
+
+    OWN: ClassVar[dict[str, Any]] = {"K": 20, "alpha": 0.1, "beta": 0.01}
+    ROLES = {"sampler": SAMPLERS}
+    DEFAULTS: ClassVar[dict[str, Any]] = {"sampler": "gibbs"}
+    # the arrays trace_arrays records after every sweep
+    trace_names: tuple[str, ...] = ()
+    supervised = False
+
+    def _check_own(self, own: dict[str, Any]) -> dict[str, Any]:
+        own["K"] = K = check.integer("K", own["K"], low=2, high=MAX_TOPICS)
+        alpha = own["alpha"]
+        if isinstance(alpha, np.ndarray) and alpha.ndim == 0:
+            alpha = alpha.item()
+        if isinstance(alpha, (list, tuple, np.ndarray)):
+            a = tuple(_dirichlet(f"alpha[{k}]", x) for k, x in enumerate(alpha))
+            if len(a) != K:
+                raise ValueError(f"alpha has {len(a)} values but K = {K}")
+            own["alpha"] = a
+        else:
+            own["alpha"] = _dirichlet("alpha", alpha)
+        own["beta"] = _dirichlet("beta", own["beta"])
+        return own
+
+    # ------------------------------------------------------------------ parts and capabilities
+    @property
+    def topic_sampler(self) -> Any:
+        return self._parts["sampler"]
+
+    @property
+    def proposal_kinds(self) -> tuple[str, ...]:
+        """Names of the MH proposal kinds whose acceptance the sampler records."""
+        return self.topic_sampler.kinds(self.supervised)
+
+    def live_settings(self) -> tuple[LiveSetting, ...]:
+        """Settings a Session may change between sweeps (``Session.set_params``): each value
+        gives a kernel with the same stationary distribution, so the chain stays valid. The
+        parts say which (the dashboard shows a control for each)."""
+        return tuple(s for part in self._parts.values() for s in part.live_settings(self))
+
+    @property
+    def live_params(self) -> tuple[str, ...]:
+        return tuple(s.name for s in self.live_settings())
+
+    @property
+    def views(self) -> tuple[str, ...]:
+        """The views that apply to this model, the one rule the dashboard, the report and
+        ``Session.views`` follow: convergence and throughput always; acceptance when the
+        sampler makes Metropolis-Hastings proposals; score and coefficients when supervised."""
+        out = ["loglik"]
+        if self.proposal_kinds:
+            out.append("acceptance")
+        if self.supervised:
+            out += ["score", "coefficients"]
+        return tuple(out + ["throughput"])
+
+    # ------------------------------------------------------------------ parameters
+    @property
+    def alpha_is_vector(self) -> bool:
+        return isinstance(self.alpha, tuple)
+
+    @property
+    def alpha_vector(self) -> np.ndarray:
+        """alpha as a length-K float64 array."""
+        if isinstance(self.alpha, tuple):
+            return np.asarray(self.alpha, dtype=np.float64)
+        return np.full(self.K, self.alpha, dtype=np.float64)
+
+    # ------------------------------------------------------------------ state
+    def check_corpus(self, corpus: Corpus) -> None:
+        if not isinstance(corpus, Corpus):
+            raise TypeError(f"corpus must be a topicsup.Corpus, got {type(corpus).__name__}")
+
+    @property
+    def info_size(self) -> int:
+        return info_layout.size(len(self.proposal_kinds))
+
+    @property
+    def saved_state(self) -> tuple[str, ...]:
+        """The names of the arrays that define the chain (a checkpoint's ``state/<name>``);
+        the others are derived and rebuilt on load."""
+        return ("z",) + self.topic_sampler.saved_names()
+
+    def saved_arrays(self, state: State) -> dict[str, np.ndarray]:
+        """The arrays of ``saved_state`` by name (views into ``state``)."""
+        return {"z": state.counts.z, **self.topic_sampler.saved(state.sampler)}
+
+    def state_bytes(self, corpus: Corpus) -> float:
+        """Bytes the largest state arrays take on ``corpus``, so a Session refuses a K or a
+        corpus that cannot fit in memory before allocating anything."""
+        K, V, D, N = self.K, corpus.n_words, corpus.n_docs, corpus.n_tokens
+        return 4.0 * V * K + 16.0 * N + 8.0 * D + self.topic_sampler.state_bytes(self, corpus)
+
+    def n_tasks(self, corpus: Corpus) -> int:
+        """Number of supervised tasks T (0: unsupervised)."""
+        return 0
+
+    def allocate_state(self, corpus: Corpus) -> State:
+        """Arrays of the right shapes, counts not yet consistent with ``z``; fresh sampler
+        arrays. Every sampler keeps ``n_wk`` (V, K) and ``n_k``; those with ``doc_rows``
+        also ``n_dk`` (D, K): the light sampler rebuilds the current document's row instead,
+        so the memory it touches per token does not grow with K."""
+        sampler = self.topic_sampler
+        return State(tokens_of(corpus.words, corpus.doc_ptr, corpus.n_words),
+                     allocate_counts(corpus.n_tokens, corpus.n_docs, corpus.n_words, self.K,
+                                     sampler.doc_rows),
+                     sampler.allocate(self, corpus))
+
+    def init_state(self, corpus: Corpus, rng: np.ndarray) -> State:
+        """Draw a random start and the counts that go with it."""
+        self.check_corpus(corpus)
+        state = self.allocate_state(corpus)
+        init_assignments(state.counts.z, self.K, rng)
+        self.refresh_state(state, corpus)
+        return state
+
+    def refresh_state(self, state: State, corpus: Corpus) -> None:
+        """Recompute every derived array from ``z`` (after a load, or a new start)."""
+        c = state.counts
+        rebuild_counts(corpus.words, corpus.doc_ptr, c.z, c.n_dk if c.n_dk.shape[0] else None,
+                       c.n_wk, c.n_k)
+        self.topic_sampler.refresh(self, state.sampler)
+
+    def validate_state(self, state: State, corpus: Corpus) -> None:
+        """Reject saved state that does not fit this model and corpus: every value the
+        kernels use as an index in range, every number finite (a checkpoint is untrusted
+        input; ``topicsup.checkpoint``). Shapes and dtypes are checked by the caller."""
+        z = state.counts.z
+        if z.shape != (corpus.n_tokens,):
+            raise ValueError(f"state/z has shape {z.shape}, expected ({corpus.n_tokens},)")
+        if z.size and (z.min() < 0 or z.max() >= self.K):
+            raise ValueError(f"state/z has topics outside 0..{self.K - 1}")
+        self.topic_sampler.validate(self, state.sampler)
+
+    # ------------------------------------------------------------------ sampling
+    def term(self, state: State) -> tuple[Term, bool]:
+        """The supervised term the topic kernels read and whether it is active (LDA: the
+        term of zero tasks)."""
+        return no_term(self.K, state.tokens.doc_ptr.shape[0] - 1), False
+
+    def sweep_block(self, state: State, corpus: Corpus, rng: np.ndarray, d_start: int,
+                    d_end: int, info: np.ndarray) -> None:
+        """Run the topic sampler on documents ``d_start .. d_end-1``, adding to ``info``."""
+        term, active = self.term(state)
+        self.topic_sampler.sweep(self, state.tokens, state.counts, state.sampler, term, active,
+                                 rng, d_start, d_end, info)
+
+    def end_sweep(self, state: State, corpus: Corpus, rng: np.ndarray,
+                  sweep: int) -> list[dict[str, Any]]:
+        """Work done once per sweep after the topic sweep (weights, augmentation); returns
+        history rows. LDA has none."""
+        return []
+
+    def trace_arrays(self, state: State) -> dict[str, np.ndarray]:
+        """Arrays the Session records after every sweep (``Session.trace``). LDA has none."""
+        return {}
+
+    def sweep_metrics(self, info: np.ndarray) -> list[dict[str, Any]]:
+        """History rows for one sweep's info record: the topic change rate, and per proposal
+        kind the proposals made, the acceptance rate and the mean acceptance probability."""
+        rec = info_layout.decode(info, len(self.proposal_kinds))
+        rows = [{"metric": "topic_change_rate",
+                 "value": rec.changed / rec.tokens if rec.tokens else float("nan"),
+                 "proposal": None}]
+        for kind, k in zip(self.proposal_kinds, rec.kinds):
+            rows += [
+                {"metric": "proposals", "value": k.made, "proposal": kind},
+                {"metric": "acceptance_rate",
+                 "value": k.accepted / k.made if k.made else np.nan, "proposal": kind},
+                {"metric": "mean_acceptance_probability",
+                 "value": k.probability_sum / k.made if k.made else np.nan, "proposal": kind},
+            ]
+        return rows
+
+    def log_joint(self, state: State, corpus: Corpus) -> float:
+        """log p(W, Z) with Theta and Phi collapsed (MATH.md sec. 4)."""
+        t = state.tokens
+        return float(lda_log_joint(t.doc_ptr, state.counts.z, t.word_ptr, t.word_tok,
+                                   state.counts.n_k, self.alpha_vector, self.beta))
+
+    # ------------------------------------------------------------------ estimates
+    def doc_topic_counts(self, state: State, corpus: Corpus) -> np.ndarray:
+        """n_dk as a dense (D, K) int32 matrix."""
+        if state.counts.n_dk.shape[0]:
+            return state.counts.n_dk
+        return doc_topic_counts(corpus.doc_ptr, state.counts.z, self.K)
+
+    def topic_word(self, state: State) -> np.ndarray:
+        """Point estimate phi[k, w] = (n_kw + beta) / (n_k + V beta) (MATH.md sec. 5)."""
+        n_wk = state.counts.n_wk
+        V = n_wk.shape[0]
+        return ((n_wk.T + self.beta) / (state.counts.n_k[:, None] + V * self.beta))
+
+    def doc_topic(self, state: State, corpus: Corpus) -> np.ndarray:
+        """Point estimate theta[d, k] = (n_kd + alpha_k) / (N_d + sum alpha)."""
+        a = self.alpha_vector
+        n_dk = self.doc_topic_counts(state, corpus)
+        return (n_dk + a) / (n_dk.sum(axis=1, keepdims=True) + a.sum())
+

@@ -1,0 +1,74 @@
+"""Topic samplers: each a part (``topicsup.parts``) owning its settings, the arrays it keeps
+beside the counts, which of them a checkpoint saves, its sweep over a block of documents, its
+proposal kinds, its live settings and its token stepping for the inspector (or none).
+
+A sampler module holds the part; its numba kernel lives in ``topicsup.kernels`` under the
+same name. ``REGISTRY`` finds them by name (``"gibbs"``, ``"alias"``, ``"light"``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar, NamedTuple
+
+import numpy as np
+
+from ..parts import Part, Registry
+
+REGISTRY = Registry("sampler", __name__)
+
+MAX_MH_STEPS = 1024   # MH steps per token (a sweep's cost grows with it)
+
+
+class NoArrays(NamedTuple):
+    """The record of a sampler that keeps nothing beside the counts."""
+
+
+@dataclass(frozen=True)
+class TopicSampler(Part):
+    """Base of the topic samplers. ``model`` arguments are the model being sampled (its
+    ``K``, ``alpha_vector``, ``beta``); ``supervised`` says whether the model has a label
+    term (its LDA initialisation sweeps count as unsupervised)."""
+
+    # whether it keeps the (D, K) document-topic matrix (else Counts.n_dk has shape (0, K))
+    doc_rows: ClassVar[bool] = True
+    # whether it can sample a supervised model's topics (the label factor exp(g_d(k)))
+    supports_supervision: ClassVar[bool] = True
+    # a description for the token inspector (``topicsup.inspector``), which mirrors the
+    # sampler's token body step by step; "" declares that it has no token stepping
+    stepping: ClassVar[str] = ""
+
+    def kinds(self, supervised: bool) -> tuple[str, ...]:
+        """The Metropolis-Hastings proposal kinds it records acceptance for."""
+        return ()
+
+    def allocate(self, model: Any, corpus: Any) -> NamedTuple:
+        """Its own arrays beside the counts (fresh; ``refresh`` fills what derives from
+        the counts)."""
+        return NoArrays()
+
+    def saved_names(self) -> tuple[str, ...]:
+        """The names under which checkpoints save its arrays that are part of the chain's
+        state (``saved``); the rest is rebuilt by ``refresh``."""
+        return ()
+
+    def saved(self, own: NamedTuple) -> dict[str, np.ndarray]:
+        """The arrays of ``saved_names`` from ``own``, by name."""
+        return {}
+
+    def refresh(self, model: Any, own: NamedTuple) -> None:
+        """Rebuild what derives from the model's parameters (after a load or a new start)."""
+
+    def validate(self, model: Any, own: NamedTuple) -> None:
+        """Refuse saved arrays the kernel could not use safely (a checkpoint is untrusted)."""
+
+    def state_bytes(self, model: Any, corpus: Any) -> float:
+        """Bytes of its own largest arrays on ``corpus``."""
+        return 0.0
+
+    def sweep(self, model: Any, tokens: Any, counts: Any, own: NamedTuple, term: Any,
+              supervised: bool, rng: np.ndarray, d_start: int, d_end: int,
+              info: np.ndarray) -> None:
+        """Resample the topics of documents ``d_start .. d_end-1`` (records of
+        ``kernels.counts``; ``term`` a ``kernels.supervised.Term``)."""
+        raise NotImplementedError

@@ -1,0 +1,24 @@
+"""The exact joint draw of each task's weights: O(M^3 + D M^2) per task."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..kernels.weights import sample_weights
+from . import REGISTRY, WeightStep
+
+
+@REGISTRY.register
+@dataclass(frozen=True)
+class Cholesky(WeightStep):
+    """eta_t | Z, (b, w) ~ N(P^-1 X^T b_t, P^-1), P = X^T diag(w_t) X + prior precision, drawn
+    through the Cholesky factor of P (Zhu et al. 2014; Zheng et al. 2015 eq. 22)."""
+
+    name = "cholesky"
+
+    def draw(self, rows, b, w, prior_precision, eta, scores, rng, n_topics, scores_current):
+        sample_weights(*rows, b, w, prior_precision, eta, scores, True, 1, rng, 0,
+                       scores_current)
+
+    def state_bytes(self, M: int) -> float:
+        return 16.0 * M * M   # the precision matrix and its Cholesky factor

@@ -1,0 +1,37 @@
+"""Coordinate-wise Gibbs passes over the weights, O(non-zeros of the features) each."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .. import validation as check
+from ..kernels.weights import sample_weights
+from ..parts import LiveSetting
+from . import MAX_PASSES, REGISTRY, WeightStep
+
+
+@REGISTRY.register
+@dataclass(frozen=True)
+class Coordinate(WeightStep):
+    """``S_gibbs`` passes of coordinate-wise Gibbs (Zheng et al. 2015 eq. 23-24), each ending,
+    with ``weight_shift``, in an exact joint draw of a common shift of all topic weights (a
+    per-task bias the coordinates move slowly; ``kernels.weights``; off in the paper)."""
+
+    name = "coordinate"
+
+    S_gibbs: int = 2
+    weight_shift: bool = False
+
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__
+        set_(self, "weight_shift", check.flag("weight_shift", self.weight_shift))
+        set_(self, "S_gibbs", check.integer("S_gibbs", self.S_gibbs, low=1, high=MAX_PASSES))
+
+    def live_settings(self, model: Any) -> tuple[LiveSetting, ...]:
+        return (LiveSetting("S_gibbs", "weight passes", "int", low=1, high=MAX_PASSES),
+                LiveSetting("weight_shift", "weight shift", "flag"))
+
+    def draw(self, rows, b, w, prior_precision, eta, scores, rng, n_topics, scores_current):
+        sample_weights(*rows, b, w, prior_precision, eta, scores, False, self.S_gibbs, rng,
+                       n_topics if self.weight_shift else 0, scores_current)
