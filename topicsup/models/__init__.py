@@ -31,7 +31,8 @@ from ..tasks import micro_f1
 from ..weight_samplers import MAX_PASSES, REGISTRY as WEIGHT_SAMPLERS
 from .base import Model, model_class, register
 from .lda import DIRICHLET_RANGE, LDA, MAX_TOPICS, State
-from .presets import LightMedLDA, MedLDA
+from . import presets
+from .presets import *  # noqa: F403  (every preset, listed in presets.__all__)
 from .supervised import (MAX_FOLD_IN_SWEEPS, MAX_WEIGHT, SUPERVISED_FACTORS, Supervision,
                          SupervisedLDA, Weights)
 
@@ -48,8 +49,8 @@ def model_from_params(name: str, params: dict[str, Any]) -> Model:
     return cls(**params)
 
 
-__all__ = ["COMPOSITIONS", "DIRICHLET_RANGE", "LAM_RANGE", "LDA", "LOSSES", "LightMedLDA",
+__all__ = ["COMPOSITIONS", "DIRICHLET_RANGE", "LAM_RANGE", "LDA", "LOSSES",
            "MAX_FOLD_IN_SWEEPS", "MAX_MH_STEPS", "MAX_PASSES", "MAX_TOPICS", "MAX_WEIGHT",
-           "MedLDA", "Model", "NU_RANGE", "PRIORS", "SAMPLERS", "SUPERVISED_FACTORS", "State",
+           "Model", "NU_RANGE", "PRIORS", "SAMPLERS", "SUPERVISED_FACTORS", "State",
            "Supervision", "SupervisedLDA", "WEIGHT_SAMPLERS", "Weights", "micro_f1",
-           "model_from_params", "register"]
+           "model_from_params", "register", *presets.__all__]

@@ -44,3 +44,8 @@ class LightMedLDA(SupervisedLDA):
         proposals (eq. 19-21); ``params`` as for ``LightMedLDA`` on top."""
         return cls(**{"supervised_factor": "augmented", "composition": "mixture",
                       "proposal_weights": (1.0, 1.0, 1.0), **params})
+
+
+# every preset above, exported by topicsup.models and topicsup (a new preset is one class here)
+__all__ = [name for name, obj in list(globals().items())
+           if isinstance(obj, type) and issubclass(obj, SupervisedLDA) and obj is not SupervisedLDA]
