@@ -89,11 +89,11 @@ class Fixtures:
         return self.corpus.labels.names()
 
     def checkpoint(self, kind: str) -> Path:
-        """A good checkpoint of an LDA (gibbs), an AliasLDA or a LightMedLDA session."""
+        """A good checkpoint of an LDA (gibbs), an AliasLDA, a LightMedLDA or a GSLDA session."""
         def make() -> Path:
-            from topicsup import LDA, LightMedLDA, Session
+            from topicsup import GSLDA, LDA, LightMedLDA, Session
             model = {"lda": LDA(K=3), "alias": LDA(K=3, sampler="alias"),
-                     "light": LightMedLDA(K=3, lam=4.0)}[kind]
+                     "light": LightMedLDA(K=3, lam=4.0), "gslda": GSLDA(K=3, c=2.0)}[kind]
             s = Session(model, self.corpus, seed=0)
             s.run(2)
             return s.save(self.tmp / f"good-{kind}.npz")
@@ -535,6 +535,13 @@ def _checkpoint_cases() -> list[Case]:
         Case(k, "forged-augmentation",
              lambda f: _load(f.forged("light", _set("state/b", lambda a: a * 0 + 1e308))),
              "ValueError", r"state/b and state/w: b is not y \(lam \+ w\)", "state/b"),
+        Case(k, "forged-polya-gamma-generator",
+             lambda f: _load(f.forged("gslda", _set("state/pg_generator",
+                                                   lambda a: a * np.uint64(0)))),
+             "ValueError", r"pg_generator is not a PCG64 state", "pg_generator"),
+        Case(k, "forged-logistic-augmentation",
+             lambda f: _load(f.forged("gslda", _set("state/b", lambda a: a * 2))),
+             "ValueError", r"b is not c y / 2", "state/b"),
         Case(k, "forged-empty-alias-tables",
              lambda f: _load(f.forged("alias", _set("state/wt_q", lambda a: a * 0))),
              "ValueError", "state/wt_q and wt_mass: a table in use must hold positive",

@@ -12,7 +12,8 @@ from sklearn.base import clone
 
 from topicsup.datasets import make_synthetic
 from topicsup.losses import REGISTRY as LOSSES
-from topicsup.models import LDA, LightMedLDA, MedLDA, SupervisedLDA, model_from_params
+from topicsup.models import (GSLDA, LDA, LightMedLDA, LightSLDA, MedLDA, SupervisedLDA,
+                             model_from_params)
 from topicsup.priors import REGISTRY as PRIORS
 from topicsup.samplers import REGISTRY as SAMPLERS
 from topicsup.session import Session
@@ -25,6 +26,9 @@ PRESETS = {
     "MedLDA": lambda: MedLDA(K=4, lam=2.0),
     "LightMedLDA": lambda: LightMedLDA(K=4, lam=4.0, nu=2.0),
     "LightMedLDA.as_published": lambda: LightMedLDA.as_published(K=4, weight_shift=True),
+    "GSLDA": lambda: GSLDA(K=4),
+    "GSLDA.plus": lambda: GSLDA.plus(K=4),
+    "LightSLDA": lambda: LightSLDA(K=4, c=4.0),
 }
 
 

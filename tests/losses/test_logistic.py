@@ -1,0 +1,158 @@
+"""The logistic loss of gSLDA (topicsup.losses.logistic). Proven here:
+
+* the Polya-Gamma draws (devroye, exact at integer c) match the known mean
+  h tanh(z/2) / (2z) and variance h (sinh z - z) sech^2(z/2) / (4 z^3) of PG(h, z) (h/4 and
+  h/24 at z = 0), 200,000 draws per case, within 4 standard errors;
+* the augmentation writes b = c y / 2 and w = omega, and its generator state makes a
+  resumed chain draw what the uninterrupted one draws;
+* every topic kernel (Gibbs; the light doc, word and exp proposals alone, their cycle and
+  mixture) leaves the exact target invariant under the logistic (b, w) (20,000 chains,
+  chi-square at 1e-3), and a kernel that sees b = c y (the kappa without its 1/2) fails;
+* whole gSLDA sweeps (c = 1, the standard logistic sLDA) leave the joint posterior of
+  (Z, eta) invariant, with eta integrated on a grid (tests/test_models.py's protocol).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from topicsup.kernels.rng import seed_state
+from topicsup.losses.logistic import Logistic
+from topicsup.models import SupervisedLDA
+from topicsup.session import Session
+from topicsup.testing.exact import (assert_matches_target, enumerate_assignments,
+                                    goodness_of_fit, lda_log_joint_states, normalize_log,
+                                    sample_final_states, supervised_log_factor_states,
+                                    tiny_corpus)
+
+from ..test_models import JOINT_CORPUS, _eta_ks, _whole_sweeps
+
+
+def pg_mean(h, z):
+    z = np.abs(z)
+    return h / 4 if z == 0 else h * np.tanh(z / 2) / (2 * z)
+
+
+def pg_var(h, z):
+    z = abs(z)
+    if z < 1e-3:
+        return h / 24
+    return h * (np.sinh(z) - z) / (np.cosh(z / 2) ** 2 * 4 * z ** 3)
+
+
+@pytest.mark.parametrize("c", [1, 3])
+@pytest.mark.parametrize("z", [0.0, 0.5, 2.0, -6.0])
+def test_polya_gamma_draws_have_the_known_mean_and_variance(c, z):
+    loss = Logistic(c=c)
+    assert loss.exact and loss.method == "devroye"
+    own = loss.allocate(1, 200_000)
+    loss.start(own, seed_state(3))
+    y = np.ones((1, 200_000))
+    loss.augment(y, np.full((1, 200_000), z), seed_state(4), own)
+    w = own.w[0]
+    mean, var = pg_mean(c, z), pg_var(c, z)
+    se_mean = np.sqrt(var / w.size)
+    assert abs(w.mean() - mean) < 4 * se_mean, (w.mean(), mean)
+    # the variance's standard error from the fourth moment, bounded by the draws' own
+    se_var = np.sqrt(((w - w.mean()) ** 4).mean() / w.size)
+    assert abs(w.var() - var) < 4 * se_var, (w.var(), var)
+    np.testing.assert_array_equal(own.b, 0.5 * c * y)
+
+
+def test_methods_and_bad_settings_are_named():
+    assert Logistic(c=1).method == "devroye" and Logistic(c=64).exact
+    assert Logistic(c=100).method is None and not Logistic(c=2.5).exact
+    assert Logistic(c=9, pg_method="saddle").method == "saddle"
+    with pytest.raises(ValueError, match="integer c only"):
+        Logistic(c=2.5, pg_method="devroye")
+    with pytest.raises(ValueError, match="c must be"):
+        Logistic(c=0)
+    with pytest.raises(ValueError, match="pg_method must be one of"):
+        Logistic(pg_method="normal")
+
+
+def test_a_resumed_gslda_chain_draws_what_the_uninterrupted_one_draws(tmp_path):
+    from topicsup.datasets import make_synthetic
+    corpus = make_synthetic(n_docs=40, n_topics=3, doc_length=15, seed=5).corpus
+    model = SupervisedLDA(K=3, loss="logistic", c=2.0)
+    a = Session(model, corpus, seed=2)
+    a.run(2)
+    r = Session.load(a.save(tmp_path / "a.npz"))
+    a.run(3)
+    r.run(3)
+    for k, v in a.state.arrays().items():
+        if not k.startswith("supervision.scratch"):
+            np.testing.assert_array_equal(v, r.state.arrays()[k], err_msg=k)
+
+
+# ------------------------------------------------------------------ topic kernels, (b, w) fixed
+DOCS = [[0, 1, 2, 1], [2, 0, 1], [1, 2, 0, 0]]
+LABELS = ["a", "b", "a"]
+ETA = np.array([[1.4, -1.1, 0.6]])
+VARIANTS = {
+    "gibbs": dict(sampler="gibbs"),
+    "doc-alone": dict(sampler="light", composition="mixture", proposal_weights=(1, 0, 0)),
+    "word-alone": dict(sampler="light", composition="mixture", proposal_weights=(0, 1, 0)),
+    "exp-alone": dict(sampler="light", composition="mixture", proposal_weights=(0, 0, 1)),
+    "cycle": dict(sampler="light", composition="cycle", mh_steps=3),
+    "mixture": dict(sampler="light", composition="mixture", mh_steps=2),
+}
+
+
+def _logistic_setup(c=3.0, b_factor=1.0):
+    corpus = tiny_corpus(DOCS, labels=LABELS)
+    K, alpha, beta = 3, 0.4, 0.3
+    loss = Logistic(c=c)
+    own = loss.allocate(1, corpus.n_docs)
+    loss.start(own, seed_state(9))
+    y = SupervisedLDA(K=K, loss="logistic", c=c).targets(corpus)
+    loss.augment(y, np.array([[0.4, -1.2, 2.0]]), seed_state(10), own)   # some scores
+    b, w = own.b.copy(), own.w.copy()
+    Z = enumerate_assignments(corpus.n_tokens, K)
+    logp = lda_log_joint_states(corpus, K, alpha, beta, Z) \
+        + supervised_log_factor_states(corpus, K, ETA, b, w, Z)
+
+    def prepare(state):
+        sup = state.supervision
+        sup.weights.eta[...] = ETA
+        sup.loss.b[...] = b * b_factor
+        sup.loss.w[...] = w
+
+    return corpus, normalize_log(logp), prepare, dict(K=K, alpha=alpha, beta=beta,
+                                                       loss="logistic", c=c)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_topic_kernels_are_exact_under_the_logistic_augmentation(variant):
+    corpus, p, prepare, kw = _logistic_setup()
+    model = SupervisedLDA(**kw, **VARIANTS[variant])
+    idx = sample_final_states(model, corpus, p, n_chains=20_000, n_sweeps=2, seed=12,
+                              prepare=prepare)
+    assert_matches_target(idx, p)
+
+
+@pytest.mark.parametrize("variant", ["gibbs", "exp-alone"])
+def test_a_kernel_seeing_kappa_without_its_half_fails(variant):
+    """Teeth: b = c y instead of c y / 2 is rejected at p < 1e-6."""
+    corpus, p, prepare, kw = _logistic_setup(b_factor=2.0)
+    model = SupervisedLDA(**kw, **VARIANTS[variant])
+    idx = sample_final_states(model, corpus, p, n_chains=20_000, n_sweeps=2, seed=12,
+                              prepare=prepare)
+    assert goodness_of_fit(idx, p).pvalue < 1e-6
+
+
+# ------------------------------------------------------------------ whole sweeps, jointly
+@pytest.mark.parametrize("kw", [dict(sampler="gibbs", weight_sampler="cholesky"),
+                                dict(sampler="light", weight_sampler="coordinate",
+                                     composition="mixture", mh_steps=2)],
+                         ids=["gibbs-cholesky", "light-coordinate"])
+def test_whole_gslda_sweeps_leave_the_joint_posterior_invariant(kw):
+    """gSLDA with c = 1: chains started from the exact joint posterior of (Z, eta) (eta on a
+    grid, K = 2, 7 tokens) end in it after two whole sweeps (topics, Polya-Gamma draws,
+    weights): p(Z) by chi-square and p(eta_0) by KS at 1e-3 on 6,000 chains."""
+    tr = tiny_corpus(JOINT_CORPUS[0], labels=JOINT_CORPUS[1])
+    model = SupervisedLDA(K=2, alpha=0.5, beta=0.5, nu=0.25, loss="logistic", c=1.0, **kw)
+    pz, p_eta, x_eta, idx, eta = _whole_sweeps(model, tr, n_chains=6000, n_sweeps=2, seed=43)
+    assert_matches_target(idx, pz)
+    assert _eta_ks(p_eta, x_eta, eta) > 1e-3
