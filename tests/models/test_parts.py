@@ -12,7 +12,7 @@ from sklearn.base import clone
 
 from topicsup.datasets import make_synthetic
 from topicsup.losses import REGISTRY as LOSSES
-from topicsup.models import (GSLDA, LDA, LightMedLDA, LightSLDA, MedLDA, SupervisedLDA,
+from topicsup.models import (GSLDA, LDA, SLDA, LightMedLDA, LightSLDA, MedLDA, SupervisedLDA,
                              model_from_params)
 from topicsup.priors import REGISTRY as PRIORS
 from topicsup.samplers import REGISTRY as SAMPLERS
@@ -29,6 +29,7 @@ PRESETS = {
     "GSLDA": lambda: GSLDA(K=4),
     "GSLDA.plus": lambda: GSLDA.plus(K=4),
     "LightSLDA": lambda: LightSLDA(K=4, c=4.0),
+    "SLDA": lambda: SLDA(K=4, sigma2=0.5),
 }
 
 

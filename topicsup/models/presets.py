@@ -72,6 +72,16 @@ class LightSLDA(SupervisedLDA):
                                           "weight_sampler": "coordinate"}
 
 
+
+@register
+class SLDA(SupervisedLDA):
+    """Supervised LDA with a Gaussian response (Blei & McAuliffe 2007): y ~ N(eta . zbar,
+    ``sigma2``) (``losses.gaussian``), normal prior, exact Gibbs topics, Cholesky weights."""
+
+    DEFAULTS: ClassVar[dict[str, Any]] = {"loss": "gaussian", "sampler": "gibbs",
+                                          "weight_sampler": "cholesky"}
+
+
 # every preset above, exported by topicsup.models and topicsup (a new preset is one class here)
 __all__ = [name for name, obj in list(globals().items())
            if isinstance(obj, type) and issubclass(obj, SupervisedLDA) and obj is not SupervisedLDA]
