@@ -1,6 +1,10 @@
-"""The regression losses (topicsup.losses.gaussian) and the real-valued task
-(topicsup.tasks.Real). Proven here:
+"""The regression losses (topicsup.losses.gaussian, topicsup.losses.epsilon_insensitive) and
+the real-valued task (topicsup.tasks.Real). Proven here:
 
+* the epsilon-insensitive augmentation draws each xi from its conditional IG(1/(lam |u|), 1)
+  (xi1 and xi2 recovered from (b, w) by the formulas of MATH.md sec. 1; their means
+  1/(lam |u|) within 4 standard errors, sd mean^(3/2), 200,000 draws), and on the tube's edge
+  (a zero residual) draws the 1/2-stable limit without a division by zero;
 * the Gaussian response gives (b, w) = (y / sigma^2, 1 / sigma^2) without touching the stream;
 * the topic kernels are exact under both losses' (b, w) (enumeration, Gibbs and the light
   cycle, chi-square at 1e-3), and a kernel seeing b of the wrong sign fails;
@@ -19,6 +23,7 @@ from topicsup.corpus import Corpus
 from topicsup.datasets import make_synthetic
 from topicsup.kernels.rng import seed_state
 from topicsup.losses import Augmentation
+from topicsup.losses.epsilon_insensitive import EpsilonInsensitive
 from topicsup.losses.gaussian import Gaussian
 from topicsup.models import SupervisedLDA
 from topicsup.session import Session
@@ -27,6 +32,32 @@ from topicsup.testing.exact import (assert_matches_target, enumerate_assignments
                                     goodness_of_fit, lda_log_joint_states, normalize_log,
                                     sample_final_states, supervised_log_factor_states,
                                     tiny_corpus)
+
+
+@pytest.mark.parametrize("u1", [0.7, -1.5])
+def test_epsilon_insensitive_draws_follow_their_inverse_gaussian(u1):
+    lam, eps, n = 1.3, 0.2, 200_000
+    y = np.full((1, n), 2.0)
+    s = y - eps - u1          # u1 = (y - eps) - s, u2 = s - (y + eps) = -u1 - 2 eps
+    u2 = -u1 - 2 * eps
+    aug = Augmentation(np.empty((1, n)), np.empty((1, n)))
+    EpsilonInsensitive(lam, eps).augment(y, s, seed_state(1), aug)
+    # solve for xi1, xi2 from (b, w): b / lam^2 = (y - eps) xi1 + (y + eps) xi2, w / lam^2 =
+    # xi1 + xi2
+    W, B = aug.w[0] / lam**2, aug.b[0] / lam**2
+    xi2 = (B - (y[0] - eps) * W) / (2 * eps)
+    xi1 = W - xi2
+    for xi, u in ((xi1, u1), (xi2, u2)):
+        mean = 1 / (lam * abs(u))
+        assert abs(xi.mean() - mean) < 4 * np.sqrt(mean**3 / n), (xi.mean(), mean)
+
+
+def test_epsilon_insensitive_on_the_tube_edge_draws_the_limit():
+    n = 20_000
+    y = np.ones((1, n))
+    aug = Augmentation(np.empty((1, n)), np.empty((1, n)))
+    EpsilonInsensitive(2.0, 0.5).augment(y, y - 0.5, seed_state(2), aug)   # u1 = 0 exactly
+    assert np.isfinite(aug.w).all() and (aug.w > 0).all() and np.isfinite(aug.b).all()
 
 
 def test_gaussian_response_needs_no_augmentation():
@@ -67,7 +98,8 @@ def _setup(loss, b_sign=1.0):
     return corpus, normalize_log(logp), prepare, model_kw
 
 
-LOSSES = {"gaussian": dict(loss="gaussian", sigma2=0.5)}
+LOSSES = {"gaussian": dict(loss="gaussian", sigma2=0.5),
+          "epsilon": dict(loss="epsilon_insensitive", lam=1.5, eps=0.1)}
 SAMPLERS = {"gibbs": dict(sampler="gibbs"),
             "light-cycle": dict(sampler="light", composition="cycle", mh_steps=3),
             "light-mixture": dict(sampler="light", composition="mixture", mh_steps=2)}

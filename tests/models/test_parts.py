@@ -12,8 +12,8 @@ from sklearn.base import clone
 
 from topicsup.datasets import make_synthetic
 from topicsup.losses import REGISTRY as LOSSES
-from topicsup.models import (GSLDA, LDA, SLDA, LightMedLDA, LightSLDA, MedLDA, SupervisedLDA,
-                             model_from_params)
+from topicsup.models import (GSLDA, LDA, SLDA, LightMedLDA, LightSLDA, MedLDA,
+                             MedLDARegression, SupervisedLDA, model_from_params)
 from topicsup.priors import REGISTRY as PRIORS
 from topicsup.samplers import REGISTRY as SAMPLERS
 from topicsup.session import Session
@@ -30,6 +30,7 @@ PRESETS = {
     "GSLDA.plus": lambda: GSLDA.plus(K=4),
     "LightSLDA": lambda: LightSLDA(K=4, c=4.0),
     "SLDA": lambda: SLDA(K=4, sigma2=0.5),
+    "MedLDARegression": lambda: MedLDARegression(K=4, lam=2.0, eps=0.05),
 }
 
 

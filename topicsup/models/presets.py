@@ -82,6 +82,18 @@ class SLDA(SupervisedLDA):
                                           "weight_sampler": "cholesky"}
 
 
+
+@register
+class MedLDARegression(SupervisedLDA):
+    """Max-margin regression (Zheng et al. 2015 sec. 4.2; MedLDA's regression): the
+    epsilon-insensitive loss 2 lam max(0, |y - s| - eps) with two inverse-Gaussian
+    augmentations (``losses.epsilon_insensitive``), normal prior, exact Gibbs topics, Cholesky
+    weights."""
+
+    DEFAULTS: ClassVar[dict[str, Any]] = {"loss": "epsilon_insensitive", "sampler": "gibbs",
+                                          "weight_sampler": "cholesky"}
+
+
 # every preset above, exported by topicsup.models and topicsup (a new preset is one class here)
 __all__ = [name for name, obj in list(globals().items())
            if isinstance(obj, type) and issubclass(obj, SupervisedLDA) and obj is not SupervisedLDA]
