@@ -16,7 +16,7 @@ from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.pipeline import make_pipeline
 
 from topicsup.datasets import make_synthetic
-from topicsup.estimators import MedLDAClassifier
+from topicsup.estimators import LDATransformer, MedLDAClassifier, SupervisedLDARegressor
 from topicsup.kernels.rng import derive, seed_state
 
 
@@ -311,3 +311,61 @@ except KeyboardInterrupt:
     assert out.returncode == 0, out.stderr[-2000:]
     words = out.stdout.split()
     assert words[0] == "stopped" and float(words[2]) < 30 and words[-1] == "unfitted", out.stdout
+
+
+# ---------------------------------------------------------------------- regression and LDA
+@pytest.mark.parametrize("est", [
+    SupervisedLDARegressor(3, n_iter=6, predict_burn_in=2, predict_samples=2),
+    SupervisedLDARegressor(3, loss="epsilon_insensitive", sampler="light", n_iter=6,
+                           predict_burn_in=2, predict_samples=2),
+    LDATransformer(3, n_iter=5, predict_burn_in=2, predict_samples=2),
+    LDATransformer(3, sampler="light", n_iter=5, predict_burn_in=2, predict_samples=2)],
+    ids=["regressor-gaussian", "regressor-epsilon-light", "lda", "lda-light"])
+def test_the_regressor_and_the_lda_transformer_pass_the_estimator_checks(est):
+    """``check_estimator``: no check fails, none is skipped but the array API one."""
+    from sklearn.utils.estimator_checks import check_estimator
+    results = check_estimator(est, on_fail=None)
+    failed = [(r["check_name"], str(r["exception"])[:300]) for r in results
+              if r["status"] == "failed"]
+    assert not failed, failed
+    assert {r["check_name"] for r in results if r["status"] == "skipped"} <= \
+        {"check_array_api_input"}
+    assert sum(r["status"] == "passed" for r in results) >= 45
+
+
+def _responses(n=500):
+    data = make_synthetic(n_docs=n, n_topics=5, doc_length=60, task="real", noise=0.3, seed=6)
+    return data, data.corpus.to_matrix(), data.corpus.labels.values
+
+
+@pytest.mark.parametrize("loss", ["gaussian", "epsilon_insensitive"])
+def test_the_regressor_predicts_held_out_responses(loss):
+    """R^2 on 100 held-out documents within 0.9 of the generating truth's; texts through a
+    pipeline give the same kind of answer; clone keeps the parameters."""
+    from topicsup.tasks import r_squared
+    data, X, y = _responses()
+    est = SupervisedLDARegressor(5, loss=loss, n_iter=60, vocabulary=data.corpus.vocabulary)
+    est.fit(X[:400], y[:400])
+    oracle = r_squared(y[400:], data.scores[400:, 0])
+    assert est.score(X[400:], y[400:]) >= 0.9 * oracle
+    assert est.transform(X[400:]).shape == (100, 5) and est.coef_.shape == (5,)
+    assert clone(est).get_params() == est.get_params()
+    texts = [" ".join(data.corpus.document(d)) for d in range(400, 500)]
+    assert r_squared(y[400:], est.predict(texts)) >= 0.9 * oracle
+
+
+def test_the_lda_transformer_gives_topics_and_proportions():
+    """components_ rows are distributions over the vocabulary, transform rows over the
+    topics; a CountVectorizer pipeline works on raw texts; the same seed, the same topics."""
+    _, texts, _ = _data("multiclass", 200)
+    pipe = make_pipeline(CountVectorizer(), LDATransformer(4, n_iter=20))
+    theta = pipe.fit_transform(texts)
+    lda = pipe[-1]
+    assert lda.components_.shape == (4, len(pipe[0].vocabulary_))
+    np.testing.assert_allclose(lda.components_.sum(axis=1), 1.0)
+    np.testing.assert_allclose(theta.sum(axis=1), 1.0)
+    assert lda.doc_topic_.shape == (200, 4)
+    again = make_pipeline(CountVectorizer(), LDATransformer(4, n_iter=20)).fit(texts)
+    np.testing.assert_array_equal(again[-1].components_, lda.components_)
+    with pytest.raises(ValueError, match="sampler must be one of"):
+        LDATransformer(sampler="fast").fit(np.eye(3, dtype=int))

@@ -1,6 +1,9 @@
-"""scikit-learn estimators for the supervised presets: ``fit`` / ``predict`` / ``transform``.
+"""scikit-learn estimators for every model: ``fit`` / ``predict`` / ``transform``.
 
-``MedLDAClassifier`` trains Gibbs MedLDA or LightMedLDA on a document-term count matrix (the
+``MedLDAClassifier`` (classification), ``SupervisedLDARegressor`` (a real response:
+``SLDA``'s Gaussian or the epsilon-insensitive loss) and ``LDATransformer`` (unsupervised
+topics: ``components_`` and ``transform`` to topic proportions, like the ``lda`` package)
+accept the same documents. ``MedLDAClassifier`` trains Gibbs MedLDA or LightMedLDA on a document-term count matrix (the
 output of ``CountVectorizer``, so it sits at the end of a ``Pipeline``; a scipy sparse matrix,
 an array or a DataFrame of counts), on raw texts, on token lists or on a ``Corpus``. Under
 the hood each fit is one ``Session`` (multi-task) or one per class (one-vs-all), kept in
@@ -27,17 +30,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, TransformerMixin
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
-from sklearn.utils.validation import (check_is_fitted, check_non_negative, column_or_1d,
-                                      validate_data)
+from sklearn.utils.validation import (check_array, check_is_fitted, check_non_negative,
+                                      column_or_1d, validate_data)
 
 from . import validation as check
 from .corpus import (Corpus, Labels, _check_label_types, _check_vocabulary, _is_set_like,
                      are_texts)
 from .kernels.rng import seed_state
 from .kernels.rng import derive
-from .models import (MAX_FOLD_IN_SWEEPS, MAX_TOPICS, LightMedLDA, MedLDA, SupervisedLDA,
+from .models import (LDA, MAX_FOLD_IN_SWEEPS, MAX_TOPICS, LightMedLDA, MedLDA, SupervisedLDA,
                      micro_f1)
 from .session import Session
 
@@ -102,7 +105,101 @@ def _names(classes: np.ndarray) -> tuple[str, ...]:
     return names if len(set(names)) == len(names) else tuple(repr(c) for c in classes)
 
 
-class MedLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
+class _Documents:
+    """What every topicsup estimator shares: documents in any of the accepted forms (a count
+    matrix, a DataFrame of counts, texts, token lists or a Corpus) turned into a Corpus, the
+    same way in ``fit`` and in prediction; an all-or-nothing fit; the seed."""
+
+    def _counts(self, X: Any, reset: bool) -> Any:
+        """A count matrix checked as scikit-learn checks inputs (and, on ``reset``, its
+        ``n_features_in_`` and ``feature_names_in_`` recorded)."""
+        X = validate_data(self, X, reset=reset, accept_sparse=SPARSE_FORMATS, dtype="numeric")
+        check_non_negative(X, f"{type(self).__name__} (input X)")
+        return X
+
+    def _documents(self, X: Any, labels: Labels | None) -> Corpus:
+        """The training corpus of ``X`` with ``labels``; sets ``n_features_in_`` (and
+        ``feature_names_in_``) for a count matrix."""
+        n = None if labels is None else len(labels.values)
+        if isinstance(X, Corpus) or _is_documents(X):
+            vocab = None if self.vocabulary is None else _check_vocabulary(self.vocabulary)
+            if isinstance(X, Corpus):
+                if vocab is not None and vocab != X.vocabulary:
+                    raise ValueError("vocabulary differs from the vocabulary of the Corpus X; "
+                                     "leave it None to use the Corpus's")
+                corpus = X
+            else:
+                docs = list(X)
+                build = Corpus.from_texts if are_texts(docs) else Corpus.from_tokens
+                corpus = build(docs, vocabulary=vocab, empty="keep")
+            if n is not None and corpus.n_docs != n:
+                raise ValueError(f"y has {n} labels but X has {corpus.n_docs} documents")
+            return dataclasses.replace(corpus, labels=labels)
+        X = self._counts(X, reset=True)
+        if n is not None and X.shape[0] != n:
+            raise ValueError(f"y has {n} labels but X has {X.shape[0]} rows")
+        n_cols = X.shape[1]
+        if self.vocabulary is not None:
+            vocab = list(_check_vocabulary(self.vocabulary))
+        elif hasattr(self, "feature_names_in_"):
+            vocab = [str(c) for c in self.feature_names_in_]
+        else:
+            vocab = [f"w{j}" for j in range(n_cols)]
+        if len(vocab) != n_cols:
+            raise ValueError(f"vocabulary has {len(vocab)} words but X has {n_cols} columns")
+        return dataclasses.replace(Corpus.from_matrix(X, vocab, empty="keep"), labels=labels)
+
+    def _names_words(self) -> bool:
+        """Whether the fitted columns have word names (texts can then be mapped onto them)."""
+        return self.vocabulary is not None or hasattr(self, "feature_names_in_") \
+            or not hasattr(self, "n_features_in_")
+
+    def _seed_of_random_state(self) -> int:
+        rs = self.random_state
+        if rs is None:
+            return int(np.random.SeedSequence().generate_state(1)[0])
+        if isinstance(rs, np.random.RandomState):
+            return int(rs.randint(0, 2**31 - 1))
+        if isinstance(rs, np.random.Generator):
+            return int(rs.integers(0, 2**63 - 1))
+        return int(rs)
+
+    def _check_random_state(self) -> None:
+        if self.random_state is not None and not isinstance(
+                self.random_state, (np.random.RandomState, np.random.Generator)):
+            check.integer("random_state", self.random_state, low=0, high=2**63 - 1)
+        if self.vocabulary is not None:
+            _check_vocabulary(self.vocabulary)
+
+    def _unfit(self) -> None:
+        """Forget a previous fit, so a fit that fails leaves the estimator unfitted rather
+        than mixing the old model with the new labels."""
+        for name in list(vars(self)):
+            if name.endswith("_") and not name.endswith("__"):   # classes_, _targets_, ...
+                delattr(self, name)
+
+    def _heldout_corpus(self, X: Any) -> Corpus:
+        check_is_fitted(self)
+        self._check_predict_params()
+        X = _materialise(X)
+        if isinstance(X, Corpus) or _is_documents(X):
+            same_words = isinstance(X, Corpus) and X.vocabulary == self.corpus_.vocabulary
+            if hasattr(self, "n_features_in_") and not self.vocabulary_given_ \
+                    and not same_words:
+                raise ValueError(f"this {type(self).__name__} was fitted on a count matrix "
+                                 f"without word names (its columns are w0, w1, ...), so "
+                                 f"texts cannot be mapped onto them: predict on a count "
+                                 f"matrix with the same columns, or fit with vocabulary= "
+                                 f"(e.g. vectorizer.get_feature_names_out()) or a DataFrame")
+            return self.corpus_.heldout(X)
+        X = self._counts(X, reset=False)
+        if X.shape[1] != self.corpus_.n_words:
+            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
+                             f"expecting {self.corpus_.n_words} features as input")
+        return self.corpus_.map(sp.csr_matrix(X))
+
+
+class MedLDAClassifier(ClassifierMixin, TransformerMixin, _Documents, BaseEstimator):
     """Max-margin supervised topic model classifier (Gibbs MedLDA or LightMedLDA).
 
     Parameters
@@ -241,11 +338,7 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             raise ValueError(f"n_iter = {self.n_iter} is too short for n_snapshots = "
                              f"{self.n_snapshots} taken snapshot_every = {self.snapshot_every} "
                              f"sweeps apart")
-        if self.random_state is not None and not isinstance(
-                self.random_state, (np.random.RandomState, np.random.Generator)):
-            check.integer("random_state", self.random_state, low=0, high=2**63 - 1)
-        if self.vocabulary is not None:
-            _check_vocabulary(self.vocabulary)
+        self._check_random_state()
         self._model()   # the model's own checks: lam, nu, alpha, beta, mh_steps, ...
 
     def _check_predict_params(self) -> None:
@@ -276,13 +369,6 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         if self.supervised_factor is not None:
             kw["supervised_factor"] = self.supervised_factor
         return cls(**kw)
-
-    def _counts(self, X: Any, reset: bool) -> Any:
-        """A count matrix checked as scikit-learn checks inputs (and, on ``reset``, its
-        ``n_features_in_`` and ``feature_names_in_`` recorded)."""
-        X = validate_data(self, X, reset=reset, accept_sparse=SPARSE_FORMATS, dtype="numeric")
-        check_non_negative(X, f"{type(self).__name__} (input X)")
-        return X
 
     def _targets(self, y: Any) -> _Targets:
         """Check ``y`` as scikit-learn checks classification targets and encode it."""
@@ -363,62 +449,7 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         targets = self._corpus_targets(X) if isinstance(X, Corpus) and y is None \
             else self._targets(y)
         labels = Labels(targets.kind, targets.codes, _names(targets.classes))
-        n = len(targets.codes)
-        if isinstance(X, Corpus) or _is_documents(X):
-            vocab = None if self.vocabulary is None else _check_vocabulary(self.vocabulary)
-            if isinstance(X, Corpus):
-                if vocab is not None and vocab != X.vocabulary:
-                    raise ValueError("vocabulary differs from the vocabulary of the Corpus X; "
-                                     "leave it None to use the Corpus's")
-                corpus = X
-            else:
-                docs = list(X)
-                build = Corpus.from_texts if are_texts(docs) else Corpus.from_tokens
-                corpus = build(docs, vocabulary=vocab, empty="keep")
-            if corpus.n_docs != n:
-                raise ValueError(f"y has {n} labels but X has {corpus.n_docs} documents")
-            return dataclasses.replace(corpus, labels=labels), targets
-        X = self._counts(X, reset=True)
-        if X.shape[0] != n:
-            raise ValueError(f"y has {n} labels but X has {X.shape[0]} rows")
-        n_cols = X.shape[1]
-        if self.vocabulary is not None:
-            vocab = list(_check_vocabulary(self.vocabulary))
-        elif hasattr(self, "feature_names_in_"):
-            vocab = [str(c) for c in self.feature_names_in_]
-        else:
-            vocab = [f"w{j}" for j in range(n_cols)]
-        if len(vocab) != n_cols:
-            raise ValueError(f"vocabulary has {len(vocab)} words but X has {n_cols} columns")
-        corpus = Corpus.from_matrix(X, vocab, empty="keep")
-        return dataclasses.replace(corpus, labels=labels), targets
-
-    def _unfit(self) -> None:
-        """Forget a previous fit, so a fit that fails leaves the estimator unfitted rather
-        than mixing the old model with the new labels."""
-        for name in list(vars(self)):
-            if name.endswith("_") and not name.endswith("__"):   # classes_, _targets_, ...
-                delattr(self, name)
-
-    def _heldout_corpus(self, X: Any) -> Corpus:
-        check_is_fitted(self)
-        self._check_predict_params()
-        X = _materialise(X)
-        if isinstance(X, Corpus) or _is_documents(X):
-            same_words = isinstance(X, Corpus) and X.vocabulary == self.corpus_.vocabulary
-            if hasattr(self, "n_features_in_") and not self.vocabulary_given_ \
-                    and not same_words:
-                raise ValueError(f"this {type(self).__name__} was fitted on a count matrix "
-                                 f"without word names (its columns are w0, w1, ...), so "
-                                 f"texts cannot be mapped onto them: predict on a count "
-                                 f"matrix with the same columns, or fit with vocabulary= "
-                                 f"(e.g. vectorizer.get_feature_names_out()) or a DataFrame")
-            return self.corpus_.heldout(X)
-        X = self._counts(X, reset=False)
-        if X.shape[1] != self.corpus_.n_words:
-            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
-                             f"expecting {self.corpus_.n_words} features as input")
-        return self.corpus_.map(sp.csr_matrix(X))
+        return self._documents(X, labels), targets
 
     # ------------------------------------------------------------------ fit
     def fit(self, X: Any, y: Any = None) -> "MedLDAClassifier":
@@ -437,18 +468,8 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
 
     def _fit(self, X: Any, y: Any) -> "MedLDAClassifier":
         corpus, targets = self._training_corpus(X, y)
-        # the columns of a count matrix have word names (texts can then be mapped onto them)
-        named = self.vocabulary is not None or hasattr(self, "feature_names_in_") \
-            or not hasattr(self, "n_features_in_")
-        rs = self.random_state
-        if rs is None:
-            seed = int(np.random.SeedSequence().generate_state(1)[0])
-        elif isinstance(rs, np.random.RandomState):
-            seed = int(rs.randint(0, 2**31 - 1))
-        elif isinstance(rs, np.random.Generator):
-            seed = int(rs.integers(0, 2**63 - 1))
-        else:
-            seed = int(rs)
+        named = self._names_words()
+        seed = self._seed_of_random_state()
         model = self._model()
         if self.strategy == "ovr" and targets.kind != "binary":
             corpora = [one_vs_rest(corpus, c) for c in range(corpus.labels.n_classes)]
@@ -581,3 +602,261 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         """Averaged weights, (T, K + P) per session stacked: rows are classes."""
         check_is_fitted(self)
         return np.vstack([s.model.coefficients(s.state) for s in self.sessions_])
+
+
+# ---------------------------------------------------------------------- regression, LDA
+REGRESSION_LOSSES = {"gaussian": ("sigma2",), "epsilon_insensitive": ("lam", "eps")}
+
+
+class SupervisedLDARegressor(RegressorMixin, TransformerMixin, _Documents, BaseEstimator):
+    """Supervised topic model regression: a real response per document predicted from its
+    topic proportions (``SLDA``, or ``MedLDARegression`` with the epsilon-insensitive loss).
+
+    Parameters
+    ----------
+    n_topics : int
+        Number of topics K.
+    loss : {"gaussian", "epsilon_insensitive"}
+        ``"gaussian"``: y ~ N(eta . zbar, sigma2) (Blei & McAuliffe 2007);
+        ``"epsilon_insensitive"``: 2 lam max(0, |y - s| - eps) (Zheng et al. 2015 sec. 4.2).
+    sigma2 : float
+        The Gaussian response's variance (loss="gaussian").
+    lam, eps : float
+        The epsilon-insensitive loss's regularisation and tube half-width.
+    nu : float
+        Prior precision of the weights.
+    alpha : float, optional
+        Document-topic Dirichlet parameter (default 6.4 / K).
+    beta : float
+        Topic-word Dirichlet parameter.
+    sampler : {"gibbs", "light"}
+        Exact collapsed Gibbs topics with Cholesky weights, or the light sampler's
+        Metropolis-Hastings proposals with coordinate-Gibbs weights.
+    n_iter : int
+        Training sweeps.
+    burn_in : int, optional
+        Sweeps before weight samples are averaged (default ``n_iter // 2``).
+    predict_burn_in, predict_samples : int
+        Fold-in sweeps on held-out documents before and while their proportions are averaged.
+    vocabulary : sequence of str, optional
+        Word names of the count matrix columns (by default a DataFrame's column names).
+    random_state : int or None
+        Seed (``None`` draws one; a ``RandomState`` or ``Generator`` gives one draw).
+
+    Attributes
+    ----------
+    session_ : Session
+        The fitted chain.
+    corpus_ : Corpus
+        The training corpus.
+    coef_ : ndarray (K,)
+        The averaged topic weights.
+    """
+
+    def __init__(self, n_topics: int = 20, *, loss: str = "gaussian", sigma2: float = 1.0,
+                 lam: float = 1.0, eps: float = 0.1, nu: float = 1.0,
+                 alpha: float | None = None, beta: float = 0.01, sampler: str = "gibbs",
+                 n_iter: int = 50, burn_in: int | None = None, predict_burn_in: int = 10,
+                 predict_samples: int = 10, vocabulary: Any = None,
+                 random_state: int | None = 0) -> None:
+        self.n_topics = n_topics
+        self.loss = loss
+        self.sigma2 = sigma2
+        self.lam = lam
+        self.eps = eps
+        self.nu = nu
+        self.alpha = alpha
+        self.beta = beta
+        self.sampler = sampler
+        self.n_iter = n_iter
+        self.burn_in = burn_in
+        self.predict_burn_in = predict_burn_in
+        self.predict_samples = predict_samples
+        self.vocabulary = vocabulary
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.positive_only = True
+        tags.input_tags.categorical = True   # integer counts (see MedLDAClassifier)
+        # scikit-learn's regressor checks fit responses of a few random numeric features;
+        # topic proportions of such tiny documents explain little of them
+        tags.regressor_tags.poor_score = True
+        return tags
+
+    def _model(self) -> SupervisedLDA:
+        check.choice("loss", self.loss, sorted(REGRESSION_LOSSES))
+        check.choice("sampler", self.sampler, ("gibbs", "light"))
+        own = {p: getattr(self, p) for p in REGRESSION_LOSSES[self.loss]}
+        weights = "cholesky" if self.sampler == "gibbs" else "coordinate"
+        return SupervisedLDA(K=self.n_topics, loss=self.loss, nu=self.nu, alpha=self.alpha,
+                             beta=self.beta, sampler=self.sampler, weight_sampler=weights,
+                             burn_in=self.n_iter // 2 if self.burn_in is None else self.burn_in,
+                             **own)
+
+    def _check_predict_params(self) -> None:
+        check.integer("predict_burn_in", self.predict_burn_in, low=0, high=MAX_FOLD_IN_SWEEPS)
+        check.integer("predict_samples", self.predict_samples, low=1, high=MAX_FOLD_IN_SWEEPS)
+
+    def fit(self, X: Any, y: Any = None) -> "SupervisedLDARegressor":
+        """Train on documents ``X`` and real responses ``y`` (one per document; omitted when
+        ``X`` is a Corpus with real labels). A fit that fails leaves it unfitted."""
+        check.integer("n_iter", self.n_iter, low=1, high=check.INT32_MAX)
+        if self.burn_in is not None:
+            check.integer("burn_in", self.burn_in, low=0, high=check.INT32_MAX)
+        self._check_predict_params()
+        self._check_random_state()
+        model = self._model()
+        self._unfit()
+        try:
+            X = _materialise(X)
+            if isinstance(X, Corpus) and y is None:
+                if X.labels is None or X.labels.kind != "real":
+                    raise ValueError("y is None and the Corpus X has no real labels")
+                labels = X.labels
+            else:
+                if y is None:
+                    raise ValueError(f"{type(self).__name__} requires y to be passed, but the "
+                                     f"target y is None")
+                values = column_or_1d(check_array(y, ensure_2d=False, dtype=np.float64,
+                                                  input_name="y"), warn=True)
+                labels = Labels("real", values)
+            if len(labels.values) < 2:
+                raise ValueError(f"{type(self).__name__} needs at least 2 samples to learn a "
+                                 f"regression; got n_samples = {len(labels.values)}")
+            corpus = self._documents(X, labels)
+            session = Session(model, corpus, seed=self._seed_of_random_state())
+            if session.run(self.n_iter) < self.n_iter:
+                raise KeyboardInterrupt(f"{type(self).__name__}.fit was interrupted")
+            self.vocabulary_given_ = self._names_words()
+            self.corpus_ = corpus
+            self.session_ = session
+            self.random_state_ = session.seed
+            return self
+        except BaseException:
+            self._unfit()
+            raise
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The predicted responses (n,): the averaged weights on the fold-in proportions."""
+        corpus = self._heldout_corpus(X)
+        s = self.session_
+        with s._lock:
+            features = s.model.fold_in(s.state, corpus, seed_state(self.random_state_, 1000),
+                                       self.predict_burn_in, self.predict_samples)
+            return s.model.decision_scores(s.state, features)[:, 0]
+
+    def transform(self, X: Any) -> np.ndarray:
+        """Topic proportions of the documents by fold-in, (n, K)."""
+        corpus = self._heldout_corpus(X)
+        s = self.session_
+        with s._lock:
+            return s.model.fold_in(s.state, corpus, seed_state(self.random_state_, 1000),
+                                   self.predict_burn_in, self.predict_samples)[:, :s.model.K]
+
+    def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
+        check_is_fitted(self)
+        return np.asarray([f"topic_{k}" for k in range(self.session_.model.K)], dtype=object)
+
+    @property
+    def coef_(self) -> np.ndarray:
+        check_is_fitted(self)
+        s = self.session_
+        return s.model.coefficients(s.state)[0]
+
+
+class LDATransformer(TransformerMixin, _Documents, BaseEstimator):
+    """Latent Dirichlet allocation as a scikit-learn transformer: ``fit`` samples the topics,
+    ``transform`` gives documents' topic proportions by fold-in, ``components_`` the topics
+    (as the ``lda`` package and ``sklearn.decomposition.LatentDirichletAllocation`` do).
+
+    Parameters
+    ----------
+    n_topics : int
+        Number of topics K.
+    alpha, beta : float
+        Dirichlet parameters.
+    sampler : {"gibbs", "light", "alias"}
+        The topic sampler (``topicsup.samplers``).
+    n_iter : int
+        Sweeps.
+    predict_burn_in, predict_samples : int
+        Fold-in sweeps before and while the proportions are averaged.
+    vocabulary : sequence of str, optional
+        Word names of the count matrix columns.
+    random_state : int or None
+        Seed.
+
+    Attributes
+    ----------
+    components_ : ndarray (K, V)
+        The topics phi[k, w] = (n_kw + beta) / (n_k + V beta) (rows sum to one).
+    doc_topic_ : ndarray (D, K)
+        The training documents' proportions from the final state.
+    session_ : Session
+        The fitted chain.
+    """
+
+    def __init__(self, n_topics: int = 10, *, alpha: float = 0.1, beta: float = 0.01,
+                 sampler: str = "gibbs", n_iter: int = 50, predict_burn_in: int = 10,
+                 predict_samples: int = 10, vocabulary: Any = None,
+                 random_state: int | None = 0) -> None:
+        self.n_topics = n_topics
+        self.alpha = alpha
+        self.beta = beta
+        self.sampler = sampler
+        self.n_iter = n_iter
+        self.predict_burn_in = predict_burn_in
+        self.predict_samples = predict_samples
+        self.vocabulary = vocabulary
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.positive_only = True
+        tags.input_tags.categorical = True   # integer counts (see MedLDAClassifier)
+        tags.requires_fit = True
+        return tags
+
+    def _check_predict_params(self) -> None:
+        check.integer("predict_burn_in", self.predict_burn_in, low=0, high=MAX_FOLD_IN_SWEEPS)
+        check.integer("predict_samples", self.predict_samples, low=1, high=MAX_FOLD_IN_SWEEPS)
+
+    def fit(self, X: Any, y: Any = None) -> "LDATransformer":
+        """Sample the topics of documents ``X`` (``y`` is ignored)."""
+        check.integer("n_iter", self.n_iter, low=1, high=check.INT32_MAX)
+        self._check_predict_params()
+        self._check_random_state()
+        model = LDA(K=self.n_topics, alpha=self.alpha, beta=self.beta, sampler=self.sampler)
+        self._unfit()
+        try:
+            corpus = self._documents(_materialise(X), None)
+            if corpus.n_tokens == 0:
+                raise ValueError("X has no words: every document is empty")
+            session = Session(model, corpus, seed=self._seed_of_random_state())
+            if session.run(self.n_iter) < self.n_iter:
+                raise KeyboardInterrupt(f"{type(self).__name__}.fit was interrupted")
+            self.vocabulary_given_ = self._names_words()
+            self.corpus_ = corpus
+            self.session_ = session
+            self.random_state_ = session.seed
+            self.components_ = session.topic_word()
+            self.doc_topic_ = session.doc_topics(as_frame=False)
+            return self
+        except BaseException:
+            self._unfit()
+            raise
+
+    def transform(self, X: Any) -> np.ndarray:
+        """Topic proportions of the documents by fold-in, (n, K)."""
+        corpus = self._heldout_corpus(X)
+        s = self.session_
+        with s._lock:
+            return s.model.fold_in(s.state, corpus, seed_state(self.random_state_, 1000),
+                                   self.predict_burn_in, self.predict_samples)
+
+    def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
+        check_is_fitted(self)
+        return np.asarray([f"topic_{k}" for k in range(self.session_.model.K)], dtype=object)

@@ -22,6 +22,7 @@ from ..corpus import Corpus
 from ..kernels import info as info_layout
 from ..kernels.counts import Counts, Tokens, allocate_counts, doc_topic_counts, \
     init_assignments, rebuild_counts, tokens_of
+from ..kernels.fold_in import content_labels, fold_in as fold_in_sweeps
 from ..kernels.loglik import lda_log_joint
 from ..kernels.supervised import Term, no_term
 from ..parts import LiveSetting
@@ -300,6 +301,32 @@ class LDA(Model):
         n_wk = state.counts.n_wk
         V = n_wk.shape[0]
         return ((n_wk.T + self.beta) / (state.counts.n_k[:, None] + V * self.beta))
+
+    def fold_in(self, state: State, corpus: Corpus, rng: np.ndarray, n_burn: int = 10,
+                n_keep: int = 10, phi_wk: np.ndarray | None = None) -> np.ndarray:
+        """Held-out topic proportions (D, K): zbar from ``n_keep`` fold-in sweeps after
+        ``n_burn`` with the topics fixed at their point estimate (or at ``phi_wk``, a
+        ``topic_snapshot``) (MATH.md sec. 5). ``rng`` is the key of the documents' own streams
+        (not advanced): each document draws from the stream of its content, so its
+        proportions do not depend on the other documents of ``corpus``."""
+        V = state.counts.n_wk.shape[0]
+        check.allocation(f"folding in with K = {self.K} topics over {V} words",
+                         16.0 * V * self.K + 8.0 * corpus.n_docs * self.K)
+        if phi_wk is None:
+            phi_wk = self.topic_word(state).T
+        if phi_wk.shape != (V, self.K):
+            raise ValueError(f"phi_wk must have shape (V, K) = ({V}, {self.K}), "
+                             f"got {phi_wk.shape}")
+        phi_wk = np.ascontiguousarray(phi_wk, dtype=np.float64)
+        zbar = np.zeros((corpus.n_docs, self.K))
+        fold_in_sweeps(corpus.words, corpus.doc_ptr, phi_wk, self.alpha_vector, int(n_burn),
+                       int(n_keep), rng, content_labels(corpus.words, corpus.doc_ptr),
+                       np.zeros(corpus.n_tokens, np.int32), zbar)
+        return zbar
+
+    def topic_snapshot(self, state: State) -> np.ndarray:
+        """The current topics phi as a (V, K) float32 array, for ``fold_in`` later."""
+        return np.ascontiguousarray(self.topic_word(state).T, dtype=np.float32)
 
     def doc_topic(self, state: State, corpus: Corpus) -> np.ndarray:
         """Point estimate theta[d, k] = (n_kd + alpha_k) / (N_d + sum alpha)."""

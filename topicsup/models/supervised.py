@@ -16,7 +16,6 @@ import numpy as np
 
 from .. import validation as check
 from ..corpus import Corpus
-from ..kernels.fold_in import content_labels, fold_in as fold_in_sweeps
 from ..kernels.rng import derive
 from ..kernels.supervised import AUGMENTED, Term, no_term
 from ..kernels.weights import compute_scores, row_scores, topic_rows
@@ -394,30 +393,11 @@ class SupervisedLDA(LDA):
         kept = int(wt.eta_kept[0])
         return wt.eta_sum / kept if kept else wt.eta.copy()
 
-    def topic_snapshot(self, state: State) -> np.ndarray:
-        """The current topics phi as a (V, K) float32 array, to keep for ``ensemble_scores``."""
-        return np.ascontiguousarray(self.topic_word(state).T, dtype=np.float32)
-
     def fold_in(self, state: State, corpus: Corpus, rng: np.ndarray, n_burn: int = 10,
                 n_keep: int = 10, phi_wk: np.ndarray | None = None) -> np.ndarray:
-        """Held-out features (D, M): zbar from ``n_keep`` fold-in sweeps after ``n_burn``
-        with the topics fixed at their point estimate (or at ``phi_wk``, a
-        ``topic_snapshot``), then the covariates (MATH.md sec. 5). ``rng`` is the key of the
-        documents' own streams (not advanced): each document draws from the stream of its
-        content, so its features do not depend on the other documents of ``corpus``."""
-        V = state.counts.n_wk.shape[0]
-        check.allocation(f"folding in with K = {self.K} topics over {V} words",
-                         16.0 * V * self.K + 8.0 * corpus.n_docs * self.K)
-        if phi_wk is None:
-            phi_wk = self.topic_word(state).T
-        if phi_wk.shape != (V, self.K):
-            raise ValueError(f"phi_wk must have shape (V, K) = ({V}, {self.K}), "
-                             f"got {phi_wk.shape}")
-        phi_wk = np.ascontiguousarray(phi_wk, dtype=np.float64)
-        zbar = np.zeros((corpus.n_docs, self.K))
-        fold_in_sweeps(corpus.words, corpus.doc_ptr, phi_wk, self.alpha_vector, int(n_burn),
-                       int(n_keep), rng, content_labels(corpus.words, corpus.doc_ptr),
-                       np.zeros(corpus.n_tokens, np.int32), zbar)
+        """Held-out features (D, M): the topic proportions of ``LDA.fold_in``, then the
+        covariates (MATH.md sec. 5)."""
+        zbar = super().fold_in(state, corpus, rng, n_burn, n_keep, phi_wk)
         if corpus.covariates is not None and corpus.covariates.shape[1]:
             return np.hstack([zbar, corpus.covariates])
         return zbar
