@@ -3,11 +3,11 @@
 ``MedLDAClassifier`` (classification), ``SupervisedLDARegressor`` (a real response:
 ``SLDA``'s Gaussian or the epsilon-insensitive loss) and ``LDATransformer`` (unsupervised
 topics: ``components_`` and ``transform`` to topic proportions, like the ``lda`` package)
-accept the same documents. ``MedLDAClassifier`` trains Gibbs MedLDA or LightMedLDA on a document-term count matrix (the
-output of ``CountVectorizer``, so it sits at the end of a ``Pipeline``; a scipy sparse matrix,
-an array or a DataFrame of counts), on raw texts, on token lists or on a ``Corpus``. Under
-the hood each fit is one ``Session`` (multi-task) or one per class (one-vs-all), kept in
-``sessions_`` for inspection with the usual views.
+accept the same documents. ``MedLDAClassifier`` trains Gibbs MedLDA or LightMedLDA on a
+document-term count matrix (the output of ``CountVectorizer``, so it sits at the end of a
+``Pipeline``; a scipy sparse matrix, an array or a DataFrame of counts), on raw texts, on
+token lists or on a ``Corpus``. Under the hood each fit is one ``Session`` (multi-task) or one
+per class (one-vs-all), kept in ``sessions_`` for inspection with the usual views.
 
 scikit-learn's conventions hold (``tests/test_estimators.py`` runs ``check_estimator``):
 count matrices are checked by ``validate_data`` (``n_features_in_``, ``feature_names_in_``
