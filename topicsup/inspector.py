@@ -11,8 +11,11 @@ Why the numbers are the sweep's own. A token is resampled with the kernels' func
 the proposal draws (``light.draw_doc_proposal`` ...), the acceptance arithmetic
 (``light.doc_step_ratio`` ... ``light.accepts``) and the supervised bookkeeping
 (``kernels.supervised``) are the very ones ``light_sweep`` inlines, and the Gibbs conditional
-is summed with ``gibbs.conditional_weight``. Only the loop over MH steps is written out here,
-in Python, so it can record every step. The random stream is read exactly as the sweep reads
+is summed with ``gibbs.conditional_weight``. Only the loop over MH steps is written out, in
+Python, so it can record every step; it lives with the sampler it mirrors (the
+``step_token``, ``load_document`` and ``proposals`` of ``samplers.gibbs.Gibbs`` and
+``samplers.light.Light``), and a sampler without them declares so (``TopicSampler.stepping``
+empty), which the inspector names. The random stream is read exactly as the sweep reads
 it (each token's uniforms drawn ``light.LEAD`` tokens ahead, the stale word tables' own
 draws in between), so stepping a whole document from the same generator state gives the
 sweep's chain, bit for bit: ``tests/test_inspector.py`` checks it for every sampler. The
@@ -36,7 +39,6 @@ next step (``TokenStep.reloaded``).
 from __future__ import annotations
 
 import colorsys
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,12 +46,9 @@ import numpy as np
 import pandas as pd
 
 from . import validation as check
-from .kernels import gibbs, info as info_layout, light, supervised, word_tables
-from .kernels.alias import alias_from_uniform
-from .kernels.counts import move_token
-from .kernels.rng import seed_state, uniform
+from .kernels import info as info_layout, light, supervised
+from .kernels.rng import seed_state
 from .samplers import REGISTRY as SAMPLERS
-from .samplers.light import COMPOSITIONS
 
 # the inspector's random stream: far from the Session's stream 0 and the tests' small ones
 INSPECTOR_STREAM = 0x5EC7
@@ -391,10 +390,7 @@ class TokenInspector:
             reloaded = self._sync()
             p = self._pass
             i = self.p0 + p.position
-            if p.model.sampler == "light":
-                rec = self._light_token(i, reloaded)
-            else:
-                rec = self._gibbs_token(i, reloaded)
+            rec = p.model.topic_sampler.step_token(self, i, reloaded)
             p.position += 1
             self._remember_state()
             self.info[info_layout.TOKENS] += 1
@@ -429,24 +425,10 @@ class TokenInspector:
         T = model.term(self.session.state)[0].eta_kt.shape[1]
         p = _Pass(model=model, A=np.zeros(K), c=np.zeros((4, T)), v=np.zeros(T),
                   exp_prob=np.zeros(K), exp_alias=np.zeros(K, np.int32))
-        if model.sampler == "light":
-            p.ndk = np.zeros(K, np.int32)
-            mh = model.mh_steps
-            p.U = np.empty((light.RING, 3 * mh))
-            p.kinds = np.empty((light.RING, mh), np.int64)
         self._pass = p
+        model.topic_sampler.begin_pass(self, p)   # the sampler's own per-pass arrays
         self._load_document()
-        if model.sampler == "light":
-            for j in range(self.p0, min(self.p0 + light.LEAD, self.p1)):
-                self._draw_uniforms(j)
-
-    def _draw_uniforms(self, j: int) -> None:
-        p = self._pass
-        m = p.model
-        sampler = m.topic_sampler
-        light._draw_token(p.U[j % light.RING], p.kinds[j % light.RING],
-                          _composition(m), sampler.cycle_order(m.supervised),
-                          sampler.kind_cumulative(m.supervised), self.rng)
+        model.topic_sampler.first_draws(self, p)
 
     def _load_document(self) -> None:
         """The per-document bookkeeping from the current state: n_kd (light), A_d and the
@@ -456,16 +438,7 @@ class TokenInspector:
         p.factor, p.loss_params = term.factor, term.loss_params
         p.term = term._replace(A=p.A, c=p.c, v=p.v, exp_prob=p.exp_prob,
                                exp_alias=p.exp_alias)
-        if m.sampler == "light":
-            p.ndk[:] = 0
-            sampler = m.topic_sampler
-            light.load_document(self.doc, self.p0, self.p1, st.z, p.ndk, p.term,
-                                light.uses_exp_table(_composition(m),
-                                                     sampler.cycle_order(m.supervised),
-                                                     sampler.kind_cumulative(m.supervised)),
-                                np.zeros(m.K), np.zeros(m.K, np.int32))
-        elif term.eta_kt.shape[1] > 0:
-            supervised.load_doc(p.term, self.doc, st.z, self.p0, self.p1, False)
+        m.topic_sampler.load_document(self, p)
         self._remember_state()
 
     def _remember_state(self) -> None:
@@ -518,32 +491,7 @@ class TokenInspector:
         elif T:
             g = supervised_g(eta_kt, b[:, d], w_[:, d], r[:, d], n_kd, self.n_tokens)
         exact = exact_conditional(n_kd, n_kw, n_k, alpha, m.beta, corpus.n_words, g)
-        if m.sampler == "gibbs":
-            return exact, {"conditional": self._gibbs_conditional(n_kd, n_kw, n_k, g)[0]}
-        w = int(corpus.words[i])
-        out = {"doc": doc_proposal(n_kd, alpha, s)}
-        if m.word_proposal == "stale":
-            out["word"] = self._stale_table(w, n_kw, n_k)
-        else:
-            out["word"] = word_proposal(n_kw, m.beta, s)
-        if T and "exp" in m.proposal_kinds and marginal:
-            out["exp"] = exp_proposal(eta_kt, m.loss_function.slope_at_zero(y[:, d]),
-                                      np.zeros(T), self.n_tokens)
-        elif T and "exp" in m.proposal_kinds:
-            out["exp"] = exp_proposal(eta_kt, b[:, d], w_[:, d], self.n_tokens)
-        return exact, out
-
-    def _stale_table(self, w: int, n_kw: np.ndarray, n_k: np.ndarray) -> np.ndarray:
-        """The stale word proposal the token's next word step draws from: the word's stored
-        table, or (its supply used up) the one ``word_tables.ensure`` will build from the
-        counts without the token."""
-        st, m = self.session.state, self._model()
-        tables = st.sampler.tables
-        if tables.used[w] < m.K:
-            q = tables.q[w].copy()
-        else:
-            q = (n_kw + m.beta) / (n_k + self.session.corpus.n_words * m.beta)
-        return q / q.sum()
+        return exact, m.topic_sampler.proposals(self, i, n_kd, n_kw, n_k, s, g, term)
 
     def conditional_table(self, tidy: bool = False) -> pd.DataFrame:
         """For the next token to step (the first of a new pass once one is finished): one row
@@ -582,94 +530,6 @@ class TokenInspector:
         return pd.concat(frames, ignore_index=True)
 
     # ------------------------------------------------------------------ one token, light
-    def _light_token(self, i: int, reloaded: bool) -> TokenStep:
-        """``light_sweep``'s token body, step by step: the same draws, the same ratios (the
-        kernel's functions), each step recorded."""
-        st, p, m, corpus = self.session.state, self._pass, self._pass.model, self.session.corpus
-        j = i + light.LEAD
-        if j < self.p1:
-            self._draw_uniforms(j)
-        exact, proposals = self._distributions(i)
-        n_kd = np.bincount(st.z[self.p0:self.p1], minlength=m.K).astype(np.float64)
-        z, n_k, ndk = st.z, st.counts.n_k, p.ndk
-        word = int(corpus.words[i])
-        nwk = st.counts.n_wk[word]
-        own, tokens = st.sampler, st.tokens
-        tables = own.tables
-        K, T, beta = m.K, p.term.eta_kt.shape[1], m.beta
-        V_beta = beta * corpus.n_words
-        alpha = m.alpha_vector
-        alpha_sum = 0.0
-        for a_k in alpha:  # in the kernel's order, so the sum has the kernel's bits
-            alpha_sum += a_k
-        stale = m.word_proposal == "stale"
-        u_i, kinds_i = p.U[i % light.RING], p.kinds[i % light.RING]
-        eta_kt, A, v = p.term.eta_kt, p.A, p.v
-        old = int(z[i])
-        ndk[old] -= 1
-        nwk[old] -= 1
-        n_k[old] -= 1
-        n_kd[old] -= 1
-        g_s = 0.0
-        if T > 0:
-            supervised.token_coupling(p.factor, eta_kt, p.c, old, v)
-            g_s = supervised.g_value(p.factor, p.loss_params, A, eta_kt, p.c, v, old)
-        s = old
-        steps = []
-        for step in range(m.mh_steps):
-            kind = int(kinds_i[step])
-            u01, u_acc = u_i[3 * step + 1], u_i[3 * step + 2]
-            rebuilt = False
-            if kind == light.DOC:
-                q = doc_proposal(n_kd.copy(), alpha, s)
-                t = light.draw_doc_proposal(z, self.p0, self.n_tokens, alpha_sum,
-                                            own.alpha_prob, own.alpha_alias,
-                                            not isinstance(m.alpha, tuple), u01)
-            elif kind == light.WORD and not stale:
-                q = word_proposal(nwk.astype(np.float64), beta, s)
-                t = light.draw_word_proposal(z, tokens.word_ptr, tokens.word_tok, word, K, beta,
-                                             u01)
-            elif kind == light.WORD:
-                rebuilt = bool(tables.used[word] >= K)   # ensure rebuilds exactly then
-                word_tables.ensure(word, nwk, n_k, tables.ones, beta, V_beta, tables.samples,
-                                   tables.q, tables.mass, tables.used, tables.prob,
-                                   tables.alias, tables.work, self.rng)
-                q = tables.q[word] / tables.q[word].sum()
-                t = word_tables.next_sample(word, tables.samples, tables.used)
-            else:
-                q = proposals["exp"]
-                t = alias_from_uniform(p.exp_prob, p.exp_alias, u01)
-            t = int(t)
-            if t == s:
-                steps.append(self._mh_record(kind, s, t, 1.0, u_acc, True, q, rebuilt))
-                continue
-            if kind == light.DOC:
-                a = light.doc_step_ratio(nwk[t], nwk[s], n_k[t], n_k[s], beta, V_beta)
-            elif kind == light.WORD and not stale:
-                a = light.word_step_ratio(ndk[t], ndk[s], alpha[t], alpha[s], n_k[t], n_k[s],
-                                          V_beta)
-            else:
-                q_t, q_s = (tables.q[word, t], tables.q[word, s]) if kind == light.WORD \
-                    else (1.0, 1.0)
-                a = light.table_step_ratio(ndk[t], ndk[s], alpha[t], alpha[s], nwk[t], nwk[s],
-                                           n_k[t], n_k[s], beta, V_beta, q_t, q_s)
-            g_t = 0.0
-            if T > 0:
-                g_t = supervised.g_value(p.factor, p.loss_params, A, eta_kt, p.c, v, t)
-                a *= light.supervised_step_factor(kind, g_t, g_s, A[t], A[s])
-            accepted = bool(light.accepts(a, u_acc))
-            steps.append(self._mh_record(kind, s, t, a, u_acc, accepted, q, rebuilt))
-            if accepted:
-                s, g_s = t, g_t
-                z[i] = s   # doc and word proposals must see token i at its current state
-        z[i] = s
-        ndk[s] += 1
-        nwk[s] += 1
-        n_k[s] += 1
-        if s != old and T > 0:
-            supervised.move(eta_kt, p.c, old, s)
-        return self._token_record(i, old, s, tuple(steps), exact, proposals, reloaded)
-
     def _mh_record(self, kind: int, s: int, t: int, a: float, u: float, accepted: bool,
                    q: np.ndarray, rebuilt: bool) -> MHStep:
         prob = min(a, 1.0)
@@ -686,52 +546,6 @@ class TokenInspector:
                          self._pass.model.sampler, steps, exact, proposals, reloaded)
 
     # ------------------------------------------------------------------ one token, Gibbs
-    def _gibbs_conditional(self, n_kd: np.ndarray, n_kw: np.ndarray, n_k: np.ndarray,
-                           g: np.ndarray | None) -> tuple[np.ndarray, float, np.ndarray]:
-        """The conditional as ``gibbs_sweep`` sums it (``gibbs.conditional_weight``, the
-        supervised factor exp(g - max g)): (normalised, total, running sums)."""
-        m = self._model()
-        alpha = m.alpha_vector
-        V_beta = m.beta * self.session.corpus.n_words
-        top = -math.inf if g is None else max(g)
-        cum = np.empty(m.K)
-        total = 0.0
-        for k in range(m.K):
-            term = gibbs.conditional_weight(n_kd[k], alpha[k], n_kw[k], m.beta,
-                                            1.0 / (n_k[k] + V_beta))
-            if g is not None:
-                term *= math.exp(g[k] - top)
-            total += term
-            cum[k] = total
-        return np.diff(cum, prepend=0.0) / total, total, cum
-
-    def _gibbs_token(self, i: int, reloaded: bool) -> TokenStep:
-        """``gibbs_sweep``'s token body: remove the token, sum the conditional, draw by
-        inverse cdf with one uniform, add it back."""
-        st, p, corpus = self.session.state, self._pass, self.session.corpus
-        exact, _ = self._distributions(i)
-        word = int(corpus.words[i])
-        nwk, n_k, ndk = st.counts.n_wk[word], st.counts.n_k, st.counts.n_dk[self.doc]
-        eta_kt = p.term.eta_kt
-        T = eta_kt.shape[1]
-        old = int(st.z[i])
-        move_token(ndk, nwk, n_k, old, -1)
-        g = None
-        if T > 0:
-            # the kernel's bookkept g_d(k), so the conditional has the kernel's bits
-            supervised.token_coupling(p.factor, eta_kt, p.c, old, p.v)
-            g = np.array([supervised.g_value(p.factor, p.loss_params, p.A, eta_kt, p.c, p.v, k)
-                          for k in range(p.model.K)])
-        q, total, cum = self._gibbs_conditional(ndk, nwk, n_k, g)
-        u = uniform(self.rng)
-        new = int(gibbs.search_cumulative(cum, p.model.K, u * total))
-        st.z[i] = new
-        move_token(ndk, nwk, n_k, new, 1)
-        if new != old and T > 0:
-            supervised.move(eta_kt, p.c, old, new)
-        step = MHStep("conditional", old, new, 1.0, 1.0, float(u), True, q)
-        return self._token_record(i, old, new, (step,), exact, {"conditional": q}, reloaded)
-
     # ------------------------------------------------------------------ checks
     def check_state(self) -> None:
         """Raise ``RuntimeError`` unless the session's state is what the model rebuilds from
@@ -763,10 +577,6 @@ def _derived(state: Any, name: str) -> np.ndarray | None:
         return getattr(state.counts, name)
     sup = state.supervision
     return None if sup is None else getattr(sup.weights, name)
-
-
-def _composition(model: Any) -> int:
-    return COMPOSITIONS[model.composition]
 
 
 # ---------------------------------------------------------------------- presentation

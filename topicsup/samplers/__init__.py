@@ -34,8 +34,9 @@ class TopicSampler(Part):
     doc_rows: ClassVar[bool] = True
     # whether it can sample a supervised model's topics (the label factor exp(g_d(k)))
     supports_supervision: ClassVar[bool] = True
-    # a description for the token inspector (``topicsup.inspector``), which mirrors the
-    # sampler's token body step by step; "" declares that it has no token stepping
+    # the token inspector's name for the sampler (``topicsup.inspector``); a sampler with one
+    # mirrors its token body step by step in ``begin_pass``, ``first_draws``,
+    # ``load_document``, ``proposals`` and ``step_token``; "" declares it has no stepping
     stepping: ClassVar[str] = ""
 
     def kinds(self, supervised: bool) -> tuple[str, ...]:

@@ -9,8 +9,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .. import validation as check
-from ..kernels import light, word_tables
-from ..kernels.alias import build_alias
+from ..kernels import light, supervised as label_term, word_tables
+from ..kernels.alias import alias_from_uniform, build_alias
 from ..kernels.counts import Dirichlet
 from ..parts import LiveSetting
 from . import MAX_MH_STEPS, REGISTRY, TopicSampler
@@ -152,3 +152,156 @@ class Light(TopicSampler):
         light.light_sweep(tokens, counts, Dirichlet(model.alpha_vector, model.beta),
                           self.settings(model, own, supervised), own.tables, term, rng,
                           d_start, d_end, info)
+
+    # ------------------------------------------------------------------ the inspector's replay
+    # ``topicsup.inspector.TokenInspector`` steps a document token by token as ``light_sweep``
+    # would, with the kernel's own functions (its draws, ratios and acceptance), so what it
+    # shows is the sweep's arithmetic bit for bit (tests/test_inspector.py replays documents
+    # against the kernel).
+    def begin_pass(self, insp: Any, p: Any) -> None:
+        """The pass's own count row and the ring of draw-ahead uniforms and kinds."""
+        K = p.model.K
+        p.ndk = np.zeros(K, np.int32)
+        p.U = np.empty((light.RING, 3 * self.mh_steps))
+        p.kinds = np.empty((light.RING, self.mh_steps), np.int64)
+
+    def first_draws(self, insp: Any, p: Any) -> None:
+        """The first ``LEAD`` tokens' uniforms, drawn at the document's start as the sweep does."""
+        for j in range(insp.p0, min(insp.p0 + light.LEAD, insp.p1)):
+            self._draw_uniforms(insp, j)
+
+    def _draw_uniforms(self, insp: Any, j: int) -> None:
+        """Draw token j's uniforms and kinds into the pass's ring, as the sweep draws them
+        ``LEAD`` tokens ahead."""
+        p, supervised = insp._pass, insp._pass.model.supervised
+        light._draw_token(p.U[j % light.RING], p.kinds[j % light.RING],
+                          COMPOSITIONS[self.composition], self.cycle_order(supervised),
+                          self.kind_cumulative(supervised), insp.rng)
+
+    def load_document(self, insp: Any, p: Any) -> None:
+        """n_kd, the label term's rows and the exp table (``light.load_document``)."""
+        m = p.model
+        supervised = m.supervised
+        p.ndk[:] = 0
+        light.load_document(insp.doc, insp.p0, insp.p1, insp.session.state.z, p.ndk, p.term,
+                            light.uses_exp_table(COMPOSITIONS[self.composition],
+                                                 self.cycle_order(supervised),
+                                                 self.kind_cumulative(supervised)),
+                            np.zeros(m.K), np.zeros(m.K, np.int32))
+
+    def proposals(self, insp, i, n_kd, n_kw, n_k, s, g, term) -> dict[str, np.ndarray]:
+        """Each proposal distribution at the token's current topic ``s``."""
+        from ..inspector import doc_proposal, exp_proposal, word_proposal
+        m, d = insp._model(), insp.doc
+        w = int(insp.session.corpus.words[i])
+        out = {"doc": doc_proposal(n_kd, m.alpha_vector, s)}
+        out["word"] = self.stale_table(insp, w, n_kw, n_k) if self.stale \
+            else word_proposal(n_kw, m.beta, s)
+        T = term.eta_kt.shape[1]
+        if T and "exp" in m.proposal_kinds and m.supervised_factor == "marginal":
+            out["exp"] = exp_proposal(term.eta_kt, m.loss_function.slope_at_zero(term.y[:, d]),
+                                      np.zeros(T), insp.n_tokens)
+        elif T and "exp" in m.proposal_kinds:
+            out["exp"] = exp_proposal(term.eta_kt, term.b[:, d], term.w[:, d], insp.n_tokens)
+        return out
+
+    def stale_table(self, insp: Any, w: int, n_kw: np.ndarray, n_k: np.ndarray) -> np.ndarray:
+        """The stale word proposal the token's next word step draws from: the word's stored
+        table, or (its supply used up) the one ``word_tables.ensure`` will build from the
+        counts without the token."""
+        st, m = insp.session.state, insp._model()
+        tables = st.sampler.tables
+        if tables.used[w] < m.K:
+            q = tables.q[w].copy()
+        else:
+            q = (n_kw + m.beta) / (n_k + insp.session.corpus.n_words * m.beta)
+        return q / q.sum()
+
+    def step_token(self, insp: Any, i: int, reloaded: bool) -> Any:
+        """``light_sweep``'s token body, step by step: the same draws, the same ratios (the
+        kernel's functions), each step recorded."""
+        from ..inspector import doc_proposal, word_proposal
+        st, p, m, corpus = insp.session.state, insp._pass, insp._pass.model, insp.session.corpus
+        j = i + light.LEAD
+        if j < insp.p1:
+            self._draw_uniforms(insp, j)
+        exact, proposals = insp._distributions(i)
+        n_kd = np.bincount(st.z[insp.p0:insp.p1], minlength=m.K).astype(np.float64)
+        z, n_k, ndk = st.z, st.counts.n_k, p.ndk
+        word = int(corpus.words[i])
+        nwk = st.counts.n_wk[word]
+        own, tokens = st.sampler, st.tokens
+        tables = own.tables
+        K, T, beta = m.K, p.term.eta_kt.shape[1], m.beta
+        V_beta = beta * corpus.n_words
+        alpha = m.alpha_vector
+        alpha_sum = 0.0
+        for a_k in alpha:  # in the kernel's order, so the sum has the kernel's bits
+            alpha_sum += a_k
+        stale = m.word_proposal == "stale"
+        u_i, kinds_i = p.U[i % light.RING], p.kinds[i % light.RING]
+        eta_kt, A, v = p.term.eta_kt, p.A, p.v
+        old = int(z[i])
+        ndk[old] -= 1
+        nwk[old] -= 1
+        n_k[old] -= 1
+        n_kd[old] -= 1
+        g_s = 0.0
+        if T > 0:
+            label_term.token_coupling(p.factor, eta_kt, p.c, old, v)
+            g_s = label_term.g_value(p.factor, p.loss_params, A, eta_kt, p.c, v, old)
+        s = old
+        steps = []
+        for step in range(m.mh_steps):
+            kind = int(kinds_i[step])
+            u01, u_acc = u_i[3 * step + 1], u_i[3 * step + 2]
+            rebuilt = False
+            if kind == light.DOC:
+                q = doc_proposal(n_kd.copy(), alpha, s)
+                t = light.draw_doc_proposal(z, insp.p0, insp.n_tokens, alpha_sum,
+                                            own.alpha_prob, own.alpha_alias,
+                                            not isinstance(m.alpha, tuple), u01)
+            elif kind == light.WORD and not stale:
+                q = word_proposal(nwk.astype(np.float64), beta, s)
+                t = light.draw_word_proposal(z, tokens.word_ptr, tokens.word_tok, word, K, beta,
+                                             u01)
+            elif kind == light.WORD:
+                rebuilt = bool(tables.used[word] >= K)   # ensure rebuilds exactly then
+                word_tables.ensure(word, nwk, n_k, tables.ones, beta, V_beta, tables.samples,
+                                   tables.q, tables.mass, tables.used, tables.prob,
+                                   tables.alias, tables.work, insp.rng)
+                q = tables.q[word] / tables.q[word].sum()
+                t = word_tables.next_sample(word, tables.samples, tables.used)
+            else:
+                q = proposals["exp"]
+                t = alias_from_uniform(p.exp_prob, p.exp_alias, u01)
+            t = int(t)
+            if t == s:
+                steps.append(insp._mh_record(kind, s, t, 1.0, u_acc, True, q, rebuilt))
+                continue
+            if kind == light.DOC:
+                a = light.doc_step_ratio(nwk[t], nwk[s], n_k[t], n_k[s], beta, V_beta)
+            elif kind == light.WORD and not stale:
+                a = light.word_step_ratio(ndk[t], ndk[s], alpha[t], alpha[s], n_k[t], n_k[s],
+                                          V_beta)
+            else:
+                q_t, q_s = (tables.q[word, t], tables.q[word, s]) if kind == light.WORD \
+                    else (1.0, 1.0)
+                a = light.table_step_ratio(ndk[t], ndk[s], alpha[t], alpha[s], nwk[t], nwk[s],
+                                           n_k[t], n_k[s], beta, V_beta, q_t, q_s)
+            g_t = 0.0
+            if T > 0:
+                g_t = label_term.g_value(p.factor, p.loss_params, A, eta_kt, p.c, v, t)
+                a *= light.supervised_step_factor(kind, g_t, g_s, A[t], A[s])
+            accepted = bool(light.accepts(a, u_acc))
+            steps.append(insp._mh_record(kind, s, t, a, u_acc, accepted, q, rebuilt))
+            if accepted:
+                s, g_s = t, g_t
+                z[i] = s   # doc and word proposals must see token i at its current state
+        z[i] = s
+        ndk[s] += 1
+        nwk[s] += 1
+        n_k[s] += 1
+        if s != old and T > 0:
+            label_term.move(eta_kt, p.c, old, s)
+        return insp._token_record(i, old, s, tuple(steps), exact, proposals, reloaded)
