@@ -605,10 +605,70 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, _Documents, BaseEstima
 
 
 # ---------------------------------------------------------------------- regression, LDA
+class _OneSession(_Documents):
+    """An estimator over one Session: documents in, the model sampled ``n_iter`` sweeps,
+    held-out documents folded in (``predict_burn_in`` + ``predict_samples`` sweeps) on their
+    own streams."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True           # CountVectorizer's output
+        tags.input_tags.positive_only = True    # counts
+        tags.input_tags.categorical = True      # integer counts (see MedLDAClassifier)
+        return tags
+
+    def _check_predict_params(self) -> None:
+        check.integer("predict_burn_in", self.predict_burn_in, low=0, high=MAX_FOLD_IN_SWEEPS)
+        check.integer("predict_samples", self.predict_samples, low=1, high=MAX_FOLD_IN_SWEEPS)
+
+    def _fit_session(self, model: Any, X: Any, labels: Any) -> "_OneSession":
+        """Sample ``model`` on the documents of ``X`` with ``labels`` (a callable of the
+        materialised X giving Labels or None); all or nothing."""
+        check.integer("n_iter", self.n_iter, low=1, high=check.INT32_MAX)
+        self._check_predict_params()
+        self._check_random_state()
+        self._unfit()
+        try:
+            X = _materialise(X)
+            corpus = self._documents(X, labels(X))
+            if corpus.n_tokens == 0:
+                raise ValueError("X has no words: every document is empty")
+            session = Session(model, corpus, seed=self._seed_of_random_state())
+            if session.run(self.n_iter) < self.n_iter:
+                raise KeyboardInterrupt(f"{type(self).__name__}.fit was interrupted")
+            self.vocabulary_given_ = self._names_words()
+            self.corpus_ = corpus
+            self.session_ = session
+            self.random_state_ = session.seed
+            return self
+        except BaseException:
+            self._unfit()
+            raise
+
+    def _folded_in(self, X: Any) -> tuple[Any, np.ndarray]:
+        """The fitted model and the features of the documents of ``X`` by fold-in."""
+        corpus = self._heldout_corpus(X)
+        s = self.session_
+        with s._lock:
+            return s.model, s.model.fold_in(s.state, corpus, seed_state(self.random_state_, 1000),
+                                            self.predict_burn_in, self.predict_samples)
+
+    def transform(self, X: Any) -> np.ndarray:
+        """Topic proportions of the documents by fold-in, (n, K)."""
+        model, features = self._folded_in(X)
+        return features[:, :model.K]
+
+    def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
+        """``topic_k`` for transform's columns (so ``set_output(transform="pandas")`` names
+        them)."""
+        check_is_fitted(self)
+        return np.asarray([f"topic_{k}" for k in range(self.session_.model.K)], dtype=object)
+
+
 REGRESSION_LOSSES = {"gaussian": ("sigma2",), "epsilon_insensitive": ("lam", "eps")}
 
 
-class SupervisedLDARegressor(RegressorMixin, TransformerMixin, _Documents, BaseEstimator):
+class SupervisedLDARegressor(RegressorMixin, TransformerMixin, _OneSession, BaseEstimator):
     """Supervised topic model regression: a real response per document predicted from its
     topic proportions (``SLDA``, or ``MedLDARegression`` with the epsilon-insensitive loss).
 
@@ -677,9 +737,6 @@ class SupervisedLDARegressor(RegressorMixin, TransformerMixin, _Documents, BaseE
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        tags.input_tags.positive_only = True
-        tags.input_tags.categorical = True   # integer counts (see MedLDAClassifier)
         # scikit-learn's regressor checks fit responses of a few random numeric features;
         # topic proportions of such tiny documents explain little of them
         tags.regressor_tags.poor_score = True
@@ -695,69 +752,34 @@ class SupervisedLDARegressor(RegressorMixin, TransformerMixin, _Documents, BaseE
                              burn_in=self.n_iter // 2 if self.burn_in is None else self.burn_in,
                              **own)
 
-    def _check_predict_params(self) -> None:
-        check.integer("predict_burn_in", self.predict_burn_in, low=0, high=MAX_FOLD_IN_SWEEPS)
-        check.integer("predict_samples", self.predict_samples, low=1, high=MAX_FOLD_IN_SWEEPS)
-
     def fit(self, X: Any, y: Any = None) -> "SupervisedLDARegressor":
         """Train on documents ``X`` and real responses ``y`` (one per document; omitted when
         ``X`` is a Corpus with real labels). A fit that fails leaves it unfitted."""
-        check.integer("n_iter", self.n_iter, low=1, high=check.INT32_MAX)
         if self.burn_in is not None:
             check.integer("burn_in", self.burn_in, low=0, high=check.INT32_MAX)
-        self._check_predict_params()
-        self._check_random_state()
-        model = self._model()
-        self._unfit()
-        try:
-            X = _materialise(X)
+
+        def responses(X: Any) -> Labels:
             if isinstance(X, Corpus) and y is None:
                 if X.labels is None or X.labels.kind != "real":
                     raise ValueError("y is None and the Corpus X has no real labels")
-                labels = X.labels
-            else:
-                if y is None:
-                    raise ValueError(f"{type(self).__name__} requires y to be passed, but the "
-                                     f"target y is None")
-                values = column_or_1d(check_array(y, ensure_2d=False, dtype=np.float64,
-                                                  input_name="y"), warn=True)
-                labels = Labels("real", values)
-            if len(labels.values) < 2:
+                return X.labels
+            if y is None:
+                raise ValueError(f"{type(self).__name__} requires y to be passed, but the "
+                                 f"target y is None")
+            values = column_or_1d(check_array(y, ensure_2d=False, dtype=np.float64,
+                                              input_name="y"), warn=True)
+            if len(values) < 2:
                 raise ValueError(f"{type(self).__name__} needs at least 2 samples to learn a "
-                                 f"regression; got n_samples = {len(labels.values)}")
-            corpus = self._documents(X, labels)
-            session = Session(model, corpus, seed=self._seed_of_random_state())
-            if session.run(self.n_iter) < self.n_iter:
-                raise KeyboardInterrupt(f"{type(self).__name__}.fit was interrupted")
-            self.vocabulary_given_ = self._names_words()
-            self.corpus_ = corpus
-            self.session_ = session
-            self.random_state_ = session.seed
-            return self
-        except BaseException:
-            self._unfit()
-            raise
+                                 f"regression; got n_samples = {len(values)}")
+            return Labels("real", values)
+
+        return self._fit_session(self._model(), X, responses)
 
     def predict(self, X: Any) -> np.ndarray:
         """The predicted responses (n,): the averaged weights on the fold-in proportions."""
-        corpus = self._heldout_corpus(X)
-        s = self.session_
-        with s._lock:
-            features = s.model.fold_in(s.state, corpus, seed_state(self.random_state_, 1000),
-                                       self.predict_burn_in, self.predict_samples)
-            return s.model.decision_scores(s.state, features)[:, 0]
-
-    def transform(self, X: Any) -> np.ndarray:
-        """Topic proportions of the documents by fold-in, (n, K)."""
-        corpus = self._heldout_corpus(X)
-        s = self.session_
-        with s._lock:
-            return s.model.fold_in(s.state, corpus, seed_state(self.random_state_, 1000),
-                                   self.predict_burn_in, self.predict_samples)[:, :s.model.K]
-
-    def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
-        check_is_fitted(self)
-        return np.asarray([f"topic_{k}" for k in range(self.session_.model.K)], dtype=object)
+        model, features = self._folded_in(X)
+        with self.session_._lock:
+            return model.decision_scores(self.session_.state, features)[:, 0]
 
     @property
     def coef_(self) -> np.ndarray:
@@ -766,7 +788,7 @@ class SupervisedLDARegressor(RegressorMixin, TransformerMixin, _Documents, BaseE
         return s.model.coefficients(s.state)[0]
 
 
-class LDATransformer(TransformerMixin, _Documents, BaseEstimator):
+class LDATransformer(TransformerMixin, _OneSession, BaseEstimator):
     """Latent Dirichlet allocation as a scikit-learn transformer: ``fit`` samples the topics,
     ``transform`` gives documents' topic proportions by fold-in, ``components_`` the topics
     (as the ``lda`` package and ``sklearn.decomposition.LatentDirichletAllocation`` do).
@@ -812,51 +834,10 @@ class LDATransformer(TransformerMixin, _Documents, BaseEstimator):
         self.vocabulary = vocabulary
         self.random_state = random_state
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        tags.input_tags.positive_only = True
-        tags.input_tags.categorical = True   # integer counts (see MedLDAClassifier)
-        tags.requires_fit = True
-        return tags
-
-    def _check_predict_params(self) -> None:
-        check.integer("predict_burn_in", self.predict_burn_in, low=0, high=MAX_FOLD_IN_SWEEPS)
-        check.integer("predict_samples", self.predict_samples, low=1, high=MAX_FOLD_IN_SWEEPS)
-
     def fit(self, X: Any, y: Any = None) -> "LDATransformer":
         """Sample the topics of documents ``X`` (``y`` is ignored)."""
-        check.integer("n_iter", self.n_iter, low=1, high=check.INT32_MAX)
-        self._check_predict_params()
-        self._check_random_state()
         model = LDA(K=self.n_topics, alpha=self.alpha, beta=self.beta, sampler=self.sampler)
-        self._unfit()
-        try:
-            corpus = self._documents(_materialise(X), None)
-            if corpus.n_tokens == 0:
-                raise ValueError("X has no words: every document is empty")
-            session = Session(model, corpus, seed=self._seed_of_random_state())
-            if session.run(self.n_iter) < self.n_iter:
-                raise KeyboardInterrupt(f"{type(self).__name__}.fit was interrupted")
-            self.vocabulary_given_ = self._names_words()
-            self.corpus_ = corpus
-            self.session_ = session
-            self.random_state_ = session.seed
-            self.components_ = session.topic_word()
-            self.doc_topic_ = session.doc_topics(as_frame=False)
-            return self
-        except BaseException:
-            self._unfit()
-            raise
-
-    def transform(self, X: Any) -> np.ndarray:
-        """Topic proportions of the documents by fold-in, (n, K)."""
-        corpus = self._heldout_corpus(X)
-        s = self.session_
-        with s._lock:
-            return s.model.fold_in(s.state, corpus, seed_state(self.random_state_, 1000),
-                                   self.predict_burn_in, self.predict_samples)
-
-    def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
-        check_is_fitted(self)
-        return np.asarray([f"topic_{k}" for k in range(self.session_.model.K)], dtype=object)
+        self._fit_session(model, X, lambda X: None)
+        self.components_ = self.session_.topic_word()
+        self.doc_topic_ = self.session_.doc_topics(as_frame=False)
+        return self

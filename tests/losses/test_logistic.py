@@ -21,10 +21,8 @@ from topicsup.kernels.rng import seed_state
 from topicsup.losses.logistic import Logistic
 from topicsup.models import SupervisedLDA
 from topicsup.session import Session
-from topicsup.testing.exact import (assert_matches_target, enumerate_assignments,
-                                    goodness_of_fit, lda_log_joint_states, normalize_log,
-                                    sample_final_states, supervised_log_factor_states,
-                                    tiny_corpus)
+from topicsup.testing.exact import (assert_matches_target, fixed_augmentation,
+                                    goodness_of_fit, sample_final_states, tiny_corpus)
 
 from ..test_models import JOINT_CORPUS, _eta_ks, _whole_sweeps
 
@@ -102,25 +100,10 @@ VARIANTS = {
 
 def _logistic_setup(c=3.0, b_factor=1.0):
     corpus = tiny_corpus(DOCS, labels=LABELS)
-    K, alpha, beta = 3, 0.4, 0.3
-    loss = Logistic(c=c)
-    own = loss.allocate(1, corpus.n_docs)
-    loss.start(own, seed_state(9))
-    y = SupervisedLDA(K=K, loss="logistic", c=c).targets(corpus)
-    loss.augment(y, np.array([[0.4, -1.2, 2.0]]), seed_state(10), own)   # some scores
-    b, w = own.b.copy(), own.w.copy()
-    Z = enumerate_assignments(corpus.n_tokens, K)
-    logp = lda_log_joint_states(corpus, K, alpha, beta, Z) \
-        + supervised_log_factor_states(corpus, K, ETA, b, w, Z)
-
-    def prepare(state):
-        sup = state.supervision
-        sup.weights.eta[...] = ETA
-        sup.loss.b[...] = b * b_factor
-        sup.loss.w[...] = w
-
-    return corpus, normalize_log(logp), prepare, dict(K=K, alpha=alpha, beta=beta,
-                                                       loss="logistic", c=c)
+    kw = dict(K=3, alpha=0.4, beta=0.3, loss="logistic", c=c)
+    p, prepare = fixed_augmentation(SupervisedLDA(**kw), corpus, ETA, [[0.4, -1.2, 2.0]], 9,
+                                    b_factor)
+    return corpus, p, prepare, kw
 
 
 @pytest.mark.parametrize("variant", VARIANTS)

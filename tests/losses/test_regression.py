@@ -28,10 +28,8 @@ from topicsup.losses.gaussian import Gaussian
 from topicsup.models import SupervisedLDA
 from topicsup.session import Session
 from topicsup.tasks import r_squared
-from topicsup.testing.exact import (assert_matches_target, enumerate_assignments,
-                                    goodness_of_fit, lda_log_joint_states, normalize_log,
-                                    sample_final_states, supervised_log_factor_states,
-                                    tiny_corpus)
+from topicsup.testing.exact import (assert_matches_target, fixed_augmentation,
+                                    goodness_of_fit, sample_final_states, tiny_corpus)
 
 
 @pytest.mark.parametrize("u1", [0.7, -1.5])
@@ -78,24 +76,10 @@ ETA = np.array([[1.4, -1.1, 0.6]])
 
 def _setup(loss, b_sign=1.0):
     corpus = tiny_corpus(DOCS, labels=np.array(RESPONSES))
-    K, alpha, beta = 3, 0.4, 0.3
-    model_kw = dict(K=K, alpha=alpha, beta=beta, **loss)
-    y = SupervisedLDA(**model_kw).targets(corpus)
-    aug = Augmentation(np.zeros((1, 3)), np.zeros((1, 3)))
-    SupervisedLDA(**model_kw).loss_function.augment(y, np.array([[0.3, 0.1, -0.4]]),
-                                                    seed_state(5), aug)
-    b, w = aug.b.copy(), aug.w.copy()
-    Z = enumerate_assignments(corpus.n_tokens, K)
-    logp = lda_log_joint_states(corpus, K, alpha, beta, Z) \
-        + supervised_log_factor_states(corpus, K, ETA, b, w, Z)
-
-    def prepare(state):
-        sup = state.supervision
-        sup.weights.eta[...] = ETA
-        sup.loss.b[...] = b * b_sign
-        sup.loss.w[...] = w
-
-    return corpus, normalize_log(logp), prepare, model_kw
+    kw = dict(K=3, alpha=0.4, beta=0.3, **loss)
+    p, prepare = fixed_augmentation(SupervisedLDA(**kw), corpus, ETA, [[0.3, 0.1, -0.4]], 5,
+                                    b_sign)
+    return corpus, p, prepare, kw
 
 
 LOSSES = {"gaussian": dict(loss="gaussian", sigma2=0.5),

@@ -109,6 +109,32 @@ def loss_log_factor_states(corpus: Corpus, K: int, eta: np.ndarray, y: np.ndarra
     return loss.log_psi(y[None], score_states(corpus, K, eta, Z)).sum(axis=(1, 2))
 
 
+def fixed_augmentation(model: Any, corpus: Corpus, eta: np.ndarray, scores: np.ndarray,
+                       seed: int, b_factor: float = 1.0) -> tuple[np.ndarray, Callable]:
+    """The exact target over Z with the weights ``eta`` and one draw of the model's loss
+    augmentation (b, w) at ``scores`` (T, D) held fixed (the collapsed LDA posterior times the
+    Gaussian factors exp(b s - w s^2 / 2), MATH.md sec. 1), and the ``prepare`` hook of
+    ``sample_final_states`` that fixes them in a state. ``b_factor`` scales the b the kernels
+    see, not the target's: a mutant that must fail."""
+    loss = model.loss_function
+    y = model.targets(corpus)
+    aug = loss.allocate(*y.shape)
+    loss.start(aug, seed_state(seed))
+    loss.augment(y, np.asarray(scores, dtype=np.float64), seed_state(seed + 1), aug)
+    b, w = aug.b.copy(), aug.w.copy()
+    Z = enumerate_assignments(corpus.n_tokens, model.K)
+    logp = lda_log_joint_states(corpus, model.K, model.alpha_vector, model.beta, Z) \
+        + supervised_log_factor_states(corpus, model.K, eta, b, w, Z)
+
+    def prepare(state: Any) -> None:
+        sup = state.supervision
+        sup.weights.eta[...] = eta
+        sup.loss.b[...] = b * b_factor
+        sup.loss.w[...] = w
+
+    return normalize_log(logp), prepare
+
+
 def normalize_log(logp: np.ndarray) -> np.ndarray:
     """exp and normalise a vector of unnormalised log probabilities."""
     p = np.exp(logp - logp.max())
