@@ -57,6 +57,13 @@ class Part:
     def params(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.param_defaults()}
 
+    def _bounded(self, name: str, bounds: tuple[float, float], why: str = "") -> None:
+        """Check the number parameter ``name`` against ``bounds`` (a part's __post_init__)
+        and keep it as a float."""
+        lo, hi = bounds
+        object.__setattr__(self, name, check.number(name, getattr(self, name), low=lo, high=hi,
+                                                    why=why))
+
     def live_settings(self, model: Any) -> tuple[LiveSetting, ...]:
         """Settings of this part a Session may change between sweeps (none by default)."""
         return ()

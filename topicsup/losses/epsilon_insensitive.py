@@ -22,7 +22,6 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .. import validation as check
 from ..kernels.draws import inverse_gaussian
 from . import REGISTRY, Loss
 
@@ -61,12 +60,8 @@ class EpsilonInsensitive(Loss):
     MAX_W = 1e100
 
     def __post_init__(self) -> None:
-        lo, hi = self.LAM_RANGE
-        object.__setattr__(self, "lam", check.number(
-            "lam", self.lam, low=lo, high=hi,
-            why="outside it the augmentation under- or overflows"))
-        lo, hi = self.EPS_RANGE
-        object.__setattr__(self, "eps", check.number("eps", self.eps, low=lo, high=hi))
+        self._bounded("lam", self.LAM_RANGE, "outside it the augmentation under- or overflows")
+        self._bounded("eps", self.EPS_RANGE)
 
     def augment(self, y: np.ndarray, scores: np.ndarray, rng: np.ndarray,
                 own: NamedTuple) -> None:

@@ -12,7 +12,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import validation as check
 from . import REGISTRY, Loss
 
 
@@ -31,10 +30,8 @@ class Gaussian(Loss):
     SIGMA2_RANGE = (1e-8, 1e8)
 
     def __post_init__(self) -> None:
-        lo, hi = self.SIGMA2_RANGE
-        object.__setattr__(self, "sigma2", check.number(
-            "sigma2", self.sigma2, low=lo, high=hi,
-            why="outside it the response's precision under- or overflows"))
+        self._bounded("sigma2", self.SIGMA2_RANGE,
+                      "outside it the response's precision under- or overflows")
 
     def augment(self, y: np.ndarray, scores: np.ndarray, rng: np.ndarray,
                 own: NamedTuple) -> None:

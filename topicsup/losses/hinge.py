@@ -7,7 +7,6 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from .. import validation as check
 from ..kernels.draws import inverse_gaussian
 from . import REGISTRY, Augmentation, Loss
 
@@ -72,10 +71,8 @@ class Hinge(Loss):
     LAM_RANGE = (1e-6, 1e6)
 
     def __post_init__(self) -> None:
-        lo, hi = self.LAM_RANGE
-        object.__setattr__(self, "lam", check.number(
-            "lam", self.lam, low=lo, high=hi,
-            why="outside it the hinge's augmentation under- or overflows"))
+        self._bounded("lam", self.LAM_RANGE,
+                      "outside it the hinge's augmentation under- or overflows")
 
     def augment(self, y: np.ndarray, scores: np.ndarray, rng: np.ndarray,
                 own: Augmentation) -> None:

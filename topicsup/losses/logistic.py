@@ -86,10 +86,7 @@ class Logistic(Loss):
     C_RANGE = (1e-3, 1e5)
 
     def __post_init__(self) -> None:
-        lo, hi = self.C_RANGE
-        object.__setattr__(self, "c", check.number(
-            "c", self.c, low=lo, high=hi,
-            why="outside it the labels vanish or pin every score"))
+        self._bounded("c", self.C_RANGE, "outside it the labels vanish or pin every score")
         check.choice("pg_method", self.pg_method, PG_METHODS)
         if self.pg_method == "devroye" and not float(self.c).is_integer():
             raise ValueError(f"pg_method='devroye' draws PG(c, s) for an integer c only, got "

@@ -7,7 +7,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import validation as check
 from . import REGISTRY, Prior
 
 
@@ -25,10 +24,7 @@ class Normal(Prior):
     NU_RANGE = (1e-6, 1e12)
 
     def __post_init__(self) -> None:
-        lo, hi = self.NU_RANGE
-        object.__setattr__(self, "nu", check.number(
-            "nu", self.nu, low=lo, high=hi,
-            why="outside it the weight draws under- or overflow"))
+        self._bounded("nu", self.NU_RANGE, "outside it the weight draws under- or overflow")
 
     def precision(self, own: NamedTuple, T: int, M: int) -> np.ndarray:
         return np.full((T, M), self.nu)
