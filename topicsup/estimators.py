@@ -110,6 +110,17 @@ class _Documents:
     matrix, a DataFrame of counts, texts, token lists or a Corpus) turned into a Corpus, the
     same way in ``fit`` and in prediction; an all-or-nothing fit; the seed."""
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True           # CountVectorizer's output
+        tags.input_tags.positive_only = True    # counts
+        # Counts are non-negative integers. "categorical" is the one input tag that makes
+        # scikit-learn's own checks generate integer X (they round it); no code outside
+        # sklearn.utils.estimator_checks reads it. Without it, 37 checks would feed only
+        # real-valued X, which this model refuses by its nature, and test nothing else.
+        tags.input_tags.categorical = True
+        return tags
+
     def _counts(self, X: Any, reset: bool) -> Any:
         """A count matrix checked as scikit-learn checks inputs (and, on ``reset``, its
         ``n_features_in_`` and ``feature_names_in_`` recorded)."""
@@ -304,13 +315,6 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, _Documents, BaseEstima
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True           # CountVectorizer's output
-        tags.input_tags.positive_only = True    # counts
-        # Counts are non-negative integers. "categorical" is the one input tag that makes
-        # scikit-learn's own checks generate integer X (they round it); no code outside
-        # sklearn.utils.estimator_checks reads it. Without it, 37 checks would feed only
-        # real-valued X, which this model refuses by its nature, and test nothing else.
-        tags.input_tags.categorical = True
         tags.classifier_tags.multi_label = True
         # check_classifiers_train asks for 0.83 accuracy on rounded blobs: documents of 2-9
         # tokens over 2 words, where topic proportions (which discard the document's length)
@@ -609,13 +613,6 @@ class _OneSession(_Documents):
     """An estimator over one Session: documents in, the model sampled ``n_iter`` sweeps,
     held-out documents folded in (``predict_burn_in`` + ``predict_samples`` sweeps) on their
     own streams."""
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True           # CountVectorizer's output
-        tags.input_tags.positive_only = True    # counts
-        tags.input_tags.categorical = True      # integer counts (see MedLDAClassifier)
-        return tags
 
     def _check_predict_params(self) -> None:
         check.integer("predict_burn_in", self.predict_burn_in, low=0, high=MAX_FOLD_IN_SWEEPS)
