@@ -312,7 +312,7 @@ class TokenInspector:
             if not hasattr(session, name):
                 raise TypeError(f"session must be a topicsup Session, got "
                                 f"{type(session).__name__}")
-        sampler = getattr(session.model, "sampler", None)
+        sampler = session.model.sampler
         if sampler not in SAMPLER_NAMES:   # the sampler declares whether it has stepping
             raise ValueError(f"TokenInspector steps the topic samplers "
                              f"{sorted(SAMPLER_NAMES)}; {type(session.model).__name__} samples "
@@ -416,7 +416,7 @@ class TokenInspector:
         """Read the settings and load the document, as ``light_sweep`` / ``gibbs_sweep`` do
         at a document's start; draw the first ``LEAD`` tokens' uniforms (light)."""
         model = self.session.model
-        if getattr(model, "initialising", lambda state: False)(self.session.state):
+        if model.initialising(self.session.state):
             left = int(self.session.state.supervision.lda_init_left[0])
             raise ValueError(f"the chain is in its LDA initialisation ({left} of "
                              f"lda_init_sweeps = {model.lda_init_sweeps} sweeps left), which "
@@ -485,7 +485,7 @@ class TokenInspector:
         eta_kt, y, b, w_, r = term.eta_kt, term.y, term.b, term.w, term.r
         T = eta_kt.shape[1]
         d = self.doc
-        marginal = getattr(m, "supervised_factor", "augmented") == "marginal"
+        marginal = m.supervised and m.supervised_factor == "marginal"
         if T and marginal:
             g = marginal_g(m.loss_function, eta_kt, y[:, d], r[:, d], n_kd, self.n_tokens)
         elif T:

@@ -36,7 +36,7 @@ from .corpus import Corpus, make_labels
 from .inspector import TokenInspector
 from .kernels import info as info_layout
 from .kernels.rng import seed_state
-from .models import MAX_FOLD_IN_SWEEPS, model_from_params
+from .models import MAX_FOLD_IN_SWEEPS, Model, model_from_params
 
 FORMAT = "topicsup-session"
 FORMAT_VERSION = 2   # 2: checksum, settings changes, history as arrays; 1 still loads
@@ -190,7 +190,7 @@ class Session:
         if isinstance(model, type):
             raise TypeError(f"model must be a model instance such as LDA(K=20), got the class "
                             f"{model.__name__}")
-        if not hasattr(model, "sweep_block"):
+        if not isinstance(model, Model):
             raise TypeError(f"model must be a topicsup model such as topicsup.models.LDA, got "
                             f"{type(model).__name__}")
         if not isinstance(corpus, Corpus):

@@ -244,6 +244,11 @@ class LDA(Model):
         self.topic_sampler.validate(self, state.sampler)
 
     # ------------------------------------------------------------------ sampling
+    @staticmethod
+    def initialising(state: State) -> bool:
+        """Whether the chain is in a supervised model's LDA initialisation (never, for LDA)."""
+        return False
+
     def term(self, state: State) -> tuple[Term, bool]:
         """The supervised term the topic kernels read and whether it is active (LDA: the
         term of zero tasks)."""
