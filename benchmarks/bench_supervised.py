@@ -28,7 +28,11 @@ factor with doc and word proposals in turn (the ``LightMedLDA`` preset); ``gibbs
 MedLDA as published (augmented factor, Cholesky weights) and ``gibbs*-marg`` the same with the
 marginal factor.
 
-Every topicsup run uses lambda = 102.4 (binary: 262.4), nu = 4096, alpha = 6.4 / K (or
+gSLDA (Zhu 2013), any task: ``gslda-c<c>`` (the logistic loss with constant c, Gibbs topics,
+Cholesky weights), ``lightslda-c<c>`` (Light-sLDA: light topics, coordinate weights), either
+with ``-ovr`` for one binary model per class; these use the unit-variance prior nu = 1.
+
+Every hinge run uses lambda = 102.4 (binary: 262.4), nu = 4096, alpha = 6.4 / K (or
 ``--alpha``), beta = 0.01 (Zheng et al. 2015 sec. 5; nu = ell^2 converts the reference
 implementation's margin ell = 64 with unit prior variance to topicsup's unit margin),
 ``--sweeps`` sweeps with the weights averaged over the second half, and fold-in prediction
@@ -52,6 +56,7 @@ os.environ["OPENBLAS_NUM_THREADS"] = "1"
 
 import argparse  # noqa: E402
 import datetime as _dt  # noqa: E402
+import re  # noqa: E402
 import shlex  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
@@ -65,7 +70,7 @@ from bench_lda import DEFAULT_OUT, cpu_model, resolve_data, versions  # noqa: E4
 
 from topicsup.estimators import one_vs_rest  # noqa: E402
 from topicsup.kernels.rng import seed_state  # noqa: E402
-from topicsup.models import LightMedLDA, MedLDA  # noqa: E402
+from topicsup.models import GSLDA, LightMedLDA, LightSLDA, MedLDA  # noqa: E402
 from topicsup.newsgroups import load_20newsgroups, load_20newsgroups_binary  # noqa: E402
 from topicsup.session import Session  # noqa: E402
 from topicsup.synthetic import make_synthetic  # noqa: E402
@@ -77,6 +82,8 @@ GRID = {"binary": ((10, 20, 50, 100), ("light-marg", "gibbs", "gibbs-marg", "lig
                         "light-mt-cycle", "light-mt-cycle-shift", "light-mt-cycle-init",
                         "gibbs-mt-init", "light-ovr-marg", "light-ovr", "gibbs-ovr",
                         "tomotopy"))}
+# gSLDA's logistic loss with regularisation constant c (Zhu 2013), Gibbs or light topics
+LOGISTIC = re.compile(r"(gslda|lightslda)-c[0-9.]+(-ovr)?")
 LDA_INIT = 20  # methods ending in -init start with this many plain-LDA sweeps
 LEVELS = (0.99, 0.97, 0.95)  # time-to-accuracy levels, as shares of the lower final accuracy
 LAM = {"binary": 262.4, "multiclass": 102.4}
@@ -110,13 +117,19 @@ def run_topicsup(method: str, task: str, train, test, K: int, seed: int, sweeps:
     binary = task == "binary"
     Model = LightMedLDA if method.startswith("light") else MedLDA
     kw = method_settings(method)
+    loss_kw = {"lam": LAM[task]}
+    if method.startswith(("gslda", "lightslda")):   # gslda-c<c>: the logistic loss, c given
+        Model = GSLDA if method.startswith("gslda") else LightSLDA
+        # nu = 1: the unit-variance normal prior of gSLDA (Zhu 2013), not the hinge runs' 4096
+        loss_kw = {"c": float(method.split("-c")[1].split("-")[0]), "nu": 1.0}
+        kw = {}
     if method.endswith("-chol"):   # exact Cholesky weights instead of coordinate Gibbs
         kw["weight_sampler"] = "cholesky"
     if method.endswith("-shift"):  # coordinate passes end with the all-topics shift draw
         kw["weight_shift"] = True
     if method.endswith("-init"):  # counted in --sweeps and in the training time
         kw["lda_init_sweeps"] = LDA_INIT
-    model = Model(K=K, lam=LAM[task], nu=NU, alpha=alpha, beta=BETA, burn_in=sweeps // 2,
+    model = Model(K=K, **{"nu": NU, **loss_kw}, alpha=alpha, beta=BETA, burn_in=sweeps // 2,
                   **kw)
     # compile (or load from numba's cache) off the clock: a tiny corpus has the same types
     Session(model, make_synthetic(n_docs=20, n_topics=3, doc_length=10, task="multiclass",
@@ -322,8 +335,9 @@ def main(argv: list[str] | None = None) -> int:
         ks, methods = GRID[task]
         for K in args.ks or ks:
             for method in args.methods or methods:
-                if method not in GRID[task][1]:
-                    continue
+                if method not in GRID[task][1] and not LOGISTIC.fullmatch(method):
+                    raise SystemExit(f"unknown method {method!r} for the {task} task; known: "
+                                     f"{list(GRID[task][1])} and gslda-c<c>, lightslda-c<c>")
                 for seed in args.seeds:
                     if (task, K, method, seed) in done:
                         continue
