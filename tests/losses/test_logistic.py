@@ -21,7 +21,8 @@ from topicsup.kernels.rng import seed_state
 from topicsup.losses.logistic import Logistic
 from topicsup.models import SupervisedLDA
 from topicsup.session import Session
-from topicsup.testing.exact import (assert_matches_target, fixed_augmentation,
+from topicsup.testing.exact import (TOPIC_KERNEL_VARIANTS, assert_matches_target,
+                                    fixed_augmentation,
                                     goodness_of_fit, sample_final_states, tiny_corpus)
 
 from ..test_models import JOINT_CORPUS, _eta_ks, _whole_sweeps
@@ -88,14 +89,7 @@ def test_a_resumed_gslda_chain_draws_what_the_uninterrupted_one_draws(tmp_path):
 DOCS = [[0, 1, 2, 1], [2, 0, 1], [1, 2, 0, 0]]
 LABELS = ["a", "b", "a"]
 ETA = np.array([[1.4, -1.1, 0.6]])
-VARIANTS = {
-    "gibbs": dict(sampler="gibbs"),
-    "doc-alone": dict(sampler="light", composition="mixture", proposal_weights=(1, 0, 0)),
-    "word-alone": dict(sampler="light", composition="mixture", proposal_weights=(0, 1, 0)),
-    "exp-alone": dict(sampler="light", composition="mixture", proposal_weights=(0, 0, 1)),
-    "cycle": dict(sampler="light", composition="cycle", mh_steps=3),
-    "mixture": dict(sampler="light", composition="mixture", mh_steps=2),
-}
+VARIANTS = TOPIC_KERNEL_VARIANTS
 
 
 def _logistic_setup(c=3.0, b_factor=1.0):

@@ -6,8 +6,9 @@ the real-valued task (topicsup.tasks.Real). Proven here:
   1/(lam |u|) within 4 standard errors, sd mean^(3/2), 200,000 draws), and on the tube's edge
   (a zero residual) draws the 1/2-stable limit without a division by zero;
 * the Gaussian response gives (b, w) = (y / sigma^2, 1 / sigma^2) without touching the stream;
-* the topic kernels are exact under both losses' (b, w) (enumeration, Gibbs and the light
-  cycle, chi-square at 1e-3), and a kernel seeing b of the wrong sign fails;
+* the topic kernels are exact under both losses' (b, w) (enumeration: Gibbs, each light
+  proposal alone, their cycle and mixture; chi-square at 1e-3 on 20,000 chains), and a kernel
+  seeing b of the wrong sign fails;
 * on a synthetic corpus with known weights both reach a predictive R^2 of at least 0.9 of the
   generating truth's on held-out documents; classification labels are refused by name.
 """
@@ -28,7 +29,8 @@ from topicsup.losses.gaussian import Gaussian
 from topicsup.models import SupervisedLDA
 from topicsup.session import Session
 from topicsup.tasks import r_squared
-from topicsup.testing.exact import (assert_matches_target, fixed_augmentation,
+from topicsup.testing.exact import (TOPIC_KERNEL_VARIANTS, assert_matches_target,
+                                    fixed_augmentation,
                                     goodness_of_fit, sample_final_states, tiny_corpus)
 
 
@@ -84,9 +86,7 @@ def _setup(loss, b_sign=1.0):
 
 LOSSES = {"gaussian": dict(loss="gaussian", sigma2=0.5),
           "epsilon": dict(loss="epsilon_insensitive", lam=1.5, eps=0.1)}
-SAMPLERS = {"gibbs": dict(sampler="gibbs"),
-            "light-cycle": dict(sampler="light", composition="cycle", mh_steps=3),
-            "light-mixture": dict(sampler="light", composition="mixture", mh_steps=2)}
+SAMPLERS = TOPIC_KERNEL_VARIANTS   # Gibbs, each light proposal alone, their cycle and mixture
 
 
 @pytest.mark.parametrize("sampler", SAMPLERS)
@@ -98,10 +98,12 @@ def test_topic_kernels_are_exact_under_the_regression_augmentations(loss, sample
     assert_matches_target(idx, p)
 
 
+@pytest.mark.parametrize("variant", ["gibbs", "exp-alone"])
 @pytest.mark.parametrize("loss", LOSSES)
-def test_a_kernel_seeing_b_of_the_wrong_sign_fails(loss):
+def test_a_kernel_seeing_b_of_the_wrong_sign_fails(loss, variant):
+    """Teeth: the same protocol rejects Gibbs and the exp proposal given -b, at p < 1e-6."""
     corpus, p, prepare, kw = _setup(LOSSES[loss], b_sign=-1.0)
-    idx = sample_final_states(SupervisedLDA(**kw, sampler="gibbs"), corpus, p,
+    idx = sample_final_states(SupervisedLDA(**kw, **SAMPLERS[variant]), corpus, p,
                               n_chains=20_000, n_sweeps=2, seed=14, prepare=prepare)
     assert goodness_of_fit(idx, p).pvalue < 1e-6
 

@@ -109,6 +109,20 @@ def loss_log_factor_states(corpus: Corpus, K: int, eta: np.ndarray, y: np.ndarra
     return loss.log_psi(y[None], score_states(corpus, K, eta, Z)).sum(axis=(1, 2))
 
 
+# Every way the exact Gibbs sampler and the light sampler's proposals are run in a supervised
+# model: each light proposal alone (a mixture with one positive weight), the three in a cycle
+# and in a uniform mixture. A kernel test parametrized over these checks each proposal alone
+# and composed.
+TOPIC_KERNEL_VARIANTS = {
+    "gibbs": dict(sampler="gibbs"),
+    "doc-alone": dict(sampler="light", composition="mixture", proposal_weights=(1, 0, 0)),
+    "word-alone": dict(sampler="light", composition="mixture", proposal_weights=(0, 1, 0)),
+    "exp-alone": dict(sampler="light", composition="mixture", proposal_weights=(0, 0, 1)),
+    "cycle": dict(sampler="light", composition="cycle", mh_steps=3),
+    "mixture": dict(sampler="light", composition="mixture", mh_steps=2),
+}
+
+
 def fixed_augmentation(model: Any, corpus: Corpus, eta: np.ndarray, scores: np.ndarray,
                        seed: int, b_factor: float = 1.0) -> tuple[np.ndarray, Callable]:
     """The exact target over Z with the weights ``eta`` and one draw of the model's loss
