@@ -116,3 +116,17 @@ def test_live_settings_and_views_come_from_the_parts():
     assert MedLDA(K=3).live_params == ("supervised_factor",)
     assert LightMedLDA(K=3).views == ("loglik", "acceptance", "score", "coefficients",
                                       "throughput")
+
+
+def test_a_property_that_fails_inside_names_its_own_missing_attribute():
+    """A model property whose code reads a missing attribute reports that attribute, not the
+    property's name (Python routes a property's AttributeError to __getattr__)."""
+    class Broken(LDA):
+        @property
+        def saved_state(self):
+            return self.not_a_parameter
+
+    with pytest.raises(AttributeError, match="not_a_parameter"):
+        Broken(K=3).saved_state
+    with pytest.raises(AttributeError, match="has no attribute 'missing'"):
+        LDA(K=3).missing

@@ -11,6 +11,7 @@ it does not use (or one its other parts make meaningless) is refused, not silent
 
 from __future__ import annotations
 
+import inspect
 from typing import Any, ClassVar
 
 from ..parts import Part, Registry
@@ -158,6 +159,11 @@ class Model:
         params = self.__dict__.get("_params")
         if params is not None and name in params:
             return params[name]
+        found = inspect.getattr_static(type(self), name, None)
+        if hasattr(found, "__get__"):
+            # a property whose own code raised AttributeError lands here: run it again
+            # directly, so its real error surfaces instead of "no attribute <name>"
+            return found.__get__(self, type(self))
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def __setattr__(self, name: str, value: Any) -> None:
