@@ -136,6 +136,13 @@ def _set(key, value):
     return mutate
 
 
+def _with(a, i, value):
+    """A copy of array ``a`` with ``a[i] = value``."""
+    out = a.copy()
+    out[i] = value
+    return out
+
+
 def _meta(key, value):
     def mutate(arrays, meta):
         meta[key] = value
@@ -538,6 +545,10 @@ def _checkpoint_cases() -> list[Case]:
         Case(k, "forged-polya-gamma-generator",
              lambda f: _load(f.forged("gslda", _set("state/pg_generator",
                                                    lambda a: a * np.uint64(0)))),
+             "ValueError", r"pg_generator is not a PCG64 state", "pg_generator"),
+        Case(k, "forged-polya-gamma-buffered-half",
+             lambda f: _load(f.forged("gslda", _set("state/pg_generator",
+                                                   lambda a: _with(a, 5, 2**40)))),
              "ValueError", r"pg_generator is not a PCG64 state", "pg_generator"),
         Case(k, "forged-logistic-augmentation",
              lambda f: _load(f.forged("gslda", _set("state/b", lambda a: a * 2))),

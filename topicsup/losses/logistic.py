@@ -133,8 +133,11 @@ class Logistic(Loss):
             raise ValueError("w must hold the Polya-Gamma draws omega, finite and >= 0")
         if not np.allclose(own.b, 0.5 * self.c * y, rtol=1e-12, atol=0.0):
             raise ValueError("b is not c y / 2, the logistic augmentation's b")
-        if own.generator[3] % 2 == 0:   # PCG64 keeps an odd increment
-            raise ValueError("pg_generator is not a PCG64 state (its increment must be odd)")
+        g = own.generator
+        # PCG64 keeps an odd increment, a flag for a buffered 32-bit half and that half
+        if g[3] % 2 == 0 or g[4] > 1 or g[5] >= 2**32:
+            raise ValueError("pg_generator is not a PCG64 state (an odd increment, has_uint32 "
+                             "0 or 1, uinteger below 2^32)")
 
     def log_psi(self, y: np.ndarray, scores: np.ndarray) -> np.ndarray:
         """log psi(y | s) = -c log(1 + exp(-y s)), elementwise (stable for any s)."""
