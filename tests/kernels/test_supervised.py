@@ -34,8 +34,8 @@ import pytest
 from topicsup.kernels import light, supervised
 from topicsup.losses import Hinge
 from topicsup.models import SupervisedLDA
-from topicsup.testing.exact import (assert_matches_target, enumerate_assignments,
-                                    goodness_of_fit, lda_log_joint_states,
+from topicsup.testing.exact import (TOPIC_KERNEL_VARIANTS, assert_matches_target,
+                                    enumerate_assignments, goodness_of_fit, lda_log_joint_states,
                                     loss_log_factor_states, normalize_log, sample_final_states,
                                     supervised_log_factor_states, tiny_corpus)
 
@@ -114,20 +114,7 @@ CASES = {
                   np.array([[0.5, 1.5, 0.8], [1.2, 0.3, 0.9], [0.7, 0.6, 1.4]])),
 }
 
-VARIANTS = {
-    "gibbs": dict(sampler="gibbs"),
-    "doc-alone": dict(sampler="light", composition="mixture", mh_steps=1,
-                      proposal_weights=(1, 0, 0)),
-    "word-alone": dict(sampler="light", composition="mixture", mh_steps=1,
-                       proposal_weights=(0, 1, 0)),
-    "exp-alone": dict(sampler="light", composition="mixture", mh_steps=1,
-                      proposal_weights=(0, 0, 1)),
-    "cycle": dict(sampler="light", composition="cycle", mh_steps=3,
-                  proposal_weights=(1, 1, 1)),
-    "cycle-doc-word": dict(sampler="light", composition="cycle", mh_steps=2,
-                           proposal_weights=(1, 1, 0)),
-    "mixture": dict(sampler="light", composition="mixture", mh_steps=6),
-}
+VARIANTS = TOPIC_KERNEL_VARIANTS
 
 
 def _setup(case):

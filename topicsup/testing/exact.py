@@ -110,16 +110,22 @@ def loss_log_factor_states(corpus: Corpus, K: int, eta: np.ndarray, y: np.ndarra
 
 
 # Every way the exact Gibbs sampler and the light sampler's proposals are run in a supervised
-# model: each light proposal alone (a mixture with one positive weight), the three in a cycle
-# and in a uniform mixture. A kernel test parametrized over these checks each proposal alone
-# and composed.
+# model: each light proposal alone (one MH step from a mixture with one positive weight), the
+# three in a cycle, doc and word alone in a cycle (the LightMedLDA preset's), and a uniform
+# mixture. A kernel test parametrized over these checks each proposal alone and composed.
 TOPIC_KERNEL_VARIANTS = {
     "gibbs": dict(sampler="gibbs"),
-    "doc-alone": dict(sampler="light", composition="mixture", proposal_weights=(1, 0, 0)),
-    "word-alone": dict(sampler="light", composition="mixture", proposal_weights=(0, 1, 0)),
-    "exp-alone": dict(sampler="light", composition="mixture", proposal_weights=(0, 0, 1)),
-    "cycle": dict(sampler="light", composition="cycle", mh_steps=3),
-    "mixture": dict(sampler="light", composition="mixture", mh_steps=2),
+    "doc-alone": dict(sampler="light", composition="mixture", mh_steps=1,
+                      proposal_weights=(1, 0, 0)),
+    "word-alone": dict(sampler="light", composition="mixture", mh_steps=1,
+                       proposal_weights=(0, 1, 0)),
+    "exp-alone": dict(sampler="light", composition="mixture", mh_steps=1,
+                      proposal_weights=(0, 0, 1)),
+    "cycle": dict(sampler="light", composition="cycle", mh_steps=3,
+                  proposal_weights=(1, 1, 1)),
+    "cycle-doc-word": dict(sampler="light", composition="cycle", mh_steps=2,
+                           proposal_weights=(1, 1, 0)),
+    "mixture": dict(sampler="light", composition="mixture", mh_steps=6),
 }
 
 
