@@ -75,6 +75,18 @@ class Fixtures:
         return self._get("lda", lambda: _ran(Session(LDA(K=3), self.corpus, seed=0), 1))
 
     @property
+    def responses(self):
+        """A corpus with a real response per document."""
+        from topicsup.datasets import make_synthetic
+        return self._get("responses", lambda: make_synthetic(
+            n_docs=60, n_topics=3, doc_length=20, task="real", seed=1).corpus)
+
+    @property
+    def slda(self):
+        from topicsup import SLDA, Session
+        return self._get("slda", lambda: _ran(Session(SLDA(K=3), self.responses, seed=0), 2))
+
+    @property
     def light(self):
         from topicsup import LightMedLDA, Session
         return self._get("light", lambda: _ran(Session(LightMedLDA(K=3, lam=4.0), self.corpus,
@@ -136,6 +148,16 @@ def _set(key, value):
     return mutate
 
 
+def _logistic_draw(score):
+    """One Polya-Gamma augmentation at a given score (losses.logistic)."""
+    from topicsup.kernels.rng import seed_state
+    from topicsup.losses.logistic import Logistic
+    loss = Logistic()
+    own = loss.allocate(1, 1)
+    loss.start(own, seed_state(0))
+    loss.augment(np.ones((1, 1)), np.full((1, 1), score), seed_state(1), own)
+
+
 def _with(a, i, value):
     """A copy of array ``a`` with ``a[i] = value``."""
     out = a.copy()
@@ -167,6 +189,10 @@ def _corpus_cases() -> list[Case]:
 
     c = "corpus"
     return [
+        Case("corpus", "real-labels-beyond-the-response-limit",
+             lambda f: __import__("topicsup").corpus.make_labels(np.array([1.0, 2e7]), 2,
+                                                                  kind="real"),
+             "ValueError", r"real labels must be at most 1e\+06 in magnitude", "real labels"),
         Case(c, "word-id-beyond-vocabulary", direct(words=np.array([0, 5000, 1], np.int32)),
              "ValueError", r"words\[1\] = 5000 is not a word id", "words"),
         Case(c, "negative-word-id", direct(words=np.array([0, -1, 1], np.int32)),
@@ -267,6 +293,14 @@ def _model_cases() -> list[Case]:
     from topicsup import LDA, LightMedLDA, MedLDA
     m = "models"
     return [
+        Case(m, "regression-on-responses-that-barely-differ",
+             lambda f: __import__("topicsup").Session(
+                 __import__("topicsup").SLDA(K=3), __import__("dataclasses").replace(
+                     f.responses, labels=__import__("topicsup").corpus.make_labels(
+                         1.0 + 1e-9 * np.arange(60), 60, kind="real"))),
+             "ValueError", "responses that differ by at least 1e-06", "responses"),
+        Case(m, "logistic-scores-beyond-the-draws-range", lambda f: _logistic_draw(200.0),
+             "ValueError", "a score of magnitude 200 is beyond 150", "score"),
         Case(m, "beta-overflowing", lambda f: LDA(beta=1e308), "ValueError",
              r"beta must be a finite number in \[1e-10, 1e\+06\]", "beta"),
         Case(m, "alpha-zero", lambda f: LDA(alpha=0.0), "ValueError",
@@ -334,6 +368,10 @@ def _session_cases() -> list[Case]:
 
     s = "session"
     return [
+        Case("session", "regression-score-on-one-document",
+             lambda f: f.slda.score(f.responses.to_matrix()[:1], labels=[1.0]),
+             "ValueError", r"score \(R\^2 of held-out responses\) needs at least two documents",
+             "responses"),
         Case(s, "model-class-not-instance", lambda f: Session(LDA, f.corpus), "TypeError",
              "model must be a model instance such as LDA.K=20., got the class LDA", "model"),
         Case(s, "corpus-not-a-corpus", lambda f: Session(LDA(), [["a"]]), "TypeError",
@@ -550,6 +588,10 @@ def _checkpoint_cases() -> list[Case]:
              lambda f: _load(f.forged("gslda", _set("state/pg_generator",
                                                    lambda a: _with(a, 5, 2**40)))),
              "ValueError", r"pg_generator is not a PCG64 state", "pg_generator"),
+        Case(k, "forged-polya-gamma-draws-beyond-their-range",
+             lambda f: _load(f.forged("gslda", _set("state/w", lambda a: a * 0 + 1.7e308))),
+             "ValueError", r"w must hold the Polya-Gamma draws omega, finite, in \[0, 1e\+100\]",
+             "state/w"),
         Case(k, "forged-logistic-augmentation",
              lambda f: _load(f.forged("gslda", _set("state/b", lambda a: a * 2))),
              "ValueError", r"b is not c y / 2", "state/b"),
@@ -591,6 +633,10 @@ def _estimator_cases() -> list[Case]:
 
     e = "estimators"
     return [
+        Case("estimator", "regressor-setting-its-loss-ignores",
+             lambda f: __import__("topicsup.estimators", fromlist=["x"]).SupervisedLDARegressor(
+                 3, n_iter=2, lam=5.0).fit(f.responses.to_matrix(), f.responses.labels.values),
+             "ValueError", r"lam=5.0 \(loss='gaussian' does not use it\)", "lam"),
         Case(e, "nan-label", lambda f: est().fit(f.X, np.r_[np.nan, np.ones(59)]),
              "ValueError", "Input y contains NaN", "y"),
         Case(e, "continuous-target", lambda f: est().fit(f.X, np.linspace(0, 1, 60)),
@@ -711,6 +757,9 @@ def _view_cases() -> list[Case]:
     from topicsup.report import write_report
     v = "views"
     return [
+        Case(v, "heatmap-for-an-unknown-target",
+             lambda f: views.coefficient_heatmap(f.light.coefficients(), target="label"),
+             "ValueError", "target must be one of", "target"),
         Case(v, "thin-to-nothing", lambda f: views.thin(f.lda.history, 0), "ValueError",
              "max_rows must be an integer >= 1, got 0", "max_rows"),
         Case(v, "heatmap-of-nan",

@@ -369,3 +369,18 @@ def test_the_lda_transformer_gives_topics_and_proportions():
     np.testing.assert_array_equal(again[-1].components_, lda.components_)
     with pytest.raises(ValueError, match="sampler must be one of"):
         LDATransformer(sampler="fast").fit(np.eye(3, dtype=int))
+
+
+def test_the_new_estimators_honour_set_output_and_empty_documents():
+    """transform gives a DataFrame under set_output(transform="pandas") (named topic_k); the
+    LDA transformer's rows are distributions even for a document with no known word."""
+    data, X, y = _responses(120)
+    lda = LDATransformer(3, n_iter=3).set_output(transform="pandas").fit(X)
+    out = lda.transform(X)
+    assert isinstance(out, pd.DataFrame) and list(out.columns) == ["topic_0", "topic_1",
+                                                                  "topic_2"]
+    Z = X[:3].toarray() if hasattr(X, "toarray") else np.asarray(X[:3]).copy()
+    Z[0] = 0
+    np.testing.assert_allclose(LDATransformer(3, n_iter=3).fit(X).transform(Z).sum(axis=1), 1.0)
+    reg = SupervisedLDARegressor(3, n_iter=3).set_output(transform="pandas").fit(X, y)
+    assert isinstance(reg.transform(X), pd.DataFrame)

@@ -323,3 +323,23 @@ def test_topic_words_of_a_subset_of_topics_read_their_own_rows_of_phi(binary):
     assert got == {("1", "c"): 0.6, ("1", "b"): 0.3, ("2", "b"): 0.5, ("2", "c"): 0.3}
     width = coefficient_heatmap(binary.coefficients(), value="width").to_dict()
     assert width["title"].startswith("Credible-interval width")
+
+
+def test_a_regression_session_is_drawn_as_one():
+    """A regression's weights are titled and labelled as a response, not a class, in the
+    heatmap, the weight traces and the report (the model's task says which: Task.target)."""
+    from topicsup.datasets import make_synthetic
+    from topicsup.models import SLDA
+    from topicsup.report import session_views
+    from topicsup.session import Session
+    s = Session(SLDA(K=3), make_synthetic(n_docs=60, n_topics=3, doc_length=15, task="real",
+                                          seed=2).corpus, seed=0)
+    s.run(3)
+    assert s.target == "response"
+    d = coefficient_heatmap(s.coefficients(), target=s.target).to_dict()
+    assert d["title"].startswith("Regression weights per response")
+    assert d["encoding"]["x"]["title"] == "response"
+    assert weight_trace_chart(s.weights(), target=s.target).to_dict()["facet"]["row"][
+        "title"] == "response"
+    specs = str([c.to_dict() for _, c in session_views(s)])
+    assert "Classifier weights" not in specs and "Regression weights per response" in specs

@@ -50,6 +50,9 @@ TOKENIZERS = {"letters-lowercase": _WORD_RE, "words-lowercase": _ANY_WORD_RE}
 # Covariates enter the scores beside topic proportions in [0, 1]; beyond this magnitude the
 # weight draws' products overflow (standardize covariates first).
 COVARIATE_LIMIT = 1e6
+# Real responses enter the weights' draws as b = y / sigma^2 and come back as scores; beyond
+# this magnitude the weights overflow float32 traces and R^2 overflows (standardize them).
+RESPONSE_LIMIT = 1e6
 
 
 def _check_text(what: str, value: str) -> str:
@@ -225,6 +228,11 @@ class Labels:
             if bad.size:
                 raise ValueError(f"real labels must be finite; labels[{bad[0]}] is "
                                  f"{out[bad[0]]}")
+            big = np.flatnonzero(np.abs(out) > RESPONSE_LIMIT)
+            if big.size:
+                raise ValueError(f"real labels must be at most {RESPONSE_LIMIT:g} in magnitude "
+                                 f"(standardize the responses); labels[{big[0]}] is "
+                                 f"{out[big[0]]:g}")
         elif kind == "multilabel":
             if not classes:
                 raise ValueError("multilabel labels need at least one class (a column)")

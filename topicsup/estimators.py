@@ -609,7 +609,7 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, _Documents, BaseEstima
 
 
 # ---------------------------------------------------------------------- regression, LDA
-class _OneSession(_Documents):
+class _OneSession(TransformerMixin, _Documents):
     """An estimator over one Session: documents in, the model sampled ``n_iter`` sweeps,
     held-out documents folded in (``predict_burn_in`` + ``predict_samples`` sweeps) on their
     own streams."""
@@ -665,7 +665,7 @@ class _OneSession(_Documents):
 REGRESSION_LOSSES = {"gaussian": ("sigma2",), "epsilon_insensitive": ("lam", "eps")}
 
 
-class SupervisedLDARegressor(RegressorMixin, TransformerMixin, _OneSession, BaseEstimator):
+class SupervisedLDARegressor(RegressorMixin, _OneSession, BaseEstimator):
     """Supervised topic model regression: a real response per document predicted from its
     topic proportions (``SLDA``, or ``MedLDARegression`` with the epsilon-insensitive loss).
 
@@ -742,7 +742,9 @@ class SupervisedLDARegressor(RegressorMixin, TransformerMixin, _OneSession, Base
     def _model(self) -> SupervisedLDA:
         check.choice("loss", self.loss, sorted(REGRESSION_LOSSES))
         check.choice("sampler", self.sampler, ("gibbs", "light"))
-        own = {p: getattr(self, p) for p in REGRESSION_LOSSES[self.loss]}
+        # every loss setting goes to the model, which refuses one its loss would ignore
+        # (SupervisedLDARegressor(lam=5.0) with loss="gaussian")
+        own = {p: getattr(self, p) for ps in REGRESSION_LOSSES.values() for p in ps}
         weights = "cholesky" if self.sampler == "gibbs" else "coordinate"
         return SupervisedLDA(K=self.n_topics, loss=self.loss, nu=self.nu, alpha=self.alpha,
                              beta=self.beta, sampler=self.sampler, weight_sampler=weights,
@@ -785,7 +787,7 @@ class SupervisedLDARegressor(RegressorMixin, TransformerMixin, _OneSession, Base
         return s.model.coefficients(s.state)[0]
 
 
-class LDATransformer(TransformerMixin, _OneSession, BaseEstimator):
+class LDATransformer(_OneSession, BaseEstimator):
     """Latent Dirichlet allocation as a scikit-learn transformer: ``fit`` samples the topics,
     ``transform`` gives documents' topic proportions by fold-in, ``components_`` the topics
     (as the ``lda`` package and ``sklearn.decomposition.LatentDirichletAllocation`` do).
@@ -838,3 +840,14 @@ class LDATransformer(TransformerMixin, _OneSession, BaseEstimator):
         self.components_ = self.session_.topic_word()
         self.doc_topic_ = self.session_.doc_topics(as_frame=False)
         return self
+
+    def transform(self, X: Any) -> np.ndarray:
+        """Topic proportions of the documents by fold-in, (n, K), rows summing to one: a
+        document with no word of the vocabulary has no assignments to average, and gets the
+        prior mean alpha / sum(alpha)."""
+        model, theta = self._folded_in(X)
+        empty = theta.sum(axis=1) == 0
+        if empty.any():
+            a = model.alpha_vector
+            theta[empty] = a / a.sum()
+        return theta

@@ -50,8 +50,10 @@ def session_views(session: Session, n_words: int = 10) -> list[tuple[str, alt.To
     if "score" in applies and h["metric"].astype(str).str.startswith(TRAIN_PREFIX).any():
         views += [("Training score", alt.hconcat(score_chart(h, width=400),
                                                  score_chart(h, x="seconds", width=400))),
-                  ("Coefficients", coefficient_heatmap(session.coefficients())),
-                  ("Weight traces", weight_trace_chart(session.weights()))]
+                  ("Coefficients", coefficient_heatmap(session.coefficients(),
+                                                       target=session.target)),
+                  ("Weight traces", weight_trace_chart(session.weights(),
+                                                       target=session.target))]
     views.append(("Topic words", topic_words_chart(session.topics(n_words),
                                                    topic_word=session.topic_word(),
                                                    vocabulary=session.corpus.vocabulary)))

@@ -36,6 +36,7 @@ from .corpus import Corpus, make_labels
 from .inspector import TokenInspector
 from .kernels import info as info_layout
 from .kernels.rng import seed_state
+from .tasks import check_responses
 from .models import MAX_FOLD_IN_SWEEPS, Model, model_from_params
 
 FORMAT = "topicsup-session"
@@ -465,6 +466,12 @@ class Session:
             return self._records.frame()
 
     @property
+    def target(self) -> str:
+        """What the model's tasks are: ``"class"`` (classifiers) or ``"response"``
+        (regression), for the views' titles (``Task.target``); ``""`` unsupervised."""
+        return self.model.task(self.corpus).target if self.model.supervised else ""
+
+    @property
     def views(self) -> tuple[str, ...]:
         """The views that apply to this session's model (``loglik``, ``acceptance``,
         ``score``, ``coefficients``, ``throughput``): one rule, the model's (``LDA.views``),
@@ -674,6 +681,7 @@ class Session:
             y = docs.labels.values
         else:
             y = make_labels(labels, corpus.n_docs, kind="real").values
+        check_responses(y, "score (R^2 of held-out responses)")
         scores = self.decision_function(corpus, **fold_in)
         return self.model.task(self.corpus).score(y[None, :], scores.T)
 

@@ -38,6 +38,7 @@ class Task:
     kind: ClassVar[str] = ""
     targets: ClassVar[str] = "signs"    # what it gives the loss: +-1 signs or real values
     score_name: ClassVar[str] = "accuracy"
+    target: ClassVar[str] = "class"     # what a task is, in the views' titles and axes
 
     def n_tasks(self, labels: Labels) -> int:
         return 1
@@ -142,6 +143,7 @@ class Real(Task):
     kind = "real"
     targets = "values"
     score_name = "r2"
+    target = "response"
 
     def encode(self, labels: Labels) -> np.ndarray:
         return labels.values[None, :].astype(np.float64)
@@ -155,10 +157,20 @@ class Real(Task):
     def score(self, y: np.ndarray, scores: np.ndarray) -> float:
         return r_squared(y[0], scores[0])
 
+    # below this spread the responses are one value to the weights and R^2 underflows
+    MIN_SPREAD = 1e-6
+
     def check(self, labels: Labels, model: str) -> None:
-        if labels.values.size < 2 or np.ptp(labels.values) == 0:
-            raise ValueError(f"{model} needs at least two documents with different responses; "
-                             f"every label is {labels.values[0] if labels.values.size else None}")
+        check_responses(labels.values, model)
+
+
+def check_responses(y: np.ndarray, what: str) -> None:
+    """Refuse responses a regression cannot learn from or be scored on: fewer than two, or a
+    spread below ``Real.MIN_SPREAD`` (standardize them)."""
+    if y.size < 2 or np.ptp(y) < Real.MIN_SPREAD:
+        raise ValueError(f"{what} needs at least two documents with responses that differ by "
+                         f"at least {Real.MIN_SPREAD:g} (standardize them); got {y.size} "
+                         f"document(s) spanning {float(np.ptp(y)) if y.size else 0.0:g}")
 
 
 def _two_classes(labels: Labels, model: str) -> None:

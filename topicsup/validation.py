@@ -94,7 +94,7 @@ def choice(name: str, value: Any, choices: Iterable[str]) -> str:
         raise TypeError(f"{name} must be one of {list(options)}, got {_shown(value)}")
     if value not in options:
         raise ValueError(f"{name} must be one of {list(options)}, got {value!r}")
-    return value
+    return str(value)   # a numpy str_ becomes a plain str
 
 
 def first_duplicate(values: Iterable[Any]) -> Any:

@@ -269,9 +269,10 @@ def _signal_order(coefficients: pd.DataFrame) -> tuple[list[str], list[str]]:
 
 def coefficient_heatmap(coefficients: pd.DataFrame, value: str = "mean", sort: bool = True,
                         top: int | None = None, width: int | alt.Step = alt.Step(40),
-                        height: int | alt.Step = alt.Step(18)) -> alt.Chart:
-    """Classifier weights as a heatmap: one row per feature (topic or covariate), one column
-    per task (class).
+                        height: int | alt.Step = alt.Step(18),
+                        target: str = "class") -> alt.Chart:
+    """Weights as a heatmap: one row per feature (topic or covariate), one column per task
+    (a class, or a regression's response).
 
     Parameters
     ----------
@@ -290,6 +291,9 @@ def coefficient_heatmap(coefficients: pd.DataFrame, value: str = "mean", sort: b
         many as fit Altair's inline-data limit are kept (the title says so when some are cut).
     width, height : int or alt.Step
         Size of the plot, or of one cell as ``alt.Step``.
+    target : {"class", "response"}
+        What a task is (``Task.target``): a class of a classifier, or a regression's response;
+        it names the title and the task axis.
 
     Returns
     -------
@@ -331,9 +335,11 @@ def coefficient_heatmap(coefficients: pd.DataFrame, value: str = "mean", sort: b
         scale = alt.Scale(scheme="purples", zero=True)
     cut = f" (strongest {len(keep)} of {len(strength)} features)" if len(keep) < len(strength) \
         else ""
-    what = "Classifier weights" if value == "mean" else "Credible-interval width of weights"
-    return (alt.Chart(df, title=f"{what} per class{cut}").mark_rect()
-            .encode(x=alt.X("task:N", sort=tasks, title="class",
+    target = check.choice("target", target, ("class", "response"))
+    model = "Classifier" if target == "class" else "Regression"
+    what = f"{model} weights" if value == "mean" else "Credible-interval width of weights"
+    return (alt.Chart(df, title=f"{what} per {target}{cut}").mark_rect()
+            .encode(x=alt.X("task:N", sort=tasks, title=target,
                             axis=alt.Axis(labelAngle=-30, orient="top")),
                     y=alt.Y("feature:N", sort=features, title="topic (top words) or covariate"),
                     color=alt.Color(f"{value}:Q", scale=scale, title=COEFFICIENT_VALUES[value]),
@@ -344,8 +350,9 @@ def coefficient_heatmap(coefficients: pd.DataFrame, value: str = "mean", sort: b
 
 
 def weight_trace_chart(weights: pd.DataFrame, features: Any = None, tasks: Any = None,
-                       top: int = 4, width: int = 480, height: int = 160) -> alt.FacetChart:
-    """Sampled classifier weights against sweep: a line per feature, a panel per task.
+                       top: int = 4, width: int = 480, height: int = 160,
+                       target: str = "class") -> alt.FacetChart:
+    """Sampled weights against sweep: a line per feature, a panel per task.
 
     Parameters
     ----------
@@ -361,12 +368,15 @@ def weight_trace_chart(weights: pd.DataFrame, features: Any = None, tasks: Any =
         How many features to show by default.
     width, height : int
         Size of one panel in pixels.
+    target : {"class", "response"}
+        What a task is (``Task.target``), in the panels' title.
 
     Returns
     -------
     alt.FacetChart
     """
     _check_frame(weights, "weights", ("sweep", "task", "feature", "value"), "Session.weights()")
+    target = check.choice("target", target, ("class", "response"))
     _check_count("top", top)
     df = _select(weights, "task", tasks)
     if features is None:
@@ -383,7 +393,7 @@ def weight_trace_chart(weights: pd.DataFrame, features: Any = None, tasks: Any =
         color=alt.Color("feature:N", title="feature", sort=list(features)),
         tooltip=["sweep:Q", "task:N", "feature:N", alt.Tooltip("value:Q", format=".3f")],
         **_chain_dashes(df))
-        .facet(row=alt.Row("task:N", title="class", sort=list(pd.unique(df["task"]))))
+        .facet(row=alt.Row("task:N", title=target, sort=list(pd.unique(df["task"]))))
         .properties(title="Weight traces"))
 
 

@@ -225,7 +225,8 @@ class Dashboard:
     def _view(self, name: str, history) -> alt.TopLevelMixin:
         w_, h_ = 300, 180
         if name == "coefficients":
-            return views.coefficient_heatmap(self.session.coefficients(), top=12)
+            return views.coefficient_heatmap(self.session.coefficients(), top=12,
+                                             target=self.session.target)
         if name == "loglik":
             if not (history["metric"] == "log_joint_per_token").any():
                 raise ValueError("no log joint yet")

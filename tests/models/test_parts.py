@@ -130,3 +130,16 @@ def test_a_property_that_fails_inside_names_its_own_missing_attribute():
         Broken(K=3).saved_state
     with pytest.raises(AttributeError, match="has no attribute 'missing'"):
         LDA(K=3).missing
+
+
+def test_switching_a_part_keeps_the_settings_the_new_part_declares_too():
+    """set_params and replace agree: a part replaced by another drops its own settings but
+    keeps those the new part reads as well (the hinge's lam for the epsilon-insensitive
+    loss); choices given as numpy strings are stored as str."""
+    m = MedLDA(K=3, lam=3.0).set_params(loss="epsilon_insensitive")
+    assert m.lam == 3.0 and m.eps == 0.1
+    g = GSLDA(K=3, c=4.0)
+    assert g.replace(loss="hinge") == GSLDA(K=3, c=4.0).set_params(loss="hinge")
+    assert "c" not in g.replace(loss="hinge").get_params()
+    p = GSLDA(K=3, pg_method=np.str_("gamma"))
+    assert type(p.pg_method) is str and type(p.loss) is str

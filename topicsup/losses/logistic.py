@@ -42,6 +42,12 @@ from . import REGISTRY, Loss
 
 PG_METHODS = ("auto", "devroye", "alternate", "saddle", "gamma")
 EXACT_UP_TO = 64   # "auto" draws exactly (devroye) for integer c up to here
+# polyagamma 2.0.2 is accurate for |z| up to here: beyond about 200 its Devroye sampler
+# returns about 0.16 h whatever z (the true mean is h tanh(z/2) / (2z)), its hybrid returns NaN
+# from |z| = 710 and its "alternate" sampler loops forever on NaN; scores of a sound chain
+# stay in single digits
+SCORE_LIMIT = 150.0
+MAX_W = 1e100
 
 
 class PolyaGammaState(NamedTuple):
@@ -87,7 +93,8 @@ class Logistic(Loss):
 
     def __post_init__(self) -> None:
         self._bounded("c", self.C_RANGE, "outside it the labels vanish or pin every score")
-        check.choice("pg_method", self.pg_method, PG_METHODS)
+        object.__setattr__(self, "pg_method", check.choice("pg_method", self.pg_method,
+                                                           PG_METHODS))
         if self.pg_method == "devroye" and not float(self.c).is_integer():
             raise ValueError(f"pg_method='devroye' draws PG(c, s) for an integer c only, got "
                              f"c = {self.c}; use pg_method='auto'")
@@ -120,6 +127,13 @@ class Logistic(Loss):
     def augment(self, y: np.ndarray, scores: np.ndarray, rng: np.ndarray,
                 own: PolyaGammaState) -> None:
         """omega ~ PG(c, s) for every (task, document) in one call; b = c y / 2, w = omega."""
+        top = float(np.abs(scores).max(initial=0.0))
+        if not top <= SCORE_LIMIT:   # also NaN
+            raise ValueError(f"a score of magnitude {top:g} is beyond {SCORE_LIMIT:g}, where the "
+                             f"polyagamma package's Polya-Gamma draws are wrong or hang: the "
+                             f"weights ran away (a tiny prior precision nu with separable "
+                             f"data, or a forged checkpoint); use a larger nu or standardize "
+                             f"the covariates")
         bit_generator = _from_words(own.generator)
         gen = np.random.Generator(bit_generator)
         own.w[...] = random_polyagamma(self.c, np.ascontiguousarray(scores), method=self.method,
@@ -129,8 +143,9 @@ class Logistic(Loss):
 
     def check_augmentation(self, y: np.ndarray, own: PolyaGammaState) -> None:
         """w = omega > 0 finite, b = c y / 2, and a generator state PCG64 accepts."""
-        if not (np.isfinite(own.w).all() and (own.w >= 0).all()):
-            raise ValueError("w must hold the Polya-Gamma draws omega, finite and >= 0")
+        if not (np.isfinite(own.w).all() and (own.w >= 0).all() and (own.w <= MAX_W).all()):
+            raise ValueError(f"w must hold the Polya-Gamma draws omega, finite, in "
+                             f"[0, {MAX_W:g}]")
         if not np.allclose(own.b, 0.5 * self.c * y, rtol=1e-12, atol=0.0):
             raise ValueError("b is not c y / 2, the logistic augmentation's b")
         g = own.generator

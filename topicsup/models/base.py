@@ -77,7 +77,7 @@ class Model:
             parts[role] = part_cls(**kwargs)
         object.__setattr__(self, "_parts", parts)
         object.__setattr__(self, "_params", {})
-        values = {**own, **{role: merged[role] for role in cls.ROLES}}
+        values = {**own, **{role: part.name for role, part in parts.items()}}
         for part in parts.values():
             values.update(part.params())
         # keep the caller's own object where it is already the checked value, so that
@@ -133,12 +133,15 @@ class Model:
 
     def set_params(self, **params: Any) -> "Model":
         """Change parameters in place (checked as by the constructor); returns the model. A
-        changed part drops the old part's parameters."""
+        part replaced by another takes its parameters along, except those the new part
+        declares too (``lam`` from the hinge to the epsilon-insensitive loss), which keep
+        their values."""
         current = dict(self._params)
-        for role in type(self).ROLES:
+        for role, registry in type(self).ROLES.items():
             if role in params and params[role] != current[role]:
-                old = self._parts[role].param_defaults()
-                current = {k: v for k, v in current.items() if k not in old}
+                kept = registry.get(params[role]).param_defaults()
+                current = {k: v for k, v in current.items()
+                           if k not in self._parts[role].param_defaults() or k in kept}
         before = self._params, self._parts
         try:
             self._set({**current, **params})
@@ -149,8 +152,9 @@ class Model:
         return self
 
     def replace(self, **params: Any) -> "Model":
-        """A new model with ``params`` changed (this one unchanged)."""
-        return type(self)(**{**self._params, **params})
+        """A new model with ``params`` changed as ``set_params`` changes them (this one
+        unchanged)."""
+        return self.copy().set_params(**params)
 
     def copy(self) -> "Model":
         return type(self)(**self._params)

@@ -146,7 +146,8 @@ class SupervisedLDA(LDA):
                 and not isinstance(K, bool) and K > 0:
             own["alpha"] = 6.4 / int(K)
         own = super()._check_own(own)
-        check.choice("supervised_factor", own["supervised_factor"], SUPERVISED_FACTORS)
+        own["supervised_factor"] = check.choice("supervised_factor", own["supervised_factor"],
+                                                SUPERVISED_FACTORS)
         for name in ("burn_in", "lda_init_sweeps"):
             own[name] = check.integer(name, own[name], low=0, high=check.INT32_MAX)
         return own

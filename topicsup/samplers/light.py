@@ -64,8 +64,10 @@ class Light(TopicSampler):
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
-        check.choice("word_proposal", self.word_proposal, ("exact", "stale"))
-        check.choice("composition", self.composition, sorted(COMPOSITIONS))
+        set_(self, "word_proposal", check.choice("word_proposal", self.word_proposal,
+                                                 ("exact", "stale")))
+        set_(self, "composition", check.choice("composition", self.composition,
+                                               sorted(COMPOSITIONS)))
         set_(self, "mh_steps", check.integer("mh_steps", self.mh_steps, low=1,
                                              high=MAX_MH_STEPS))
         set_(self, "p_doc", check.number("p_doc", self.p_doc, low=0.0, high=1.0, low_open=True,
