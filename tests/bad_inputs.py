@@ -633,7 +633,7 @@ def _estimator_cases() -> list[Case]:
 
     e = "estimators"
     return [
-        Case("estimator", "regressor-setting-its-loss-ignores",
+        Case("estimators", "regressor-setting-its-loss-ignores",
              lambda f: __import__("topicsup.estimators", fromlist=["x"]).SupervisedLDARegressor(
                  3, n_iter=2, lam=5.0).fit(f.responses.to_matrix(), f.responses.labels.values),
              "ValueError", r"lam=5.0 \(loss='gaussian' does not use it\)", "lam"),
