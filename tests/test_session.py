@@ -18,7 +18,7 @@ import pytest
 from topicsup import Corpus
 from topicsup.datasets import make_synthetic
 from topicsup.models import LDA
-from topicsup.session import Session
+from topicsup.session import Session, is_timing
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +29,7 @@ def corpus() -> Corpus:
 def _chain(s: Session):
     """Everything that defines where a chain is (not timings)."""
     h = s.history
-    h = h[~h["metric"].isin(["seconds", "tokens_per_second"])].reset_index(drop=True)
+    h = h[~is_timing(h["metric"])].reset_index(drop=True)
     return s.state.z.copy(), s.rng.copy(), h
 
 
@@ -153,6 +153,29 @@ def test_counts_consistent_with_assignments_after_every_sweep(corpus):
     calls = []
     s.run(15, callback=lambda s: (check(s), calls.append(s.n_sweeps)))
     assert calls == list(range(1, 16))
+
+
+@pytest.mark.parametrize("preset", ["LDA", "GSLDA", "LightMedLDA", "SLDA"])
+def test_the_time_split_over_steps_adds_up_to_each_sweeps_seconds(preset):
+    """seconds_topics + seconds_weights + seconds_augmentation + seconds_prior is the sweep's
+    seconds (Zhu 2013 Table 1's split), every step present from the first sweep, also over a
+    paused sweep resumed; none of these rows is part of the chain (``is_timing``)."""
+    import topicsup.models as models
+    task = "real" if preset == "SLDA" else "binary"
+    c = make_synthetic(n_docs=60, n_topics=3, doc_length=20, task=task, seed=2).corpus
+    s = Session(getattr(models, preset)(K=3), c, seed=0, block_tokens=300)
+    s.run(2)
+    s._run_block()                      # half a sweep, then the rest
+    s.run(1)
+    h = s.history
+    split = h[h["metric"].str.startswith("seconds_")].pivot(index="sweep", columns="metric",
+                                                             values="value")
+    steps = ["topics"] if preset == "LDA" else ["topics", "weights", "augmentation", "prior"]
+    assert list(split.columns) == sorted("seconds_" + x for x in steps)
+    assert (split.to_numpy() >= 0).all()
+    assert np.allclose(split.sum(axis=1), s.metric("seconds").to_numpy(), rtol=1e-9)
+    assert set(h.loc[is_timing(h["metric"]), "metric"]) == \
+        {"seconds", "tokens_per_second", *("seconds_" + x for x in steps)}
 
 
 def test_history_topics_and_summary(corpus):

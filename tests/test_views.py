@@ -5,7 +5,8 @@ import pandas as pd
 import pytest
 
 from topicsup.views import (acceptance_chart, coefficient_heatmap, loglik_chart, score_chart,
-                            thin, throughput_chart, topic_words_chart, weight_trace_chart)
+                            step_time_chart, thin, throughput_chart, topic_words_chart,
+                            weight_trace_chart)
 
 
 def _history(n_sweeps, chains=1):
@@ -104,6 +105,31 @@ def _mh_history(n_sweeps, chains=2):
     return pd.DataFrame([{"sweep": s, "metric": "acceptance_rate", "value": 0.5,
                           "proposal": k, "chain": c}
                          for c in range(chains) for s in sweeps for k in kinds])
+
+
+def test_step_time_chart_stacks_the_steps_of_each_sweep(binary):
+    h = binary.history
+    d = step_time_chart(h).to_dict()
+    assert d["mark"]["type"] == "bar"
+    enc = d["encoding"]
+    assert enc["y"]["stack"] == "zero" and enc["color"]["field"] == "step"
+    assert enc["color"]["sort"] == ["topics", "weights", "augmentation", "prior"]
+    per_sweep = pd.DataFrame(_values(d)).groupby("sweep")["value"].sum()
+    seconds = h[h["metric"] == "seconds"].set_index("sweep")["value"]
+    assert np.allclose(per_sweep, seconds.loc[per_sweep.index])
+
+
+def test_step_time_chart_averages_chains_and_refuses_a_history_without_steps():
+    rows = [{"sweep": s, "metric": "seconds_" + step, "value": v * (1 + c), "proposal": None,
+             "chain": c} for c in range(2) for s in range(1, 101)
+            for step, v in (("topics", 1.0), ("weights", 0.5))]
+    d = step_time_chart(pd.DataFrame(rows)).to_dict()
+    assert d["mark"]["type"] == "area"                  # many sweeps: an area, not bars
+    values = pd.DataFrame(_values(d))
+    assert len(values) == 200
+    assert np.allclose(values.groupby("step")["value"].mean().to_dict()["topics"], 1.5)
+    with pytest.raises(ValueError, match="no 'seconds_'<step> rows"):
+        step_time_chart(_history(3))
 
 
 def test_acceptance_chart_draws_a_line_per_proposal_kind(binary):

@@ -13,9 +13,9 @@ import altair as alt
 
 from . import validation as check
 from .session import Session
-from .views import (ACCEPTANCE, TRAIN_PREFIX, acceptance_chart, coefficient_heatmap,
-                    loglik_chart, score_chart, throughput_chart, topic_words_chart,
-                    weight_trace_chart)
+from .views import (ACCEPTANCE, STEP_SECONDS, TRAIN_PREFIX, acceptance_chart,
+                    coefficient_heatmap, loglik_chart, score_chart, step_time_chart,
+                    throughput_chart, topic_words_chart, weight_trace_chart)
 
 
 def _vega_script() -> str:
@@ -38,8 +38,8 @@ def session_views(session: Session, n_words: int = 10) -> list[tuple[str, alt.To
     """(heading, chart) for every view that applies to the session, in reading order.
 
     Which apply is the model's rule (``Session.views``, shared with the dashboard):
-    acceptance needs Metropolis-Hastings proposals; scores, coefficients and weight traces a
-    supervised model.
+    acceptance needs Metropolis-Hastings proposals; scores, coefficients, weight traces and
+    the time split over steps a supervised model.
     """
     h = session.history
     applies = session.views
@@ -54,6 +54,8 @@ def session_views(session: Session, n_words: int = 10) -> list[tuple[str, alt.To
                                                        target=session.target)),
                   ("Weight traces", weight_trace_chart(session.weights(),
                                                        target=session.target))]
+    if "time" in applies and h["metric"].astype(str).str.startswith(STEP_SECONDS).any():
+        views.append(("Seconds per step", step_time_chart(h)))
     views.append(("Topic words", topic_words_chart(session.topics(n_words),
                                                    topic_word=session.topic_word(),
                                                    vocabulary=session.corpus.vocabulary)))

@@ -38,12 +38,22 @@ from .kernels import info as info_layout
 from .kernels.rng import seed_state
 from .tasks import check_responses
 from .models import MAX_FOLD_IN_SWEEPS, Model, model_from_params
+from .views import STEP_SECONDS
 
 FORMAT = "topicsup-session"
 FORMAT_VERSION = 2   # 2: checksum, settings changes, history as arrays; 1 still loads
 
 HISTORY_COLUMNS = ["sweep", "metric", "value", "proposal"]
 CHANGE_COLUMNS = ["sweep", "parameter", "old", "new"]
+
+
+def is_timing(metric: pd.Series) -> pd.Series:
+    """Which history rows are wall-clock measurements (``seconds``, the time split
+    ``seconds_<step>``, ``tokens_per_second``): the rows that differ between two runs of the
+    same chain."""
+    metric = metric.astype(str)
+    return (metric == "seconds") | metric.str.startswith(STEP_SECONDS) \
+        | (metric == "tokens_per_second")
 
 
 def _plain(value: Any) -> Any:
@@ -320,7 +330,12 @@ class Session:
         t0 = time.perf_counter()
         end_rows = self.model.end_sweep(self.state, self.corpus, self.rng, sweep)
         self._seconds += time.perf_counter() - t0
+        # the time split: what the model's end of sweep did not charge to its own steps
+        # (weights, augmentation, ...) was topic sampling (the blocks, the tables' refresh)
+        steps = sum(r["value"] for r in end_rows if r["metric"].startswith(STEP_SECONDS))
         rows = [{"metric": "seconds", "value": self._seconds, "proposal": None},
+                {"metric": STEP_SECONDS + "topics", "value": max(self._seconds - steps, 0.0),
+                 "proposal": None},
                 {"metric": "tokens_per_second",
                  "value": tokens / self._seconds if self._seconds > 0 else float("nan"),
                  "proposal": None}]

@@ -21,6 +21,7 @@ from . import validation as check
 MAX_ROWS = 4000
 ACCEPTANCE = "acceptance_rate"   # history metric of the MH acceptance, one row per proposal kind
 TRAIN_PREFIX = "train_"          # history metrics of the training fit: train_accuracy, train_f1
+STEP_SECONDS = "seconds_"      # history metrics of the time split: seconds_topics, ...
 POINTS_BELOW = 60                # a line shows its points while it has fewer sweeps than this
 
 
@@ -143,6 +144,50 @@ def throughput_chart(history: pd.DataFrame, width: int = 480, height: int = 200)
     return _line(df, width, height, "Throughput").encode(
         x=alt.X("sweep:Q", title="sweep"), y=alt.Y("mtok:Q", title="million tokens / s"),
         tooltip=["sweep:Q", alt.Tooltip("mtok:Q", format=".2f")])
+
+
+def step_time_chart(history: pd.DataFrame, width: int = 480, height: int = 200) -> alt.Chart:
+    """Seconds of each sweep split over its steps, stacked: topic sampling, the weights,
+    the loss's augmentation, the prior's update (the split of Zhu et al. 2013 Table 1).
+
+    Parameters
+    ----------
+    history : DataFrame
+        ``Session.history`` (its ``seconds_<step>`` rows), or several with a ``chain``
+        column (then the mean over chains).
+    width, height : int
+        Size of the plot in pixels.
+
+    Returns
+    -------
+    alt.Chart
+
+    Raises
+    ------
+    ValueError
+        When the history has no ``seconds_<step>`` rows (no sweep run yet).
+    """
+    _check_history(history)
+    metric = history["metric"].astype(str)
+    df = history[metric.str.startswith(STEP_SECONDS)]
+    if df.empty:
+        raise ValueError(f"history has no {STEP_SECONDS!r}<step> rows: run a sweep first")
+    df = (df.assign(step=df["metric"].astype(str).str.removeprefix(STEP_SECONDS))
+          .groupby(["sweep", "step"], sort=False, as_index=False)["value"].mean())
+    steps = list(pd.unique(df["step"]))
+    df = thin(df)
+    chart = alt.Chart(df, title="Seconds per sweep, by step")
+    chart = (chart.mark_bar() if df["sweep"].nunique() < POINTS_BELOW
+             else chart.mark_area(interpolate="step-after"))
+    return chart.encode(
+        x=alt.X("sweep:Q", title="sweep"),
+        y=alt.Y("value:Q", title="seconds", stack="zero"),
+        color=alt.Color("step:N", title="step", sort=steps),
+        order=alt.Order("step_order:Q"),
+        tooltip=["sweep:Q", "step:N", alt.Tooltip("value:Q", format=".4f", title="seconds")],
+    ).transform_calculate(
+        step_order=" + ".join(f"(datum.step == {s!r} ? {i} : 0)" for i, s in enumerate(steps))
+        or "0").properties(width=width, height=height)
 
 
 def acceptance_chart(history: pd.DataFrame, width: int = 480, height: int = 220) -> alt.Chart:

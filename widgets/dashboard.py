@@ -38,8 +38,9 @@ from topicsup.session import Session
 # the status line and progress bar update at most this often (seconds)
 STATUS_SECONDS = 0.1
 MAX_SWEEPS = 10**9
-VIEWS = ("loglik", "acceptance", "score", "coefficients", "throughput")
-SWEEP_VIEWS = ("loglik", "acceptance", "score", "throughput")   # x = sweep: changes marked
+VIEWS = ("loglik", "acceptance", "score", "coefficients", "throughput", "time")
+SWEEP_VIEWS = ("loglik", "acceptance", "score", "throughput", "time")   # x = sweep: changes marked
+ON_REQUEST = ("throughput", "time")   # timing views: shown only when asked for
 # controls keep their size and wrap onto further rows instead of shrinking to nothing
 _WRAP = w.Layout(display="flex", flex_flow="row wrap", align_items="center", width="100%")
 _LABEL = {"description_width": "initial"}
@@ -80,7 +81,8 @@ class Dashboard:
         front end.
     views : sequence of str, optional
         Which charts to show, from ``"loglik"``, ``"acceptance"``, ``"score"``,
-        ``"coefficients"``, ``"throughput"``; by default those the model supports.
+        ``"coefficients"``, ``"throughput"``, ``"time"`` (seconds per step); by default those
+        the model supports except the two timing views.
 
     Examples
     --------
@@ -101,7 +103,7 @@ class Dashboard:
                                             high=3600.0)
         supported = self._supported_views()
         if views is None:
-            views = tuple(v for v in supported if v != "throughput")
+            views = tuple(v for v in supported if v not in ON_REQUEST)
         if isinstance(views, str) or not isinstance(views, (list, tuple)):
             raise TypeError(f"views must be a list or tuple of view names from "
                             f"{list(supported)}, got {views!r}")
@@ -235,6 +237,8 @@ class Dashboard:
             chart = views.acceptance_chart(history, width=w_, height=h_)
         elif name == "score":
             chart = views.score_chart(history, width=w_, height=h_)
+        elif name == "time":
+            chart = views.step_time_chart(history, width=w_, height=h_)
         else:
             chart = views.throughput_chart(history, width=w_, height=h_)
         return views.mark_settings_changes(chart, self.session.settings_changes)

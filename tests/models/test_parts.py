@@ -92,7 +92,7 @@ def test_every_classifying_loss_prior_and_weight_step_combine(corpus, loss, prio
     a.run(2)
     h = a.history
     assert np.isfinite(h[h["metric"].isin(["log_joint", f"{loss}_loss"])]["value"]).all()
-    assert set(m.views) == {"loglik", "score", "coefficients", "throughput"}
+    assert set(m.views) == {"loglik", "score", "coefficients", "throughput", "time"}
 
 
 def test_a_setting_no_chosen_part_reads_is_refused_and_a_bad_one_is_named():
@@ -115,7 +115,7 @@ def test_live_settings_and_views_come_from_the_parts():
                                             "S_gibbs", "weight_shift", "supervised_factor")
     assert MedLDA(K=3).live_params == ("supervised_factor",)
     assert LightMedLDA(K=3).views == ("loglik", "acceptance", "score", "coefficients",
-                                      "throughput")
+                                      "throughput", "time")
 
 
 def test_a_property_that_fails_inside_names_its_own_missing_attribute():

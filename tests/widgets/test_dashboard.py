@@ -119,6 +119,20 @@ def test_charts_update_with_the_history(corpus):
     assert max(r["sweep"] for r in rows if "sweep" in r) == 4
 
 
+def test_the_time_view_shows_each_step_when_asked_for(corpus):
+    """The seconds of each step of a supervised sweep, a view shown on request only."""
+    s = Session(LightMedLDA(K=4, lam=4.0), corpus, seed=0)
+    assert "time" in s.views and "time" not in Dashboard(s).views
+    dash = Dashboard(s, views=("time",), refresh_seconds=0.0)
+    dash.run(3)
+    assert dash.wait(30) and dash.error is None
+    rows = [r for data in dash.chart.spec["datasets"].values() for r in data]
+    assert {r["step"] for r in rows if "step" in r} == {"topics", "weights", "augmentation",
+                                                        "prior"}
+    with pytest.raises(ValueError, match=r"views \['time'\] are not available for LDA"):
+        Dashboard(Session(LDA(K=3), corpus, seed=0), views=("time",))
+
+
 def test_worker_errors_reach_the_status_line(corpus):
     s = _light(corpus)
     dash = Dashboard(s, views=("loglik",))

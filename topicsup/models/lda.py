@@ -38,9 +38,6 @@ from .base import Model, register
 MAX_TOPICS = 100_000
 DIRICHLET_RANGE = (1e-10, 1e6)       # alpha and beta
 
-# views every model has; the parts add theirs (``Model.views``)
-BASE_VIEWS = ("loglik", "throughput")
-
 
 def _dirichlet(name: str, value: Any) -> float:
     lo, hi = DIRICHLET_RANGE
@@ -157,13 +154,17 @@ class LDA(Model):
     def views(self) -> tuple[str, ...]:
         """The views that apply to this model, the one rule the dashboard, the report and
         ``Session.views`` follow: convergence and throughput always; acceptance when the
-        sampler makes Metropolis-Hastings proposals; score and coefficients when supervised."""
+        sampler makes Metropolis-Hastings proposals; score and coefficients when supervised,
+        and the time split over steps (``"time"``) when a sweep has more than the topics."""
         out = ["loglik"]
         if self.proposal_kinds:
             out.append("acceptance")
         if self.supervised:
             out += ["score", "coefficients"]
-        return tuple(out + ["throughput"])
+        out.append("throughput")
+        if self.supervised:
+            out.append("time")
+        return tuple(out)
 
     # ------------------------------------------------------------------ parameters
     @property

@@ -9,6 +9,7 @@ branches on which loss, prior, sampler or weight step is used: each part does it
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
 
@@ -25,9 +26,28 @@ from ..priors import REGISTRY as PRIORS
 from ..tasks import Task, task_for
 from ..weight_samplers import REGISTRY as WEIGHT_SAMPLERS
 from .base import register
+from ..views import STEP_SECONDS
 from .lda import LDA, State
 
 SUPERVISED_FACTORS = ("augmented", "marginal")
+
+
+class _StepClock:
+    """Seconds per step of the end of a sweep, accumulated by name in the order first seen:
+    ``lap(step)`` charges the time since the previous lap to ``step``."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+        self._t = time.perf_counter()
+
+    def lap(self, step: str) -> None:
+        now = time.perf_counter()
+        self.seconds[step] = self.seconds.get(step, 0.0) + now - self._t
+        self._t = now
+
+    def rows(self) -> list[dict[str, Any]]:
+        return [{"metric": STEP_SECONDS + step, "value": v, "proposal": None}
+                for step, v in self.seconds.items()]
 MAX_WEIGHT = 1e50                    # |eta| in a saved state (draws stay many orders below)
 MAX_FOLD_IN_SWEEPS = 100_000         # burn-in or kept fold-in sweeps of held-out documents
 
@@ -334,20 +354,26 @@ class SupervisedLDA(LDA):
     def end_sweep(self, state: State, corpus: Corpus, rng: np.ndarray,
                   sweep: int) -> list[dict[str, Any]]:
         """eta | Z, augmentation; then the augmentation | Z, eta (the reverse order for the
-        marginal factor); then the prior's state | eta. Rows: training fit and loss. During the
-        LDA initialisation nothing, until its last sweep."""
+        marginal factor); then the prior's state | eta. Rows: training fit and loss, and the
+        seconds of each step (``seconds_weights`` with the features and scores it needs,
+        ``seconds_augmentation``, ``seconds_prior``; the Session adds ``seconds_topics``), the
+        split of Zhu et al. 2013 Table 1. During the LDA initialisation nothing, until its last
+        sweep."""
         sup = state.supervision
         if self.initialising(state):
             sup.lda_init_left[0] -= 1
             if self.initialising(state):
                 return []
+        clock = _StepClock()
         rows = self.feature_rows(state, corpus)
         loss, wt = self.loss_function, sup.weights
         y, scores = sup.y, wt.scores
         marginal = self.supervised_factor == "marginal"
         if marginal:  # the topics integrated the augmentation out: draw it given them first
             row_scores(*rows, wt.eta, scores)
+            clock.lap("weights")
             loss.augment(y, scores, rng, sup.loss)
+            clock.lap("augmentation")
         try:
             self.weight_step.draw(rows, sup.loss.b, sup.loss.w, sup.prior_precision, wt.eta,
                                   scores, rng, self.K, marginal)
@@ -365,14 +391,18 @@ class SupervisedLDA(LDA):
                 "proposal": None},
                {"metric": f"{loss.name}_loss", "value": loss.mean_loss(y, scores),
                 "proposal": None}]
+        clock.lap("weights")
         if not marginal:
             loss.augment(y, scores, rng, sup.loss)
+            clock.lap("augmentation")
         self.weight_prior.update(sup.prior, wt.eta, rng, sup.prior_precision)
+        clock.lap("prior")
         self._weights_changed(state, corpus)
         if sweep > self.burn_in:
             wt.eta_sum[...] += wt.eta
             wt.eta_kept[0] += 1
-        return out
+        clock.lap("weights")
+        return out + clock.rows()
 
     def log_joint(self, state: State, corpus: Corpus) -> float:
         """Collapsed LDA log joint + the loss's log pseudo-likelihood + log prior of eta."""
