@@ -678,6 +678,14 @@ def _estimator_cases() -> list[Case]:
         Case(e, "label-matrix-without-columns",
              lambda f: est().fit(f.X, np.zeros((60, 0))), "ValueError",
              "y has no columns", "y"),
+        Case(e, "classifier-setting-its-loss-ignores",
+             lambda f: est(loss="logistic", lam=5.0).fit(f.X, f.y), "ValueError",
+             r"lam=5.0 \(loss='logistic' does not use it\)", "lam"),
+        Case(e, "logistic-c-a-string", lambda f: est(loss="logistic", c="25").fit(f.X, f.y),
+             "TypeError", "c must be a number", "c"),
+        Case(e, "unknown-classification-loss",
+             lambda f: est(loss="squared").fit(f.X, f.y), "ValueError",
+             "loss must be one of", "loss"),
     ]
 
 

@@ -16,7 +16,8 @@ from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.pipeline import make_pipeline
 
 from topicsup.datasets import make_synthetic
-from topicsup.estimators import LDATransformer, MedLDAClassifier, SupervisedLDARegressor
+from topicsup.estimators import (LDATransformer, MedLDAClassifier, SupervisedLDAClassifier,
+                                 SupervisedLDARegressor)
 from topicsup.kernels.rng import derive, seed_state
 
 
@@ -91,6 +92,25 @@ def test_set_params_and_errors():
         .supervised_factor == "marginal"   # LightMedLDA's default
 
 
+@pytest.mark.parametrize("sampler,preset", [("light", "LightSLDA"), ("gibbs", "GSLDA")])
+def test_the_logistic_classifier_trains_gslda_and_takes_only_its_own_settings(sampler, preset):
+    X, _, y = _data("multiclass", 300)
+    est = SupervisedLDAClassifier(3, loss="logistic", sampler=sampler, n_iter=20,
+                                  strategy="ovr").fit(X[:200], y[:200])
+    models = [s.model for s in est.sessions_]
+    assert len(models) == 3 and {type(m).__name__ for m in models} == {preset}
+    assert models[0].loss == "logistic" and models[0].c == 25.0   # gSLDA+ by default
+    assert est.score(X[200:], y[200:]) > 0.6          # 3 balanced classes: chance is 1/3
+    assert SupervisedLDAClassifier(loss="logistic", c=4.0)._model().c == 4.0
+    assert MedLDAClassifier()._model().lam == 102.4 and MedLDAClassifier().loss == "hinge"
+    with pytest.raises(ValueError, match=r"lam=5.0 \(loss='logistic' does not use it\)"):
+        SupervisedLDAClassifier(loss="logistic", lam=5.0).fit(X, y)
+    with pytest.raises(ValueError, match=r"c=2.0 \(loss='hinge' does not use it\)"):
+        MedLDAClassifier(c=2.0).fit(X, y)
+    with pytest.raises(ValueError, match="loss must be one of"):
+        SupervisedLDAClassifier(loss="probit").fit(X, y)
+
+
 def test_snapshot_ensemble_averages_one_fold_in_per_snapshot():
     """With n_snapshots = 3 the estimator keeps three topic snapshots two sweeps apart (the
     last one the final state) and its scores are the mean of the model's scores over them."""
@@ -114,7 +134,9 @@ CONFIGS = {"light": dict(n_topics=3, n_iter=4, predict_burn_in=2, predict_sample
            "gibbs-ovr": dict(n_topics=3, n_iter=4, predict_burn_in=2, predict_samples=2,
                              sampler="gibbs", strategy="ovr", n_jobs=2),
            "snapshots": dict(n_topics=3, n_iter=6, predict_burn_in=1, predict_samples=2,
-                             n_snapshots=2)}
+                             n_snapshots=2),
+           "logistic": dict(n_topics=3, n_iter=4, predict_burn_in=2, predict_samples=2,
+                            loss="logistic")}
 
 # Checks that cannot apply to integer count data, with the reason. Empty: the estimator's
 # tags (sparse, positive_only, categorical so the checks generate integer X, multi_label,
@@ -126,10 +148,10 @@ EXPECTED_FAILED_CHECKS: dict[str, str] = {}
 @pytest.mark.parametrize("config", list(CONFIGS))
 def test_scikit_learn_estimator_checks_pass(config):
     """``check_estimator`` runs every applicable scikit-learn check (legacy ones included)
-    on three configurations and none fails; the two it skips need predict_proba (a
-    max-margin model has none) or the array API environment."""
+    on four configurations and none fails; the two it skips need predict_proba (not
+    offered: a max-margin model has none) or the array API environment."""
     from sklearn.utils.estimator_checks import check_estimator
-    results = check_estimator(MedLDAClassifier(**CONFIGS[config]),
+    results = check_estimator(SupervisedLDAClassifier(**CONFIGS[config]),
                               expected_failed_checks=EXPECTED_FAILED_CHECKS, on_fail=None)
     failed = [(r["check_name"], str(r["exception"])[:300]) for r in results
               if r["status"] == "failed"]

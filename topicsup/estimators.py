@@ -1,12 +1,13 @@
 """scikit-learn estimators for every model: ``fit`` / ``predict`` / ``transform``.
 
-``MedLDAClassifier`` (classification), ``SupervisedLDARegressor`` (a real response:
+``SupervisedLDAClassifier`` (classification with the hinge or the logistic loss;
+``MedLDAClassifier`` is its name for the hinge), ``SupervisedLDARegressor`` (a real response:
 ``SLDA``'s Gaussian or the epsilon-insensitive loss) and ``LDATransformer`` (unsupervised
 topics: ``components_`` and ``transform`` to topic proportions, like the ``lda`` package)
-accept the same documents. ``MedLDAClassifier`` trains Gibbs MedLDA or LightMedLDA on a
-document-term count matrix (the output of ``CountVectorizer``, so it sits at the end of a
-``Pipeline``; a scipy sparse matrix, an array or a DataFrame of counts), on raw texts, on
-token lists or on a ``Corpus``. Under the hood each fit is one ``Session`` (multi-task) or one
+accept the same documents. The classifier trains Gibbs MedLDA, LightMedLDA, gSLDA or
+Light-sLDA on a document-term count matrix (the output of ``CountVectorizer``, so it sits at
+the end of a ``Pipeline``; a scipy sparse matrix, an array or a DataFrame of counts), on raw
+texts, on token lists or on a ``Corpus``. Under the hood each fit is one ``Session`` (multi-task) or one
 per class (one-vs-all), kept in ``sessions_`` for inspection with the usual views.
 
 scikit-learn's conventions hold (``tests/test_estimators.py`` runs ``check_estimator``):
@@ -40,8 +41,8 @@ from .corpus import (Corpus, Labels, _check_label_types, _check_vocabulary, _is_
                      are_texts)
 from .kernels.rng import seed_state
 from .kernels.rng import derive
-from .models import (LDA, MAX_FOLD_IN_SWEEPS, MAX_TOPICS, LightMedLDA, MedLDA, SupervisedLDA,
-                     micro_f1)
+from .models import (GSLDA, LDA, MAX_FOLD_IN_SWEEPS, MAX_TOPICS, LightMedLDA, LightSLDA,
+                     MedLDA, SupervisedLDA, micro_f1)
 from .session import Session
 
 STRATEGIES = ("multitask", "ovr")
@@ -210,23 +211,38 @@ class _Documents:
         return self.corpus_.map(sp.csr_matrix(X))
 
 
-class MedLDAClassifier(ClassifierMixin, TransformerMixin, _Documents, BaseEstimator):
-    """Max-margin supervised topic model classifier (Gibbs MedLDA or LightMedLDA).
+# the classification losses, the settings each reads and the estimator's default for each
+# (chosen by measurement: benchmarks/results/gslda_binary, benchmarks/results/defaults)
+CLASSIFICATION_LOSSES = {"hinge": {"lam": 102.4}, "logistic": {"c": 25.0}}
+# the preset each (loss, sampler) trains
+CLASSIFIER_PRESETS = {("hinge", "light"): LightMedLDA, ("hinge", "gibbs"): MedLDA,
+                      ("logistic", "light"): LightSLDA, ("logistic", "gibbs"): GSLDA}
+
+
+class SupervisedLDAClassifier(ClassifierMixin, TransformerMixin, _Documents, BaseEstimator):
+    """Supervised topic model classifier: max-margin (Gibbs MedLDA, LightMedLDA) or logistic
+    (gSLDA, Light-sLDA).
 
     Parameters
     ----------
     n_topics : int
         Number of topics K.
+    loss : {"hinge", "logistic"}
+        ``"hinge"``: MedLDA's max-margin loss 2 lam max(0, 1 - y s); ``"logistic"``: gSLDA's
+        logistic loss with regularisation constant c and Polya-Gamma augmentation.
+    lam : float, optional
+        The hinge's regularisation constant (default 102.4; only with ``loss="hinge"``).
+    c : float, optional
+        The logistic loss's regularisation constant (default 25, gSLDA+; only with
+        ``loss="logistic"``).
     sampler : {"light", "gibbs"}
-        ``"light"``: the ``LightMedLDA`` preset (doc and word MH proposals, the hinge itself
-        in their ratios, coordinate weights); ``"gibbs"``: the ``MedLDA`` preset (exact Gibbs
-        topics, Cholesky weights).
+        ``"light"``: the light presets (``LightMedLDA``: doc and word MH proposals, the hinge
+        itself in their ratios, coordinate weights; ``LightSLDA``); ``"gibbs"``: exact Gibbs
+        topics and Cholesky weights (``MedLDA``, ``GSLDA``).
     strategy : {"multitask", "ovr"}
         Multi-class or multi-label labels: one model with a classifier per class on shared
         topics, or one binary model per class (one-vs-all, trained in parallel threads with
         ``n_jobs``). Binary labels always train one model.
-    lam : float
-        Hinge regularisation constant lambda.
     nu : float
         Prior precision of the weights.
     alpha : float, optional
@@ -281,8 +297,9 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, _Documents, BaseEstima
         The training corpus (its vocabulary maps new documents).
     """
 
-    def __init__(self, n_topics: int = 20, *, sampler: str = "light",
-                 strategy: str = "multitask", lam: float = 102.4, nu: float = 1.0,
+    def __init__(self, n_topics: int = 20, *, loss: str = "hinge", lam: float | None = None,
+                 c: float | None = None, sampler: str = "light",
+                 strategy: str = "multitask", nu: float = 1.0,
                  alpha: float | None = None, beta: float = 0.01, mh_steps: int | None = None,
                  composition: str | None = None, supervised_factor: str | None = None,
                  S_gibbs: int = 2, n_iter: int = 30,
@@ -292,9 +309,11 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, _Documents, BaseEstima
                  vocabulary: Any = None, random_state: int | None = 0,
                  n_jobs: int | None = 1) -> None:
         self.n_topics = n_topics
+        self.loss = loss
+        self.lam = lam
+        self.c = c
         self.sampler = sampler
         self.strategy = strategy
-        self.lam = lam
         self.nu = nu
         self.alpha = alpha
         self.beta = beta
@@ -325,6 +344,7 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, _Documents, BaseEstima
 
     # ------------------------------------------------------------------ inputs
     def _check_params(self) -> None:
+        check.choice("loss", self.loss, sorted(CLASSIFICATION_LOSSES))
         check.choice("sampler", self.sampler, ("light", "gibbs"))
         check.choice("strategy", self.strategy, STRATEGIES)
         check.integer("n_topics", self.n_topics, low=2, high=MAX_TOPICS)
@@ -361,8 +381,13 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, _Documents, BaseEstima
         return self.n_jobs if self.n_jobs > 0 else max(1, (os.cpu_count() or 1) + 1 + self.n_jobs)
 
     def _model(self) -> SupervisedLDA:
-        cls = LightMedLDA if self.sampler == "light" else MedLDA
-        kw: dict[str, Any] = dict(K=self.n_topics, lam=self.lam, nu=self.nu, alpha=self.alpha,
+        cls = CLASSIFIER_PRESETS[self.loss, self.sampler]
+        # the chosen loss's settings at the estimator's defaults; a setting given for the
+        # other loss goes to the model too, which refuses it (lam with loss="logistic")
+        own = {**CLASSIFICATION_LOSSES[self.loss],
+               **{p: getattr(self, p) for ps in CLASSIFICATION_LOSSES.values() for p in ps
+                  if getattr(self, p) is not None}}
+        kw: dict[str, Any] = dict(K=self.n_topics, **own, nu=self.nu, alpha=self.alpha,
                                   beta=self.beta, S_gibbs=self.S_gibbs,
                                   burn_in=self.n_iter // 2 if self.burn_in is None
                                   else self.burn_in, lda_init_sweeps=self.lda_init_sweeps)
@@ -441,7 +466,7 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, _Documents, BaseEstima
         """The labels of a labelled Corpus, its class names kept."""
         lab = corpus.labels
         if lab is None or lab.kind == "real":
-            raise ValueError("MedLDAClassifier requires y to be passed, but the target y is "
+            raise ValueError("the classifier requires y to be passed, but the target y is "
                              "None (and X is a Corpus without class labels)")
         form = "indicator" if lab.kind == "multilabel" else "labels"
         return _Targets(lab.kind, lab.values.astype(np.int32), np.asarray(lab.classes),
@@ -456,7 +481,7 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, _Documents, BaseEstima
         return self._documents(X, labels), targets
 
     # ------------------------------------------------------------------ fit
-    def fit(self, X: Any, y: Any = None) -> "MedLDAClassifier":
+    def fit(self, X: Any, y: Any = None) -> "SupervisedLDAClassifier":
         """Train on documents ``X`` (count matrix, DataFrame of counts, texts, token lists or
         a Corpus) and labels ``y`` (class labels of any one type; for multi-label an
         indicator matrix or one set of labels per document). ``y`` may be omitted when ``X``
@@ -470,7 +495,7 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, _Documents, BaseEstima
             self._unfit()   # validate_data may have set n_features_in_ before the failure
             raise
 
-    def _fit(self, X: Any, y: Any) -> "MedLDAClassifier":
+    def _fit(self, X: Any, y: Any) -> "SupervisedLDAClassifier":
         corpus, targets = self._training_corpus(X, y)
         named = self._names_words()
         seed = self._seed_of_random_state()
@@ -489,7 +514,7 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, _Documents, BaseEstima
             snaps = []
             for n in runs:
                 if stopped.is_set() or s.run(n) < n:
-                    raise KeyboardInterrupt("MedLDAClassifier.fit was interrupted")
+                    raise KeyboardInterrupt(f"{type(self).__name__}.fit was interrupted")
                 snaps.append(s.model.topic_snapshot(s.state))
             return snaps
 
@@ -606,6 +631,12 @@ class MedLDAClassifier(ClassifierMixin, TransformerMixin, _Documents, BaseEstima
         """Averaged weights, (T, K + P) per session stacked: rows are classes."""
         check_is_fitted(self)
         return np.vstack([s.model.coefficients(s.state) for s in self.sessions_])
+
+
+class MedLDAClassifier(SupervisedLDAClassifier):
+    """The max-margin classifier (Gibbs MedLDA or LightMedLDA): ``SupervisedLDAClassifier``
+    under the name it had before the logistic loss arrived, with the same parameters (the
+    hinge by default); ``loss="logistic"`` is better spelt ``SupervisedLDAClassifier``."""
 
 
 # ---------------------------------------------------------------------- regression, LDA
