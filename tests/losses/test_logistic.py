@@ -9,21 +9,30 @@
   mixture) leaves the exact target invariant under the logistic (b, w) (20,000 chains,
   chi-square at 1e-3), and a kernel that sees b = c y (the kappa without its 1/2) fails;
 * whole gSLDA sweeps (c = 1, the standard logistic sLDA) leave the joint posterior of
-  (Z, eta) invariant, with eta integrated on a grid (tests/test_models.py's protocol).
+  (Z, eta) invariant, with eta integrated on a grid (tests/test_models.py's protocol);
+* and they get it right (Geweke 2004): successive-conditional chains from the generative
+  model stay in its prior, and a sweep with kappa doubled does not.
 """
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
+from scipy import stats
+from scipy.special import gammaln
 
+from topicsup.corpus import Labels
 from topicsup.kernels.rng import seed_state
+from topicsup.kernels.weights import row_scores
 from topicsup.losses.logistic import Logistic
 from topicsup.models import SupervisedLDA
 from topicsup.session import Session
 from topicsup.testing.exact import (TOPIC_KERNEL_VARIANTS, assert_matches_target,
-                                    fixed_augmentation,
-                                    goodness_of_fit, sample_final_states, tiny_corpus)
+                                    enumerate_assignments, fixed_augmentation,
+                                    goodness_of_fit, sample_final_states, state_index,
+                                    tiny_corpus)
 
 from ..test_models import JOINT_CORPUS, _eta_ks, _whole_sweeps
 
@@ -133,3 +142,115 @@ def test_whole_gslda_sweeps_leave_the_joint_posterior_invariant(kw):
     pz, p_eta, x_eta, idx, eta = _whole_sweeps(model, tr, n_chains=6000, n_sweeps=2, seed=43)
     assert_matches_target(idx, pz)
     assert _eta_ks(p_eta, x_eta, eta) > 1e-3
+
+
+# ------------------------------------------------------------------ getting it right
+GIR_LENGTHS, GIR_K, GIR_V = (2, 3, 2), 2, 2
+GIR = dict(K=GIR_K, alpha=0.5, beta=0.5, nu=0.25, loss="logistic", c=1.0, pg_method="devroye")
+GIR_SAMPLERS = {"gibbs-cholesky": dict(sampler="gibbs", weight_sampler="cholesky"),
+                "light-coordinate": dict(sampler="light", weight_sampler="coordinate",
+                                         composition="mixture", mh_steps=2)}
+
+
+def _prior_of_z(lengths, K, alpha):
+    """p(Z) of LDA's generative model for every assignment: a Dirichlet-multinomial per
+    document."""
+    Z = enumerate_assignments(sum(lengths), K)
+    logp, start = np.zeros(len(Z)), 0
+    for n in lengths:
+        n_dk = np.stack([(Z[:, start:start + n] == k).sum(1) for k in range(K)], 1)
+        logp += (gammaln(K * alpha) - gammaln(K * alpha + n)
+                 + (gammaln(alpha + n_dk) - gammaln(alpha)).sum(1))
+        start += n
+    return np.exp(logp)
+
+
+def _polya_urn(rs, groups, n_outcomes, conc):
+    """One draw per entry of ``groups`` from the Dirichlet-multinomial of its group
+    (sequentially, each draw added to its group's counts): topics given documents, or words
+    given topics."""
+    counts = {}
+    out = np.empty(len(groups), np.int32)
+    for i, g in enumerate(groups):
+        c = counts.setdefault(g, np.zeros(n_outcomes))
+        out[i] = rs.choice(n_outcomes, p=(c + conc) / (c + conc).sum())
+        c[out[i]] += 1
+    return out
+
+
+def _getting_it_right(model, n_chains, n_iter, seed):
+    """Geweke's successive-conditional simulator, each chain started from the generative
+    model: (Z, eta) from the prior, then ``n_iter`` times the data given the parameters
+    (words by the Polya urn of their topics, labels y ~ Bernoulli(sigmoid(eta . zbar)): c = 1)
+    and one whole gSLDA sweep given the data (augmentation drawn for the new labels, topics,
+    weights, augmentation). The final (Z, eta) follow the prior iff the sweep leaves the
+    posterior invariant for every data set. A fresh state per data set (the state keeps the
+    corpus's token order), with the Polya-Gamma generator carried over."""
+    base = tiny_corpus([[0, 1], [1, 0, 1], [0, 0]], labels=["a", "b", "a"])
+    doc_of = np.repeat(np.arange(len(GIR_LENGTHS)), GIR_LENGTHS)
+    alpha, beta, K = model.alpha, model.beta, model.K
+    rs = np.random.default_rng(seed)
+    info = np.zeros(model.info_size)
+    idx, etas = np.empty(n_chains, np.int64), np.empty((n_chains, K))
+    for c in range(n_chains):
+        z = _polya_urn(rs, doc_of, K, alpha)
+        eta = rs.normal(0.0, 1 / np.sqrt(model.nu), (1, K))
+        rng, generator = seed_state(seed, stream=c + 1), None
+        for sweep in range(1, n_iter + 1):
+            zbar = np.stack([np.bincount(z[doc_of == d], minlength=K) / n
+                             for d, n in enumerate(GIR_LENGTHS)])
+            y = (rs.random(len(GIR_LENGTHS)) < 1 / (1 + np.exp(-zbar @ eta[0]))).astype(np.int32)
+            corpus = dataclasses.replace(base, words=_polya_urn(rs, z, GIR_V, beta),
+                                         labels=Labels("binary", y, ("a", "b")))
+            state = model.allocate_state(corpus)
+            sup = state.supervision
+            if generator is None:
+                model.loss_function.start(sup.loss, rng)
+            else:
+                sup.loss.generator[...] = generator
+            state.z[:] = z
+            sup.weights.eta[...] = eta
+            model.refresh_state(state, corpus)
+            assert np.array_equal(sup.y[0], 2.0 * y - 1)
+            row_scores(*model.feature_rows(state, corpus), sup.weights.eta, sup.weights.scores)
+            model.loss_function.augment(sup.y, sup.weights.scores, rng, sup.loss)
+            model.sweep_block(state, corpus, rng, 0, corpus.n_docs, info)
+            model.end_sweep(state, corpus, rng, sweep)
+            z, eta = state.z.copy(), sup.weights.eta.copy()
+            generator = sup.loss.generator.copy()
+        idx[c], etas[c] = state_index(z, K), eta[0]
+    return idx, etas
+
+
+def _prior_fit(model, idx, etas):
+    """p-values of the final states against the prior: Z by chi-square, each eta_k by KS."""
+    pz = _prior_of_z(GIR_LENGTHS, model.K, model.alpha)
+    ks = [stats.kstest(etas[:, k], stats.norm(0, 1 / np.sqrt(model.nu)).cdf).pvalue
+          for k in range(model.K)]
+    return goodness_of_fit(idx, pz).pvalue, min(ks)
+
+
+@pytest.mark.parametrize("kw", list(GIR_SAMPLERS.values()), ids=list(GIR_SAMPLERS))
+def test_gslda_gets_it_right(kw):
+    """The joint ("getting it right") test of whole gSLDA sweeps with c = 1, a proper
+    generative model: 2,000 chains from the prior, 5 rounds of (data | Z, eta) then one sweep
+    of (Z, eta | data) each, end in the prior: p(Z) (128 assignments) by chi-square and each
+    eta_k against N(0, 1/nu) by KS, at 1e-3. Unlike the invariance test above it covers every
+    data set the model generates, not one."""
+    model = SupervisedLDA(**GIR, **kw)
+    p_z, p_eta = _prior_fit(model, *_getting_it_right(model, 2000, 5, seed=3))
+    assert p_z > 1e-3 and p_eta > 1e-3, (p_z, p_eta)
+
+
+def test_getting_it_right_fails_a_sweep_that_doubles_kappa(monkeypatch):
+    """Teeth: with b = c y (kappa without its 1/2) in the augmentation the same test rejects
+    Z and eta at p < 1e-6."""
+    honest = Logistic.augment
+
+    def doubled(self, y, scores, rng, own):
+        honest(self, y, scores, rng, own)
+        own.b[...] *= 2.0
+    monkeypatch.setattr(Logistic, "augment", doubled)
+    model = SupervisedLDA(**GIR, **GIR_SAMPLERS["gibbs-cholesky"])
+    p_z, p_eta = _prior_fit(model, *_getting_it_right(model, 2000, 5, seed=3))
+    assert p_z < 1e-6 and p_eta < 1e-6, (p_z, p_eta)
