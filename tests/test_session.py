@@ -414,6 +414,11 @@ def test_predict_and_score_held_out_documents():
     scores = s.decision_function(test, n_burn=5, n_keep=5, seed=3)
     assert scores.shape == (100, 1)
     np.testing.assert_array_equal(scores, s.decision_function(test, n_burn=5, n_keep=5, seed=3))
+    # a document without a known word is scored at the prior mean of its proportions
+    empty = s.decision_function([[]], n_burn=5, n_keep=5)
+    a = s.model.alpha_vector
+    np.testing.assert_allclose(empty, s.model.decision_scores(s.state, (a / a.sum())[None]))
+    assert empty[0, 0] != 0.0
     other = make_synthetic(n_docs=30, n_topics=4, doc_length=20, task="multiclass",
                            n_classes=3, seed=1).corpus
     with pytest.raises(ValueError, match=r"labels\[0\] is 'class_1', which is not one of the "

@@ -874,11 +874,6 @@ class LDATransformer(_OneSession, BaseEstimator):
 
     def transform(self, X: Any) -> np.ndarray:
         """Topic proportions of the documents by fold-in, (n, K), rows summing to one: a
-        document with no word of the vocabulary has no assignments to average, and gets the
-        prior mean alpha / sum(alpha)."""
-        model, theta = self._folded_in(X)
-        empty = theta.sum(axis=1) == 0
-        if empty.any():
-            a = model.alpha_vector
-            theta[empty] = a / a.sum()
-        return theta
+        document with no word of the vocabulary gets the prior mean alpha / sum(alpha)
+        (``LDA.fold_in``)."""
+        return self._folded_in(X)[1]

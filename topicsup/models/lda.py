@@ -314,7 +314,10 @@ class LDA(Model):
         ``n_burn`` with the topics fixed at their point estimate (or at ``phi_wk``, a
         ``topic_snapshot``) (MATH.md sec. 5). ``rng`` is the key of the documents' own streams
         (not advanced): each document draws from the stream of its content, so its
-        proportions do not depend on the other documents of ``corpus``."""
+        proportions do not depend on the other documents of ``corpus``. A document without
+        tokens has no assignments to average: it gets the prior mean alpha / sum(alpha), the
+        expected proportions of a token it might have had (so a supervised model scores it by
+        the prior's class preference, not by a score of 0 that picks the first class)."""
         V = state.counts.n_wk.shape[0]
         check.allocation(f"folding in with K = {self.K} topics over {V} words",
                          16.0 * V * self.K + 8.0 * corpus.n_docs * self.K)
@@ -328,6 +331,8 @@ class LDA(Model):
         fold_in_sweeps(corpus.words, corpus.doc_ptr, phi_wk, self.alpha_vector, int(n_burn),
                        int(n_keep), rng, content_labels(corpus.words, corpus.doc_ptr),
                        np.zeros(corpus.n_tokens, np.int32), zbar)
+        a = self.alpha_vector
+        zbar[corpus.doc_lengths == 0] = a / a.sum()
         return zbar
 
     def topic_snapshot(self, state: State) -> np.ndarray:
