@@ -15,7 +15,7 @@ from topicsup import demo
 from .conftest import CHROMIUM_ARGS
 
 ROOT = Path(__file__).resolve().parents[1]
-CHARTS = 2 + 6     # LDA: convergence, topic words; LightMedLDA adds 4 supervised views
+CHARTS = 2 + 7     # LDA: convergence, topic words; LightMedLDA adds 5 supervised views
 
 
 @pytest.fixture(scope="module")
@@ -38,11 +38,11 @@ def test_demo_writes_a_report_with_the_views_of_both_models(report):
     for heading in ("Convergence", "Topic words", "Topics", "Run"):
         assert f"<h3>{heading}</h3>" in lda and f"<h3>{heading}</h3>" in supervised
     for heading in ("Metropolis-Hastings acceptance", "Training score", "Coefficients",
-                    "Weight traces"):            # Gibbs LDA has no proposals and no weights
+                    "Weight traces", "Seconds per step"):   # Gibbs LDA: no proposals, weights
         assert f"<h3>{heading}</h3>" in supervised and heading not in lda
     for title in ("Metropolis-Hastings acceptance per proposal", "Classifier weights per class",
                   "Top words per topic", "Weight traces", "Score against sweep",
-                  "Score against sampling seconds"):
+                  "Score against sampling seconds", "Seconds per sweep, by step"):
         assert title in supervised
     assert html.count('vegaEmbed("#chart-') == CHARTS   # every chart embedded...
     assert len(html) < 2_000_000                        # ...under one copy of the ~1 MB bundle

@@ -41,8 +41,8 @@ from .corpus import (Corpus, Labels, _check_label_types, _check_vocabulary, _is_
                      are_texts)
 from .kernels.rng import seed_state
 from .kernels.rng import derive
-from .models import (GSLDA, LDA, MAX_FOLD_IN_SWEEPS, MAX_TOPICS, LightMedLDA, LightSLDA,
-                     MedLDA, SupervisedLDA, micro_f1)
+from .models import (FOLD_IN_BURN, FOLD_IN_KEEP, GSLDA, LDA, MAX_FOLD_IN_SWEEPS, MAX_TOPICS,
+                     LightMedLDA, LightSLDA, MedLDA, SupervisedLDA, micro_f1)
 from .session import Session
 
 STRATEGIES = ("multitask", "ovr")
@@ -211,9 +211,10 @@ class _Documents:
         return self.corpus_.map(sp.csr_matrix(X))
 
 
-# the classification losses, the settings each reads and the estimator's default for each
-# (chosen by measurement: benchmarks/results/gslda_binary, benchmarks/results/defaults)
-CLASSIFICATION_LOSSES = {"hinge": {"lam": 102.4}, "logistic": {"c": 25.0}}
+# the classification losses, the settings each reads and the estimator's defaults where they
+# are not the preset's: gSLDA+'s c = 25 (benchmarks/results/gslda_binary); the hinge's lam is
+# the presets' 102.4 (benchmarks/results/defaults)
+CLASSIFICATION_LOSSES = {"hinge": {"lam": None}, "logistic": {"c": 25.0}}
 # the preset each (loss, sampler) trains
 CLASSIFIER_PRESETS = {("hinge", "light"): LightMedLDA, ("hinge", "gibbs"): MedLDA,
                       ("logistic", "light"): LightSLDA, ("logistic", "gibbs"): GSLDA}
@@ -231,7 +232,8 @@ class SupervisedLDAClassifier(ClassifierMixin, TransformerMixin, _Documents, Bas
         ``"hinge"``: MedLDA's max-margin loss 2 lam max(0, 1 - y s); ``"logistic"``: gSLDA's
         logistic loss with regularisation constant c and Polya-Gamma augmentation.
     lam : float, optional
-        The hinge's regularisation constant (default 102.4; only with ``loss="hinge"``).
+        The hinge's regularisation constant (default: the presets' 102.4; only with
+        ``loss="hinge"``).
     c : float, optional
         The logistic loss's regularisation constant (default 25, gSLDA+; only with
         ``loss="logistic"``).
@@ -243,8 +245,8 @@ class SupervisedLDAClassifier(ClassifierMixin, TransformerMixin, _Documents, Bas
         Multi-class or multi-label labels: one model with a classifier per class on shared
         topics, or one binary model per class (one-vs-all, trained in parallel threads with
         ``n_jobs``). Binary labels always train one model.
-    nu : float
-        Prior precision of the weights.
+    nu : float, optional
+        Prior precision of the weights (default: the preset's, 1).
     alpha : float, optional
         Document-topic Dirichlet parameter (default 6.4 / K).
     beta : float
@@ -268,7 +270,7 @@ class SupervisedLDAClassifier(ClassifierMixin, TransformerMixin, _Documents, Bas
         Sweeps before weight samples are averaged for prediction (default ``n_iter // 2``).
     predict_burn_in, predict_samples : int
         Fold-in sweeps on held-out documents before and while their topic proportions are
-        averaged.
+        averaged (50 and 50, as ``Session.decision_function``: chosen by measurement).
     n_snapshots, snapshot_every : int
         Topic snapshots kept from the last training sweeps, ``snapshot_every`` sweeps apart;
         predictions average the scores of one fold-in per snapshot
@@ -299,13 +301,14 @@ class SupervisedLDAClassifier(ClassifierMixin, TransformerMixin, _Documents, Bas
 
     def __init__(self, n_topics: int = 20, *, loss: str = "hinge", lam: float | None = None,
                  c: float | None = None, sampler: str = "light",
-                 strategy: str = "multitask", nu: float = 1.0,
+                 strategy: str = "multitask", nu: float | None = None,
                  alpha: float | None = None, beta: float = 0.01, mh_steps: int | None = None,
                  composition: str | None = None, supervised_factor: str | None = None,
                  S_gibbs: int = 2, n_iter: int = 30,
                  burn_in: int | None = None, lda_init_sweeps: int = 0,
-                 predict_burn_in: int = 10,
-                 predict_samples: int = 10, n_snapshots: int = 1, snapshot_every: int = 2,
+                 predict_burn_in: int = FOLD_IN_BURN,
+                 predict_samples: int = FOLD_IN_KEEP, n_snapshots: int = 1,
+                 snapshot_every: int = 2,
                  vocabulary: Any = None, random_state: int | None = 0,
                  n_jobs: int | None = 1) -> None:
         self.n_topics = n_topics
@@ -386,8 +389,9 @@ class SupervisedLDAClassifier(ClassifierMixin, TransformerMixin, _Documents, Bas
         # other loss goes to the model too, which refuses it (lam with loss="logistic")
         own = {**CLASSIFICATION_LOSSES[self.loss],
                **{p: getattr(self, p) for ps in CLASSIFICATION_LOSSES.values() for p in ps
-                  if getattr(self, p) is not None}}
-        kw: dict[str, Any] = dict(K=self.n_topics, **own, nu=self.nu, alpha=self.alpha,
+                  if getattr(self, p) is not None}, "nu": self.nu}
+        own = {p: v for p, v in own.items() if v is not None}   # None: the preset's default
+        kw: dict[str, Any] = dict(K=self.n_topics, **own, alpha=self.alpha,
                                   beta=self.beta, S_gibbs=self.S_gibbs,
                                   burn_in=self.n_iter // 2 if self.burn_in is None
                                   else self.burn_in, lda_init_sweeps=self.lda_init_sweeps)
@@ -744,8 +748,9 @@ class SupervisedLDARegressor(RegressorMixin, _OneSession, BaseEstimator):
     def __init__(self, n_topics: int = 20, *, loss: str = "gaussian", sigma2: float = 1.0,
                  lam: float = 1.0, eps: float = 0.1, nu: float = 1.0,
                  alpha: float | None = None, beta: float = 0.01, sampler: str = "gibbs",
-                 n_iter: int = 50, burn_in: int | None = None, predict_burn_in: int = 10,
-                 predict_samples: int = 10, vocabulary: Any = None,
+                 n_iter: int = 50, burn_in: int | None = None,
+                 predict_burn_in: int = FOLD_IN_BURN, predict_samples: int = FOLD_IN_KEEP,
+                 vocabulary: Any = None,
                  random_state: int | None = 0) -> None:
         self.n_topics = n_topics
         self.loss = loss
@@ -851,8 +856,9 @@ class LDATransformer(_OneSession, BaseEstimator):
     """
 
     def __init__(self, n_topics: int = 10, *, alpha: float = 0.1, beta: float = 0.01,
-                 sampler: str = "gibbs", n_iter: int = 50, predict_burn_in: int = 10,
-                 predict_samples: int = 10, vocabulary: Any = None,
+                 sampler: str = "gibbs", n_iter: int = 50,
+                 predict_burn_in: int = FOLD_IN_BURN, predict_samples: int = FOLD_IN_KEEP,
+                 vocabulary: Any = None,
                  random_state: int | None = 0) -> None:
         self.n_topics = n_topics
         self.alpha = alpha

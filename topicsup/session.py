@@ -37,7 +37,7 @@ from .inspector import TokenInspector
 from .kernels import info as info_layout
 from .kernels.rng import seed_state
 from .tasks import check_responses
-from .models import MAX_FOLD_IN_SWEEPS, Model, model_from_params
+from .models import FOLD_IN_BURN, FOLD_IN_KEEP, MAX_FOLD_IN_SWEEPS, Model, model_from_params
 from .views import STEP_SECONDS
 
 FORMAT = "topicsup-session"
@@ -608,8 +608,8 @@ class Session:
         decision recorded (teaching mode)."""
         return TokenInspector(self, doc, seed=seed)
 
-    def decision_function(self, docs: Any, n_burn: int = 10, n_keep: int = 10,
-                          seed: int = 0) -> np.ndarray:
+    def decision_function(self, docs: Any, n_burn: int = FOLD_IN_BURN,
+                          n_keep: int = FOLD_IN_KEEP, seed: int = 0) -> np.ndarray:
         """Scores (n_docs, T) of held-out documents: fold-in with the current topics, then
         the weights averaged over the kept samples (MATH.md sec. 5).
 
@@ -618,7 +618,8 @@ class Session:
         docs : Corpus, texts, token lists, a count matrix or a DataFrame of counts on this
             corpus's vocabulary
         n_burn, n_keep : int
-            Fold-in sweeps discarded, then averaged.
+            Fold-in sweeps discarded, then averaged (50 and 50 by default:
+            ``topicsup.models.FOLD_IN_BURN``, chosen by measurement).
         seed : int
             Seed of the fold-in's own random streams (the chain's is not touched); each
             document draws from a stream of its own, so its scores do not depend on the other

@@ -30,7 +30,7 @@ from ..samplers.light import COMPOSITIONS
 from ..tasks import micro_f1
 from ..weight_samplers import MAX_PASSES, REGISTRY as WEIGHT_SAMPLERS
 from .base import Model, model_class, register
-from .lda import DIRICHLET_RANGE, LDA, MAX_TOPICS, State
+from .lda import DIRICHLET_RANGE, FOLD_IN_BURN, FOLD_IN_KEEP, LDA, MAX_TOPICS, State
 from . import presets
 from .presets import *  # noqa: F403  (every preset, listed in presets.__all__)
 from .supervised import (MAX_FOLD_IN_SWEEPS, MAX_WEIGHT, SUPERVISED_FACTORS, Supervision,
@@ -49,7 +49,8 @@ def model_from_params(name: str, params: dict[str, Any]) -> Model:
     return cls(**params)
 
 
-__all__ = ["COMPOSITIONS", "DIRICHLET_RANGE", "LAM_RANGE", "LDA", "LOSSES",
+__all__ = ["COMPOSITIONS", "DIRICHLET_RANGE", "FOLD_IN_BURN", "FOLD_IN_KEEP", "LAM_RANGE",
+           "LDA", "LOSSES",
            "MAX_FOLD_IN_SWEEPS", "MAX_MH_STEPS", "MAX_PASSES", "MAX_TOPICS", "MAX_WEIGHT",
            "Model", "NU_RANGE", "PRIORS", "SAMPLERS", "SUPERVISED_FACTORS", "State",
            "Supervision", "SupervisedLDA", "WEIGHT_SAMPLERS", "Weights", "micro_f1",

@@ -37,6 +37,12 @@ from .base import Model, register
 # bounds with finite histories (tests/test_properties.py).
 MAX_TOPICS = 100_000
 DIRICHLET_RANGE = (1e-10, 1e6)       # alpha and beta
+# fold-in sweeps of held-out documents by default, burn-in then kept: on 20 Newsgroups (20
+# classes, K = 50) 50 + 50 is 1.1 points more accurate than 10 + 10 on the same chains, as
+# much as averaging over five topic snapshots, for 6 s over the 7,532 test posts
+# (benchmarks/results/defaults)
+FOLD_IN_BURN = 50
+FOLD_IN_KEEP = 50
 
 
 def _dirichlet(name: str, value: Any) -> float:
@@ -308,8 +314,9 @@ class LDA(Model):
         V = n_wk.shape[0]
         return ((n_wk.T + self.beta) / (state.counts.n_k[:, None] + V * self.beta))
 
-    def fold_in(self, state: State, corpus: Corpus, rng: np.ndarray, n_burn: int = 10,
-                n_keep: int = 10, phi_wk: np.ndarray | None = None) -> np.ndarray:
+    def fold_in(self, state: State, corpus: Corpus, rng: np.ndarray,
+                n_burn: int = FOLD_IN_BURN, n_keep: int = FOLD_IN_KEEP,
+                phi_wk: np.ndarray | None = None) -> np.ndarray:
         """Held-out topic proportions (D, K): zbar from ``n_keep`` fold-in sweeps after
         ``n_burn`` with the topics fixed at their point estimate (or at ``phi_wk``, a
         ``topic_snapshot``) (MATH.md sec. 5). ``rng`` is the key of the documents' own streams

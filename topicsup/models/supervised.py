@@ -25,11 +25,13 @@ from ..parts import LiveSetting
 from ..priors import REGISTRY as PRIORS
 from ..tasks import Task, task_for
 from ..weight_samplers import REGISTRY as WEIGHT_SAMPLERS
-from .base import register
 from ..views import STEP_SECONDS
-from .lda import LDA, State
+from .base import register
+from .lda import FOLD_IN_BURN, FOLD_IN_KEEP, LDA, State
 
 SUPERVISED_FACTORS = ("augmented", "marginal")
+MAX_WEIGHT = 1e50                    # |eta| in a saved state (draws stay many orders below)
+MAX_FOLD_IN_SWEEPS = 100_000         # burn-in or kept fold-in sweeps of held-out documents
 
 
 class _StepClock:
@@ -48,8 +50,6 @@ class _StepClock:
     def rows(self) -> list[dict[str, Any]]:
         return [{"metric": STEP_SECONDS + step, "value": v, "proposal": None}
                 for step, v in self.seconds.items()]
-MAX_WEIGHT = 1e50                    # |eta| in a saved state (draws stay many orders below)
-MAX_FOLD_IN_SWEEPS = 100_000         # burn-in or kept fold-in sweeps of held-out documents
 
 
 class Weights(NamedTuple):
@@ -424,8 +424,9 @@ class SupervisedLDA(LDA):
         kept = int(wt.eta_kept[0])
         return wt.eta_sum / kept if kept else wt.eta.copy()
 
-    def fold_in(self, state: State, corpus: Corpus, rng: np.ndarray, n_burn: int = 10,
-                n_keep: int = 10, phi_wk: np.ndarray | None = None) -> np.ndarray:
+    def fold_in(self, state: State, corpus: Corpus, rng: np.ndarray,
+                n_burn: int = FOLD_IN_BURN, n_keep: int = FOLD_IN_KEEP,
+                phi_wk: np.ndarray | None = None) -> np.ndarray:
         """Held-out features (D, M): the topic proportions of ``LDA.fold_in``, then the
         covariates (MATH.md sec. 5)."""
         zbar = super().fold_in(state, corpus, rng, n_burn, n_keep, phi_wk)
@@ -444,8 +445,8 @@ class SupervisedLDA(LDA):
         return scores.T
 
     def ensemble_scores(self, state: State, corpus: Corpus, rng: np.ndarray,
-                        snapshots: list[np.ndarray], n_burn: int = 10,
-                        n_keep: int = 10) -> np.ndarray:
+                        snapshots: list[np.ndarray], n_burn: int = FOLD_IN_BURN,
+                        n_keep: int = FOLD_IN_KEEP) -> np.ndarray:
         """Decision scores (D, T) averaged over topic ``snapshots`` kept during training: one
         fold-in per snapshot, each scored with the averaged weights. Averaging over posterior
         samples of the topics, not only of the weights and of each document's topics, is the
