@@ -327,6 +327,16 @@ def resolve_data(arg: str | None) -> Path | None:
     return cand if cand.is_file() else None
 
 
+def archive_or_skip(arg: str | None) -> Path | None:
+    """The 20 Newsgroups archive (``resolve_data``), or None after printing why the benchmark
+    skips."""
+    archive = resolve_data(arg)
+    if archive is None:
+        where = arg or os.environ.get("TOPICSUP_DATA") or DEFAULT_DATA
+        print(f"skipped: archive not found at {where}; pass --data or set TOPICSUP_DATA")
+    return archive
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--quick", action="store_true",
@@ -343,10 +353,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", default=str(DEFAULT_OUT), help="results directory")
     args = p.parse_args(argv)
 
-    archive = resolve_data(args.data)
+    archive = archive_or_skip(args.data)
     if archive is None:
-        where = args.data or os.environ.get("TOPICSUP_DATA") or DEFAULT_DATA
-        print(f"skipped: archive not found at {where}; pass --data or set TOPICSUP_DATA")
         return 0
 
     ks = args.ks or (QUICK_KS if args.quick else DEFAULT_KS)

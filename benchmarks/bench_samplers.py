@@ -42,7 +42,8 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_lda import ALPHA, BETA, DEFAULT_OUT, cpu_model, resolve_data, versions  # noqa: E402
+from bench_lda import (ALPHA, BETA, DEFAULT_OUT, archive_or_skip, cpu_model,  # noqa: E402
+                       versions)
 
 KS = (20, 100, 500, 1000, 2000)
 QUICK_KS = (20, 500)
@@ -285,10 +286,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path)
     args = ap.parse_args(argv)
 
-    path = resolve_data(args.data)
+    path = archive_or_skip(args.data)
     if path is None:
-        print("SKIP: 20news-bydate.tar.gz not found (pass --data, set TOPICSUP_DATA, or put it "
-              "in ../shared/data/)")
         return 0
     try:  # one core, so timings are not disturbed by migrations
         os.sched_setaffinity(0, {max(os.sched_getaffinity(0))})
