@@ -51,14 +51,15 @@ from topicsup.session import Session  # noqa: E402
 K = 50
 # (burn-in, kept, snapshots) of the prediction grid
 FOLD_IN = ((10, 10, 1), (20, 20, 1), (30, 30, 1), (50, 50, 1), (10, 10, 5), (30, 30, 5))
-# the model part: name -> (preset, settings); "shipped" is what a user who changes nothing gets
+# the model part: name -> (preset, settings); "shipped" is what a user who changed nothing got
+# before this measurement (lam = 1 was the hinge presets' default then)
 MODELS = {
-    "LightMedLDA shipped (lam 1, nu 1)": (LightMedLDA, {}),
+    "LightMedLDA shipped (lam 1, nu 1)": (LightMedLDA, {"lam": 1.0}),   # the old defaults
     "LightMedLDA lam 102.4, nu 1": (LightMedLDA, {"lam": 102.4}),
     "LightMedLDA lam 102.4, nu 4096": (LightMedLDA, {"lam": 102.4, "nu": 4096.0}),
     "LightMedLDA lam 102.4, nu 4096, alpha 0.5": (LightMedLDA, {"lam": 102.4, "nu": 4096.0,
                                                                 "alpha": 0.5}),
-    "MedLDA shipped (lam 1, nu 1)": (MedLDA, {}),
+    "MedLDA shipped (lam 1, nu 1)": (MedLDA, {"lam": 1.0}),
     "MedLDA lam 102.4, nu 4096": (MedLDA, {"lam": 102.4, "nu": 4096.0}),
 }
 

@@ -107,6 +107,8 @@ def test_the_logistic_classifier_trains_gslda_and_takes_only_its_own_settings(sa
         SupervisedLDAClassifier(loss="logistic", lam=5.0).fit(X, y)
     with pytest.raises(ValueError, match=r"c=2.0 \(loss='hinge' does not use it\)"):
         MedLDAClassifier(c=2.0).fit(X, y)
+    with pytest.raises(ValueError, match=r"lam=1.0 \(loss='logistic' does not use it\)"):
+        SupervisedLDAClassifier(loss="logistic", lam=1.0).fit(X, y)   # the hinge's default too
     with pytest.raises(ValueError, match="loss must be one of"):
         SupervisedLDAClassifier(loss="probit").fit(X, y)
 

@@ -176,6 +176,7 @@ def test_the_time_split_over_steps_adds_up_to_each_sweeps_seconds(preset):
     assert np.allclose(split.sum(axis=1), s.metric("seconds").to_numpy(), rtol=1e-9)
     assert set(h.loc[is_timing(h["metric"]), "metric"]) == \
         {"seconds", "tokens_per_second", *("seconds_" + x for x in steps)}
+    assert set(s._postfix()) == {"ll/token", "Mtok/s"}   # the progress bar reads the last sweep
 
 
 def test_history_topics_and_summary(corpus):

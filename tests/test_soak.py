@@ -3,7 +3,7 @@ refreshed every 50 sweeps, in a fresh process.
 
 Proven: memory stays flat. The resident set grows by less than 6 MB from sweep 200 to sweep
 1,000 (measured: about 3 MB), which is what the run must keep: the history (20 bytes a row,
-16 rows a sweep), the weight trace (a few floats a sweep) and the charts' data (thinned to at
+20 rows a sweep), the weight trace (a few floats a sweep) and the charts' data (thinned to at
 most 4,000 rows a view). A leak of anything per sweep or per refresh (a history frame, a
 chart, a session) would exceed it many times over. The chain also stays healthy: every log
 joint is finite and the training accuracy ends above chance.

@@ -385,12 +385,19 @@ class SupervisedLDAClassifier(ClassifierMixin, TransformerMixin, _Documents, Bas
 
     def _model(self) -> SupervisedLDA:
         cls = CLASSIFIER_PRESETS[self.loss, self.sampler]
-        # the chosen loss's settings at the estimator's defaults; a setting given for the
-        # other loss goes to the model too, which refuses it (lam with loss="logistic")
-        own = {**CLASSIFICATION_LOSSES[self.loss],
-               **{p: getattr(self, p) for ps in CLASSIFICATION_LOSSES.values() for p in ps
-                  if getattr(self, p) is not None}, "nu": self.nu}
-        own = {p: v for p, v in own.items() if v is not None}   # None: the preset's default
+        # a setting given for the other loss is refused whatever its value (the model would
+        # let one equal to that loss's default pass)
+        ignored = [f"{p}={getattr(self, p)!r} (loss={self.loss!r} does not use it)"
+                   for loss, ps in CLASSIFICATION_LOSSES.items() if loss != self.loss
+                   for p in ps if getattr(self, p) is not None]
+        if ignored:
+            raise ValueError(f"{type(self).__name__} got a setting its loss does not read: "
+                             f"{'; '.join(ignored)}")
+        # the chosen loss's settings, unset ones at the estimator's default; None left: the
+        # preset's default
+        own = {p: d if getattr(self, p) is None else getattr(self, p)
+               for p, d in CLASSIFICATION_LOSSES[self.loss].items()}
+        own = {p: v for p, v in {**own, "nu": self.nu}.items() if v is not None}
         kw: dict[str, Any] = dict(K=self.n_topics, **own, alpha=self.alpha,
                                   beta=self.beta, S_gibbs=self.S_gibbs,
                                   burn_in=self.n_iter // 2 if self.burn_in is None

@@ -464,8 +464,11 @@ class Session:
             interrupts.restore()
 
     def _postfix(self) -> dict[str, str]:
-        recent = self._records.rows(max(len(self._records) - 8, 0))
-        last = {r["metric"]: r["value"] for r in recent if r["sweep"] == self.n_sweeps}
+        # the last sweep's rows, however many its model writes (proposals, steps, tasks)
+        start = len(self._records)
+        while start > 0 and self._records.sweep[start - 1] == self.n_sweeps:
+            start -= 1
+        last = {r["metric"]: r["value"] for r in self._records.rows(start)}
         out = {}
         if "log_joint_per_token" in last:
             out["ll/token"] = f"{last['log_joint_per_token']:.4f}"
