@@ -150,8 +150,8 @@ EXPECTED_FAILED_CHECKS: dict[str, str] = {}
 @pytest.mark.parametrize("config", list(CONFIGS))
 def test_scikit_learn_estimator_checks_pass(config):
     """``check_estimator`` runs every applicable scikit-learn check (legacy ones included)
-    on four configurations and none fails; the two it skips need predict_proba (not
-    offered: a max-margin model has none) or the array API environment."""
+    on four configurations (one with the logistic loss) and none fails; the two it skips need
+    predict_proba (not offered) or the array API environment."""
     from sklearn.utils.estimator_checks import check_estimator
     results = check_estimator(SupervisedLDAClassifier(**CONFIGS[config]),
                               expected_failed_checks=EXPECTED_FAILED_CHECKS, on_fail=None)

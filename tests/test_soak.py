@@ -37,8 +37,11 @@ while s.n_sweeps < 1000:
     s.run(50)
     h = s.history
     for chart in (views.loglik_chart(h), views.acceptance_chart(h), views.score_chart(h),
-                  views.throughput_chart(h), views.coefficient_heatmap(s.coefficients()),
-                  views.weight_trace_chart(s.weights())):
+                  views.throughput_chart(h), views.step_time_chart(h),
+                  views.coefficient_heatmap(s.coefficients()),
+                  views.weight_trace_chart(s.weights()),
+                  views.topic_words_chart(s.topics(10), topic_word=s.topic_word(),
+                                          vocabulary=s.corpus.vocabulary)):
         chart.to_dict()
     dash.refresh(charts=True)
     gc.collect()

@@ -256,9 +256,9 @@ class SupervisedLDAClassifier(ClassifierMixin, TransformerMixin, _Documents, Bas
     composition : {"mixture", "cycle"}, optional
         How the light sampler composes its proposals (default: the preset's, cycle).
     supervised_factor : {"marginal", "augmented"}, optional
-        The label term the topics see: the hinge itself or the augmentation's Gaussian
+        The label term the topics see: the loss itself or the augmentation's Gaussian
         factor (``SupervisedLDA.supervised_factor``; default: the preset's, marginal for
-        LightMedLDA and augmented for MedLDA).
+        LightMedLDA and augmented for MedLDA, GSLDA and LightSLDA).
     S_gibbs : int
         Coordinate-Gibbs passes over the weights per sweep (light sampler).
     n_iter : int

@@ -492,8 +492,8 @@ class Session:
     @property
     def views(self) -> tuple[str, ...]:
         """The views that apply to this session's model (``loglik``, ``acceptance``,
-        ``score``, ``coefficients``, ``throughput``): one rule, the model's (``LDA.views``),
-        for the dashboard and the report."""
+        ``score``, ``coefficients``, ``throughput``, ``time``): one rule, the model's
+        (``LDA.views``), for the dashboard and the report."""
         return self.model.views
 
     def metric(self, name: str, proposal: str | None = None) -> pd.Series:

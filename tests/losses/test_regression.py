@@ -3,8 +3,9 @@ the real-valued task (topicsup.tasks.Real). Proven here:
 
 * the epsilon-insensitive augmentation draws each xi from its conditional IG(1/(lam |u|), 1)
   (xi1 and xi2 recovered from (b, w) by the formulas of MATH.md sec. 1; their means
-  1/(lam |u|) within 4 standard errors, sd mean^(3/2), 200,000 draws), and on the tube's edge
-  (a zero residual) draws the 1/2-stable limit without a division by zero;
+  1/(lam |u|) within 4 standard errors, and the whole law by KS, which rejects a wrong shape,
+  200,000 draws), and on the tube's edge (a zero residual) draws the Levy limit of scale 1
+  (KS) without a division by zero;
 * the Gaussian response gives (b, w) = (y / sigma^2, 1 / sigma^2) without touching the stream;
 * the topic kernels are exact under both losses' (b, w) (enumeration: Gibbs, each light
   proposal alone, their cycle and mixture; chi-square at 1e-3 on 20,000 chains), and a kernel
@@ -19,6 +20,7 @@ import dataclasses
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from topicsup.corpus import Corpus
 from topicsup.datasets import make_synthetic
@@ -34,6 +36,12 @@ from topicsup.testing.exact import (TOPIC_KERNEL_VARIANTS, assert_matches_target
                                     goodness_of_fit, sample_final_states, tiny_corpus)
 
 
+def _xi1(aug, y, lam, eps):
+    """xi1 from (b, w): b / lam^2 = (y - eps) xi1 + (y + eps) xi2, w / lam^2 = xi1 + xi2."""
+    W, B = aug.w[0] / lam**2, aug.b[0] / lam**2
+    return W - (B - (y[0] - eps) * W) / (2 * eps)
+
+
 @pytest.mark.parametrize("u1", [0.7, -1.5])
 def test_epsilon_insensitive_draws_follow_their_inverse_gaussian(u1):
     lam, eps, n = 1.3, 0.2, 200_000
@@ -42,22 +50,28 @@ def test_epsilon_insensitive_draws_follow_their_inverse_gaussian(u1):
     u2 = -u1 - 2 * eps
     aug = Augmentation(np.empty((1, n)), np.empty((1, n)))
     EpsilonInsensitive(lam, eps).augment(y, s, seed_state(1), aug)
-    # solve for xi1, xi2 from (b, w): b / lam^2 = (y - eps) xi1 + (y + eps) xi2, w / lam^2 =
-    # xi1 + xi2
-    W, B = aug.w[0] / lam**2, aug.b[0] / lam**2
-    xi2 = (B - (y[0] - eps) * W) / (2 * eps)
-    xi1 = W - xi2
+    xi1 = _xi1(aug, y, lam, eps)
+    xi2 = aug.w[0] / lam**2 - xi1
     for xi, u in ((xi1, u1), (xi2, u2)):
         mean = 1 / (lam * abs(u))
         assert abs(xi.mean() - mean) < 4 * np.sqrt(mean**3 / n), (xi.mean(), mean)
+        # the whole law, shape 1 included (a wrong shape keeps the mean): KS, and the same
+        # draws reject IG(mean, 2) (scipy's invgauss(mu / lambda, scale=lambda) is IG(mu, lambda))
+        assert stats.kstest(xi, stats.invgauss(mean, scale=1.0).cdf).pvalue > 1e-3
+        assert stats.kstest(xi, stats.invgauss(mean / 2, scale=2.0).cdf).pvalue < 1e-6
 
 
 def test_epsilon_insensitive_on_the_tube_edge_draws_the_limit():
-    n = 20_000
+    """At a zero residual IG(1/(lam |u|), 1) has an infinite mean: its limit is the Levy
+    (1/2-stable) law with scale 1, drawn without a division by zero (KS at 1e-3)."""
+    n, lam, eps = 20_000, 2.0, 0.5
     y = np.ones((1, n))
     aug = Augmentation(np.empty((1, n)), np.empty((1, n)))
-    EpsilonInsensitive(2.0, 0.5).augment(y, y - 0.5, seed_state(2), aug)   # u1 = 0 exactly
+    EpsilonInsensitive(lam, eps).augment(y, y - eps, seed_state(2), aug)   # u1 = 0 exactly
     assert np.isfinite(aug.w).all() and (aug.w > 0).all() and np.isfinite(aug.b).all()
+    xi1 = _xi1(aug, y, lam, eps)
+    assert stats.kstest(xi1, stats.levy(scale=1.0).cdf).pvalue > 1e-3
+    assert stats.kstest(xi1, stats.levy(scale=2.0).cdf).pvalue < 1e-6
 
 
 def test_gaussian_response_needs_no_augmentation():
