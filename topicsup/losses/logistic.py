@@ -42,11 +42,19 @@ from . import REGISTRY, Loss
 
 PG_METHODS = ("auto", "devroye", "alternate", "saddle", "gamma")
 EXACT_UP_TO = 64   # "auto" draws exactly (devroye) for integer c up to here
+DEVROYE_UP_TO = 1024   # a forced devroye costs c PG(1, s) draws per document: refused beyond
 # polyagamma 2.0.2 is accurate for |z| up to here: beyond about 200 its Devroye sampler
 # returns about 0.16 h whatever z (the true mean is h tanh(z/2) / (2z)), its hybrid returns NaN
 # from |z| = 710 and its "alternate" sampler loops forever on NaN; scores of a sound chain
 # stay in single digits
 SCORE_LIMIT = 150.0
+# lower limits where a method's mean goes wrong sooner (measured: the first |z| on a grid where
+# the mean of 4,000 draws is 5% off): the hybrid for h <= 50 (its saddle-point branch) from
+# |z| = 28 at h = 49.5, "saddle" from 28 at h = 50.5 to 100.5; "gamma" (a truncated sum) falls
+# short gradually, 1% at |z| = 20 and 4% at 75; tests/losses/test_logistic.py holds every
+# method within 3% at its limit
+METHOD_SCORE_LIMITS = {"saddle": 25.0, "gamma": 25.0, "hybrid_small_h": 25.0}
+HYBRID_NORMAL_ABOVE = 50.0   # the hybrid's h above which it draws the normal approximation
 MAX_W = 1e100
 
 
@@ -98,6 +106,10 @@ class Logistic(Loss):
         if self.pg_method == "devroye" and not float(self.c).is_integer():
             raise ValueError(f"pg_method='devroye' draws PG(c, s) for an integer c only, got "
                              f"c = {self.c}; use pg_method='auto'")
+        if self.pg_method == "devroye" and self.c > DEVROYE_UP_TO:
+            raise ValueError(f"pg_method='devroye' sums c draws of PG(1, s) for each document: "
+                             f"c = {self.c:g} is beyond {DEVROYE_UP_TO} (a sweep would take "
+                             f"minutes); use pg_method='auto'")
 
     @property
     def method(self) -> str | None:
@@ -105,6 +117,16 @@ class Logistic(Loss):
         if self.pg_method != "auto":
             return self.pg_method
         return "devroye" if float(self.c).is_integer() and self.c <= EXACT_UP_TO else None
+
+    @property
+    def score_limit(self) -> float:
+        """The largest |score| whose Polya-Gamma draws by ``method`` are accurate (beyond it
+        ``augment`` refuses: a draw there would be silently wrong)."""
+        method = self.method
+        if method is None:
+            return SCORE_LIMIT if self.c > HYBRID_NORMAL_ABOVE \
+                else METHOD_SCORE_LIMITS["hybrid_small_h"]
+        return METHOD_SCORE_LIMITS.get(method, SCORE_LIMIT)
 
     @property
     def exact(self) -> bool:
@@ -127,10 +149,13 @@ class Logistic(Loss):
     def augment(self, y: np.ndarray, scores: np.ndarray, rng: np.ndarray,
                 own: PolyaGammaState) -> None:
         """omega ~ PG(c, s) for every (task, document) in one call; b = c y / 2, w = omega."""
-        top = float(np.abs(scores).max(initial=0.0))
-        if not top <= SCORE_LIMIT:   # also NaN
-            raise ValueError(f"a score of magnitude {top:g} is beyond {SCORE_LIMIT:g}, where the "
-                             f"polyagamma package's Polya-Gamma draws are wrong or hang: the "
+        top, limit = float(np.abs(scores).max(initial=0.0)), self.score_limit
+        if not top <= limit:   # also NaN
+            raise ValueError(f"a score of magnitude {top:g} is beyond {limit:g}, where the "
+                             f"polyagamma package's Polya-Gamma draws (c = {self.c:g}, "
+                             f"pg_method={self.pg_method!r}) are wrong or hang (an integer c up "
+                             f"to {EXACT_UP_TO}, or pg_method='alternate', draws accurately "
+                             f"up to {SCORE_LIMIT:g}): the "
                              f"weights ran away (a tiny prior precision nu with separable "
                              f"data, or a forged checkpoint); use a larger nu or standardize "
                              f"the covariates")
