@@ -130,6 +130,8 @@ def test_step_time_chart_averages_chains_and_refuses_a_history_without_steps():
     assert np.allclose(values.groupby("step")["value"].mean().to_dict()["topics"], 1.5)
     with pytest.raises(ValueError, match="no 'seconds_'<step> rows"):
         step_time_chart(_history(3))
+    with pytest.raises(ValueError, match="no 'seconds_'<step> rows with finite seconds"):
+        step_time_chart(pd.DataFrame(rows).assign(value=np.nan))
 
 
 def test_acceptance_chart_draws_a_line_per_proposal_kind(binary):

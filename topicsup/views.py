@@ -170,8 +170,10 @@ def step_time_chart(history: pd.DataFrame, width: int = 480, height: int = 200) 
     _check_history(history)
     metric = history["metric"].astype(str)
     df = history[metric.str.startswith(STEP_SECONDS)]
+    df = df[np.isfinite(pd.to_numeric(df["value"], errors="coerce"))]
     if df.empty:
-        raise ValueError(f"history has no {STEP_SECONDS!r}<step> rows: run a sweep first")
+        raise ValueError(f"history has no {STEP_SECONDS!r}<step> rows with finite seconds: "
+                         f"run a sweep first")
     df = (df.assign(step=df["metric"].astype(str).str.removeprefix(STEP_SECONDS))
           .groupby(["sweep", "step"], sort=False, as_index=False)["value"].mean())
     steps = list(pd.unique(df["step"]))
