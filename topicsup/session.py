@@ -492,7 +492,7 @@ class Session:
     @property
     def views(self) -> tuple[str, ...]:
         """The views that apply to this session's model (``loglik``, ``acceptance``,
-        ``score``, ``coefficients``, ``throughput``, ``time``): one rule, the model's
+        ``draws``, ``score``, ``coefficients``, ``throughput``, ``time``): one rule, the model's
         (``LDA.views``), for the dashboard and the report."""
         return self.model.views
 
@@ -636,6 +636,34 @@ class Session:
         with self._lock:
             X = self.model.fold_in(self.state, corpus, rng, n_burn, n_keep)
             return self.model.decision_scores(self.state, X)
+
+    def perplexity(self, docs: Any, n_burn: int = FOLD_IN_BURN, n_keep: int = FOLD_IN_KEEP,
+                   seed: int = 0) -> float:
+        """Held-out perplexity by document completion, exp(-log likelihood per scored
+        token): each document's first half folded in with the current topics, its second
+        half scored (``LDA.completion_log_likelihood``). The number topic models are
+        compared by; the same definition for every sampler and model (lower is better).
+
+        Parameters
+        ----------
+        docs : Corpus, texts, token lists, a count matrix or a DataFrame of counts on this
+            corpus's vocabulary (words it does not know are dropped)
+        n_burn, n_keep : int
+            Fold-in sweeps of the first halves, as in ``decision_function``.
+        seed : int
+            Seed of the fold-in's own streams (the chain's is not touched).
+        """
+        n_burn = check.integer("n_burn", n_burn, low=0, high=MAX_FOLD_IN_SWEEPS)
+        n_keep = check.integer("n_keep", n_keep, low=1, high=MAX_FOLD_IN_SWEEPS)
+        corpus = self.corpus.heldout(docs)
+        if (corpus.doc_lengths >= 2).sum() == 0:
+            raise ValueError("docs: no document has 2 known words, so there is no second half "
+                             "to score")
+        with self._lock:
+            ll, n = self.model.completion_log_likelihood(self.state, corpus,
+                                                         seed_state(seed, stream=8), n_burn,
+                                                         n_keep)
+        return math.exp(-ll / n)
 
     def predict(self, docs: Any, **fold_in: Any) -> np.ndarray:
         """Class names of held-out documents (sign rule for binary labels, argmax for

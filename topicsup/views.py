@@ -146,6 +146,22 @@ def throughput_chart(history: pd.DataFrame, width: int = 480, height: int = 200)
         tooltip=["sweep:Q", alt.Tooltip("mtok:Q", format=".2f")])
 
 
+def draw_share_chart(history: pd.DataFrame, width: int = 480,
+                     height: int = 200) -> alt.Chart:
+    """What the partially collapsed sampler's sparse kernel does per token: the share of its
+    draws taken from the document part (the document's own topics) rather than the word's
+    alias table, per sweep. It rises as documents concentrate on few topics."""
+    _check_history(history)
+    df = thin(history[history["metric"] == "doc_part_share"][["sweep", "value"]])
+    if df.empty:
+        raise ValueError("history has no doc_part_share rows (only the partially collapsed "
+                         "sampler's sparse kernel records them)")
+    return _line(df, width, height, "Sparse draws from the document part").encode(
+        x=alt.X("sweep:Q", title="sweep"),
+        y=alt.Y("value:Q", title="share of draws", scale=alt.Scale(domain=[0, 1])),
+        tooltip=["sweep:Q", alt.Tooltip("value:Q", format=".3f")])
+
+
 def step_time_chart(history: pd.DataFrame, width: int = 480, height: int = 200) -> alt.Chart:
     """Seconds of each sweep split over its steps, stacked: topic sampling, the weights,
     the loss's augmentation, the prior's update (the split of Zhu et al. 2013 Table 1).

@@ -38,8 +38,8 @@ from topicsup.session import Session
 # the status line and progress bar update at most this often (seconds)
 STATUS_SECONDS = 0.1
 MAX_SWEEPS = 10**9
-VIEWS = ("loglik", "acceptance", "score", "coefficients", "throughput", "time")
-SWEEP_VIEWS = ("loglik", "acceptance", "score", "throughput", "time")   # x = sweep: changes marked
+VIEWS = ("loglik", "acceptance", "draws", "score", "coefficients", "throughput", "time")
+SWEEP_VIEWS = ("loglik", "acceptance", "draws", "score", "throughput", "time")   # x = sweep: changes marked
 ON_REQUEST = ("throughput", "time")   # timing views: shown only when asked for
 # controls keep their size and wrap onto further rows instead of shrinking to nothing
 _WRAP = w.Layout(display="flex", flex_flow="row wrap", align_items="center", width="100%")
@@ -81,7 +81,8 @@ class Dashboard:
         front end.
     views : sequence of str, optional
         Which charts to show, from ``"loglik"``, ``"acceptance"``, ``"score"``,
-        ``"coefficients"``, ``"throughput"``, ``"time"`` (seconds per step); by default those
+        ``"coefficients"``, ``"throughput"``, ``"time"`` (seconds per step), ``"draws"`` (the
+        partially collapsed sparse kernel's share of draws from the document part); by default those
         the model supports except the two timing views.
 
     Examples
@@ -239,6 +240,8 @@ class Dashboard:
             chart = views.score_chart(history, width=w_, height=h_)
         elif name == "time":
             chart = views.step_time_chart(history, width=w_, height=h_)
+        elif name == "draws":
+            chart = views.draw_share_chart(history, width=w_, height=h_)
         else:
             chart = views.throughput_chart(history, width=w_, height=h_)
         return views.mark_settings_changes(chart, self.session.settings_changes)

@@ -229,3 +229,26 @@ def test_the_dashboard_stays_usable_after_errors(corpus):
     assert "SessionBusyError" in dash.status.value and "already running" in dash.status.value
     dash.run(1)
     assert dash.wait(30) and dash.error is None
+
+
+def test_the_partially_collapsed_sampler_in_the_dashboard_and_the_report(corpus, tmp_path):
+    """Its own view (the share of sparse draws from the document part), its live settings
+    (MH steps for a supervised model, threads) and the report's section; its label
+    acceptance in the acceptance view."""
+    from topicsup.report import session_views
+    s = Session(LightMedLDA(K=4, lam=4.0, sampler="partially_collapsed"), corpus, seed=0)
+    assert "draws" in s.views and "acceptance" in s.views
+    dash = Dashboard(s, refresh_seconds=0.0)
+    assert "draws" in dash.views
+    assert {"mh_steps", "threads"} <= set(dash.settings)
+    dash.run(3)
+    assert dash.wait(60) and dash.error is None and s.n_sweeps == 3
+    spec = json.dumps(dash.chart.spec)
+    assert "Sparse draws from the document part" in spec
+    share = s.metric("doc_part_share")
+    assert ((share > 0) & (share <= 1)).all()
+    assert s.metric("acceptance_rate", proposal="label").between(0, 1).all()
+    headings = [h for h, _ in session_views(s, 5)]
+    assert "Sparse draws" in headings
+    dense = Session(LDA(K=4, sampler="partially_collapsed", kernel="dense"), corpus, seed=0)
+    assert "draws" not in dense.views and "acceptance" not in dense.views

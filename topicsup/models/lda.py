@@ -22,7 +22,8 @@ from ..corpus import Corpus
 from ..kernels import info as info_layout
 from ..kernels.counts import Counts, Tokens, allocate_counts, doc_topic_counts, \
     init_assignments, rebuild_counts, tokens_of
-from ..kernels.fold_in import content_labels, fold_in as fold_in_sweeps
+from ..kernels import partially_collapsed as pc_kernels
+from ..kernels.fold_in import content_labels
 from ..kernels.loglik import lda_log_joint
 from ..kernels.supervised import Term, no_term
 from ..parts import LiveSetting
@@ -103,14 +104,18 @@ class LDA(Model):
         Document-topic Dirichlet parameter: a symmetric value per topic, or K values.
     beta : float
         Symmetric topic-word Dirichlet parameter.
-    sampler : {"gibbs", "alias", "light"}
+    sampler : {"gibbs", "alias", "light", "partially_collapsed"}
         The topic sampler (``topicsup.samplers``): ``"gibbs"``, the exact conditional, O(K)
         per token; ``"alias"``, AliasLDA's Metropolis-Hastings-Walker sampler, O(k_d) (Li et
         al. 2014); ``"light"``, LightLDA's doc and word proposals, O(1) (Zheng et al. 2015
-        sec. 2.3). The MH samplers record acceptance per proposal kind in the history.
+        sec. 2.3); ``"partially_collapsed"``, Phi drawn each sweep and the documents'
+        topics given Phi in parallel over documents, exact, the same chain on any number of
+        threads (Magnusson et al. 2020 sec. 4). The MH samplers record acceptance per
+        proposal kind in the history.
     **sampler settings
         The chosen sampler's parameters: ``mh_steps`` (alias, light); ``composition``,
-        ``p_doc``, ``word_proposal`` (light; ``samplers.light.Light``). A setting the chosen
+        ``p_doc``, ``word_proposal`` (light; ``samplers.light.Light``); ``kernel``,
+        ``threads`` (partially collapsed). A setting the chosen
         sampler does not read is refused.
     """
 
@@ -160,11 +165,15 @@ class LDA(Model):
     def views(self) -> tuple[str, ...]:
         """The views that apply to this model, the one rule the dashboard, the report and
         ``Session.views`` follow: convergence and throughput always; acceptance when the
-        sampler makes Metropolis-Hastings proposals; score and coefficients when supervised,
+        sampler makes Metropolis-Hastings proposals; what its draws do (``"draws"``) when it
+        counts them (the partially collapsed sparse kernel); score and coefficients when
+        supervised,
         and the time split over steps (``"time"``) when a sweep has more than the topics."""
         out = ["loglik"]
         if self.proposal_kinds:
             out.append("acceptance")
+        if self.topic_sampler.counters(self.supervised):
+            out.append("draws")
         if self.supervised:
             out += ["score", "coefficients"]
         out.append("throughput")
@@ -191,7 +200,8 @@ class LDA(Model):
 
     @property
     def info_size(self) -> int:
-        return info_layout.size(len(self.proposal_kinds))
+        return info_layout.size(len(self.proposal_kinds)) \
+            + len(self.topic_sampler.counters(self.supervised))
 
     @property
     def saved_state(self) -> tuple[str, ...]:
@@ -293,6 +303,9 @@ class LDA(Model):
                 {"metric": "mean_acceptance_probability",
                  "value": k.probability_sum / k.made if k.made else np.nan, "proposal": kind},
             ]
+        n = len(self.topic_sampler.counters(self.supervised))
+        if n:
+            rows += self.topic_sampler.counter_rows(np.asarray(info[-n:]), rec)
         return rows
 
     def log_joint(self, state: State, corpus: Corpus) -> float:
@@ -327,20 +340,54 @@ class LDA(Model):
         the prior's class preference, not by a score of 0 that picks the first class)."""
         V = state.counts.n_wk.shape[0]
         check.allocation(f"folding in with K = {self.K} topics over {V} words",
-                         16.0 * V * self.K + 8.0 * corpus.n_docs * self.K)
+                         28.0 * V * self.K + 8.0 * corpus.n_docs * self.K)
         if phi_wk is None:
             phi_wk = self.topic_word(state).T
         if phi_wk.shape != (V, self.K):
             raise ValueError(f"phi_wk must have shape (V, K) = ({V}, {self.K}), "
                              f"got {phi_wk.shape}")
         phi_wk = np.ascontiguousarray(phi_wk, dtype=np.float64)
-        zbar = np.zeros((corpus.n_docs, self.K))
-        fold_in_sweeps(corpus.words, corpus.doc_ptr, phi_wk, self.alpha_vector, int(n_burn),
-                       int(n_keep), rng, content_labels(corpus.words, corpus.doc_ptr),
-                       np.zeros(corpus.n_tokens, np.int32), zbar)
         a = self.alpha_vector
+        zbar = np.zeros((corpus.n_docs, self.K))
+        # Phi fixed: the documents are independent, so the partially collapsed sampler's
+        # exact sparse kernel folds them in, in parallel (kernels.partially_collapsed)
+        prob, alias, mass = np.empty((V, self.K)), np.empty((V, self.K), np.int32), np.empty(V)
+        pc_kernels.build_word_tables(phi_wk, a, prob, alias, mass)
+        pc_kernels.fold_in(corpus.words, corpus.doc_ptr, phi_wk, prob, alias, mass, a,
+                           int(n_burn), int(n_keep), rng,
+                           content_labels(corpus.words, corpus.doc_ptr),
+                           np.zeros(corpus.n_tokens, np.int32), zbar)
         zbar[corpus.doc_lengths == 0] = a / a.sum()
         return zbar
+
+    def completion_log_likelihood(self, state: State, corpus: Corpus, rng: np.ndarray,
+                                  n_burn: int = FOLD_IN_BURN,
+                                  n_keep: int = FOLD_IN_KEEP) -> tuple[float, int]:
+        """Held-out log likelihood by document completion (Wallach et al. 2009, sec. 4): each
+        document's first half (the first floor(N_d / 2) tokens) is folded in with the topics
+        fixed at their point estimate, theta_d = (N1 zbar_d + alpha) / (N1 + sum alpha), and
+        its second half is scored, sum_i log sum_k theta_dk phi[w_i, k]. Returns (log
+        likelihood, number of scored tokens); ``exp(-ll / n)`` is the perplexity. The same
+        for every sampler: it reads only the counts (``topic_word``)."""
+        lengths = corpus.doc_lengths
+        first = lengths // 2
+        ptr = corpus.doc_ptr
+        keep = np.zeros(corpus.n_tokens, bool)
+        for d in np.flatnonzero(first):
+            keep[ptr[d]:ptr[d] + first[d]] = True
+        seen = dataclasses.replace(corpus, words=corpus.words[keep],
+                                   doc_ptr=np.concatenate([[0], np.cumsum(first)]).astype(
+                                       corpus.doc_ptr.dtype), labels=None, covariates=None,
+                                   covariate_names=())
+        zbar = self.fold_in(state, seen, rng, n_burn, n_keep)
+        a = self.alpha_vector
+        theta = (zbar * first[:, None] + a) / (first[:, None] + a.sum())
+        phi_wk = self.topic_word(state).T
+        doc_of = np.repeat(np.arange(corpus.n_docs), lengths)
+        scored = ~keep
+        w, d = corpus.words[scored], doc_of[scored]
+        ll = np.log(np.einsum("ik,ik->i", theta[d], phi_wk[w])).sum() if w.size else 0.0
+        return float(ll), int(w.size)
 
     def topic_snapshot(self, state: State) -> np.ndarray:
         """The current topics phi as a (V, K) float32 array, for ``fold_in`` later."""

@@ -3,7 +3,8 @@ beside the counts, which of them a checkpoint saves, its sweep over a block of d
 proposal kinds, its live settings and its token stepping for the inspector (or none).
 
 A sampler module holds the part; its numba kernel lives in ``topicsup.kernels`` under the
-same name. ``REGISTRY`` finds them by name (``"gibbs"``, ``"alias"``, ``"light"``).
+same name. ``REGISTRY`` finds them by name (``"gibbs"``, ``"alias"``, ``"light"``,
+``"partially_collapsed"``).
 """
 
 from __future__ import annotations
@@ -42,6 +43,15 @@ class TopicSampler(Part):
     def kinds(self, supervised: bool) -> tuple[str, ...]:
         """The Metropolis-Hastings proposal kinds it records acceptance for."""
         return ()
+
+    def counters(self, supervised: bool) -> tuple[str, ...]:
+        """Names of the counts it adds to the end of the info record, after the kinds."""
+        return ()
+
+    def counter_rows(self, values: np.ndarray, rec: Any) -> list[dict[str, Any]]:
+        """History rows from its counters ``values`` and the decoded record ``rec``
+        (``kernels.info.SweepInfo``)."""
+        return []
 
     def allocate(self, model: Any, corpus: Any) -> NamedTuple:
         """Its own arrays beside the counts (fresh; ``refresh`` fills what derives from

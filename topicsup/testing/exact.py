@@ -76,6 +76,22 @@ def lda_log_joint_states(corpus: Corpus, K: int, alpha: float | np.ndarray, beta
     return topic + doc
 
 
+def lda_log_given_phi_states(corpus: Corpus, K: int, alpha: float | np.ndarray,
+                             phi_wk: np.ndarray, Z: np.ndarray) -> np.ndarray:
+    """log p(W, Z | Phi) with Theta collapsed, up to a constant, for every row of ``Z``:
+    sum_i log phi[w_i, z_i] + sum_{d,k} log Gamma(n_dk + alpha_k) (the target of the
+    partially collapsed sampler's Z step, DOLDA eq. 4.1); ``phi_wk`` (V, K)."""
+    alpha = np.broadcast_to(np.asarray(alpha, np.float64), (K,))
+    D = corpus.n_docs
+    doc_of = np.repeat(np.arange(D), corpus.doc_lengths)
+    S = Z.shape[0]
+    n_dk = np.zeros((S, D, K))
+    for i in range(corpus.n_tokens):
+        np.add.at(n_dk, (np.arange(S), doc_of[i], Z[:, i]), 1)
+    return np.log(phi_wk[corpus.words[None, :], Z]).sum(axis=1) \
+        + gammaln(n_dk + alpha).sum(axis=(1, 2))
+
+
 def score_states(corpus: Corpus, K: int, eta: np.ndarray, Z: np.ndarray) -> np.ndarray:
     """The scores s_td = eta_t . (zbar_d, x_d) for every row of ``Z``: (S, T, D), ``eta``
     (T, K + P). Plain numpy, independent of the kernels."""
@@ -126,6 +142,10 @@ TOPIC_KERNEL_VARIANTS = {
     "cycle-doc-word": dict(sampler="light", composition="cycle", mh_steps=2,
                            proposal_weights=(1, 1, 0)),
     "mixture": dict(sampler="light", composition="mixture", mh_steps=6),
+    # the partially collapsed sampler, whole sweeps (Phi | Z, then Z | Phi): its marginal on
+    # Z must leave the same collapsed target invariant
+    "pc-dense": dict(sampler="partially_collapsed", kernel="dense"),
+    "pc-sparse": dict(sampler="partially_collapsed", kernel="sparse", mh_steps=2),
 }
 
 

@@ -1,0 +1,301 @@
+"""The partially collapsed sampler on 1 and 2 threads against tomotopy with 1 and 2 workers,
+and prediction (fold-in) before and after the parallel sparse kernel.
+
+Run from the repository root with the project's virtualenv, on an otherwise idle machine::
+
+    python benchmarks/bench_parallel.py            # full run (about 20 min, both cores)
+    python benchmarks/bench_parallel.py --quick    # smoke test: K = 20, 4 s budgets
+
+Part 1, LDA (20 Newsgroups train, alpha = 0.1, beta = 0.01, random start, the same budget of
+sampling time per K for every chain): topicsup's ``gibbs`` and ``light`` (one thread), the
+partially collapsed sampler ``pc-<kernel>-<threads>`` (sparse on 1 and 2 threads at every K,
+dense at K <= 100), and tomotopy's ``LDAModel`` with ``workers`` 1 (scheme NONE) and 2 (its
+default scheme for LDA, PARTITION). Reported: tokens per second, the speed-up from 1 to 2
+threads, and the time to reach the log joint per token that tomotopy with 2 workers reaches at
+half its budget, as a ratio to tomotopy's own time (below 1: sooner). The log joint is log p(W,
+Z) with Theta and Phi collapsed, the same quantity for every chain (bench_lda.py checks it).
+
+Part 2, 20-class prediction on the 7,532 test posts: LightMedLDA (the shipped preset, light
+sampler) trained for 60 sweeps at K in {50, 200}; its training time; the fold-in with 50 + 50
+sweeps by the old kernel (``kernels.fold_in.fold_in``: O(K) per token, one thread) and by the
+new one (``LDA.fold_in``: the sparse exact kernel, 2 threads), each with its accuracy; and the
+same preset on the partially collapsed sampler on 2 threads, accuracy against training time.
+
+Outputs in benchmarks/results/parallel/ (``quick/parallel`` for --quick).
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ["NUMBA_NUM_THREADS"] = "2"   # before numba is imported: both cores
+
+import argparse  # noqa: E402
+import datetime as _dt  # noqa: E402
+import gc  # noqa: E402
+import math  # noqa: E402
+import shlex  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_lda import ALPHA, BETA, DEFAULT_OUT, archive_or_skip, cpu_model, versions  # noqa
+from bench_samplers import level_at, time_to_reach  # noqa: E402
+
+os.environ["NUMBA_NUM_THREADS"] = "2"   # bench_lda sets 1 on import; numba is not loaded yet
+os.environ.pop("OMP_NUM_THREADS", None)
+
+KS = (20, 100, 500, 1000)
+BUDGET = {20: 15.0, 100: 25.0, 500: 30.0, 1000: 40.0}
+N_POINTS = 50
+REFERENCE = "tomotopy-2"
+
+
+class Topicsup:
+    def __init__(self, corpus, K, name, seed):
+        from topicsup import LDA, Session
+        if name.startswith("pc-"):
+            _, kernel, threads = name.split("-")
+            kw = dict(sampler="partially_collapsed", kernel=kernel, threads=int(threads))
+        else:
+            kw = dict(sampler=name, **({"mh_steps": 2} if name != "gibbs" else {}))
+        self.s = Session(LDA(K=K, alpha=ALPHA, beta=BETA, **kw), corpus, seed=seed,
+                         log_joint_every=0)
+
+    def sweep(self):
+        self.s.sweep(1)
+
+    def ll(self):
+        return self.s.model.log_joint(self.s.state, self.s.corpus) / self.s.corpus.n_tokens
+
+
+class Tomotopy:
+    def __init__(self, corpus, K, workers, seed):
+        import tomotopy as tp
+        self.mdl = tp.LDAModel(k=K, alpha=ALPHA, eta=BETA, seed=seed, min_cf=0, min_df=0,
+                               rm_top=0, tw=tp.TermWeight.ONE)
+        for d in range(corpus.n_docs):
+            self.mdl.add_doc(corpus.document(d))
+        self.mdl.optim_interval = 0
+        self.workers = workers
+        # 1 worker: tomotopy itself switches to NONE; 2: its default for LDA (PARTITION)
+        self.scheme = tp.ParallelScheme.NONE if workers == 1 else tp.ParallelScheme.DEFAULT
+        self.mdl.train(0, workers=workers, parallel=self.scheme)
+        assert self.mdl.num_words == corpus.n_tokens
+
+    def sweep(self):
+        self.mdl.train(1, workers=self.workers, parallel=self.scheme)
+
+    def ll(self):
+        return float(self.mdl.ll_per_word)
+
+
+def make(name, corpus, K, seed):
+    if name.startswith("tomotopy-"):
+        return Tomotopy(corpus, K, int(name.split("-")[1]), seed)
+    return Topicsup(corpus, K, name, seed)
+
+
+def run(name, corpus, K, budget, seed):
+    if not name.startswith("tomotopy"):   # numba compilation outside the timing
+        w = make(name, corpus, K, seed + 1)
+        w.sweep()
+        w.ll()
+        del w
+    gc.collect()
+    chain = make(name, corpus, K, seed)
+    rows = [{"sweep": 0, "seconds": 0.0, "sweep_seconds": math.nan, "ll_per_token": chain.ll()}]
+    elapsed, sweep, last = 0.0, 0, 0.0
+    while elapsed < budget:
+        t0 = time.perf_counter()
+        chain.sweep()
+        dt = time.perf_counter() - t0
+        elapsed += dt
+        sweep += 1
+        row = {"sweep": sweep, "seconds": elapsed, "sweep_seconds": dt, "ll_per_token": math.nan}
+        if sweep <= 10 or elapsed - last >= budget / N_POINTS or elapsed >= budget:
+            row["ll_per_token"] = chain.ll()
+            last = elapsed
+        rows.append(row)
+    del chain
+    gc.collect()
+    df = pd.DataFrame(rows)
+    df.insert(0, "sampler", name)
+    df.insert(1, "K", K)
+    return df
+
+
+def lda_part(corpus, ks, budgets, seed):
+    traces = []
+    for K in ks:
+        names = ["gibbs", "light", "pc-sparse-1", "pc-sparse-2"] \
+            + (["pc-dense-1", "pc-dense-2"] if K <= 100 else []) + ["tomotopy-1", "tomotopy-2"]
+        for name in names:
+            tr = run(name, corpus, K, budgets[K], seed)
+            traces.append(tr)
+            print(f"K={K:5d} {name:12s} sweeps={int(tr['sweep'].max()):5d} "
+                  f"ll/token={tr['ll_per_token'].dropna().iloc[-1]:.4f}", flush=True)
+    traces = pd.concat(traces, ignore_index=True)
+    rows = []
+    for K, tk in traces.groupby("K"):
+        ref = tk[tk["sampler"] == REFERENCE]
+        target = level_at(ref, budgets[K] / 2)
+        t_ref = time_to_reach(ref, target)
+        for name, tr in tk.groupby("sampler", sort=False):
+            timed = tr[tr["sweep"] >= 2]
+            t = time_to_reach(tr, target)
+            rows.append({"K": K, "sampler": name, "sweeps": int(tr["sweep"].max()),
+                         "tokens_per_second": corpus.n_tokens * len(timed)
+                         / timed["sweep_seconds"].sum(),
+                         "final_ll_per_token": float(tr["ll_per_token"].dropna().iloc[-1]),
+                         "target_ll_per_token": target, "seconds_to_target": t,
+                         "time_vs_tomotopy_2": t / t_ref})
+    return traces, pd.DataFrame(rows)
+
+
+def prediction_part(train, test, ks, sweeps, seed):
+    from topicsup import LightMedLDA, Session
+    from topicsup.kernels.fold_in import content_labels, fold_in as old_fold_in
+    from topicsup.kernels.rng import seed_state
+    from topicsup.models import FOLD_IN_BURN, FOLD_IN_KEEP
+    rows = []
+    held = None
+    for K in ks:
+        for sampler in ("light", "partially_collapsed"):
+            kw = {} if sampler == "light" else dict(sampler="partially_collapsed", threads=2)
+            s = Session(LightMedLDA(K=K, **kw), train, seed=seed, log_joint_every=0)
+            held = s.corpus.heldout(test)
+            trained = 0.0
+            for block in range(3):
+                t0 = time.perf_counter()
+                s.run(sweeps // 3)
+                trained += time.perf_counter() - t0
+                if sampler == "partially_collapsed" or block == 2:
+                    t0 = time.perf_counter()
+                    acc = s.score(test)
+                    new_seconds = time.perf_counter() - t0
+                    rows.append({"K": K, "sampler": sampler, "sweeps": s.n_sweeps,
+                                 "train_seconds": trained, "accuracy": acc,
+                                 "predict_seconds": new_seconds, "fold_in": "sparse, 2 threads"})
+                    print(rows[-1], flush=True)
+            if sampler == "light":   # the same state, folded in by the old kernel
+                st, m = s.state, s.model
+                phi = np.ascontiguousarray(m.topic_word(st).T)
+                zbar = np.zeros((held.n_docs, K))
+                t0 = time.perf_counter()
+                old_fold_in(held.words, held.doc_ptr, phi, m.alpha_vector, FOLD_IN_BURN,
+                            FOLD_IN_KEEP, seed_state(0, stream=7),
+                            content_labels(held.words, held.doc_ptr),
+                            np.zeros(held.n_tokens, np.int32), zbar)
+                a = m.alpha_vector
+                zbar[held.doc_lengths == 0] = a / a.sum()
+                scores = m.decision_scores(st, zbar)
+                old_seconds = time.perf_counter() - t0
+                acc = float((np.asarray(s.corpus.labels.classes)[scores.argmax(1)]
+                             == np.asarray(test.labels.names())).mean())
+                rows.append({"K": K, "sampler": sampler, "sweeps": s.n_sweeps,
+                             "train_seconds": trained, "accuracy": acc,
+                             "predict_seconds": old_seconds, "fold_in": "dense, 1 thread (old)"})
+                print(rows[-1], flush=True)
+            del s
+            gc.collect()
+    return pd.DataFrame(rows)
+
+
+def markdown(lda, pred, meta):
+    out = ["# The partially collapsed sampler in parallel, and prediction", "",
+           f"Corpus: 20 Newsgroups train ({meta['n_docs']} documents, {meta['n_words']} words, "
+           f"{meta['n_tokens']} tokens), alpha = 0.1, beta = 0.01, random start; budgets "
+           f"{meta['budgets']} s of sampling per chain. Reference: tomotopy with 2 workers "
+           f"(PARTITION).", ""]
+    if len(lda):
+        out += ["Millions of tokens per second (sweeps after the first) and the speed-up from "
+                "1 to 2 threads:", ""]
+        piv = lda.pivot(index="K", columns="sampler", values="tokens_per_second") / 1e6
+        cols = [c for c in ["gibbs", "light", "pc-dense-1", "pc-dense-2", "pc-sparse-1",
+                            "pc-sparse-2", "tomotopy-1", "tomotopy-2"] if c in piv.columns]
+        out.append("| K | " + " | ".join(cols) + " | pc-sparse 2/1 | pc-dense 2/1 | "
+                   "tomotopy 2/1 |")
+        out.append("|---:|" + "---:|" * (len(cols) + 3))
+        for K, r in piv.iterrows():
+            def ratio(a, b):
+                return f"{r[a] / r[b]:.2f}" if a in r and b in r and not math.isnan(r[a]) \
+                    else "-"
+            out.append(f"| {K} | " + " | ".join(
+                "-" if math.isnan(r.get(c, math.nan)) else f"{r[c]:.2f}" for c in cols)
+                + f" | {ratio('pc-sparse-2', 'pc-sparse-1')} | "
+                f"{ratio('pc-dense-2', 'pc-dense-1')} | {ratio('tomotopy-2', 'tomotopy-1')} |")
+        out += ["", "Seconds to reach tomotopy-2's half-budget log joint per token, and the "
+                "ratio to tomotopy-2's own time (below 1: sooner; '-': not reached):", ""]
+        out.append("| K | target | sampler | seconds | ratio | final ll/token |")
+        out.append("|---:|---:|---|---:|---:|---:|")
+        for _, r in lda.iterrows():
+            t = "-" if math.isnan(r.seconds_to_target) else f"{r.seconds_to_target:.1f}"
+            q = "-" if math.isnan(r.time_vs_tomotopy_2) else f"{r.time_vs_tomotopy_2:.2f}"
+            out.append(f"| {r.K} | {r.target_ll_per_token:.4f} | {r.sampler} | {t} | {q} | "
+                       f"{r.final_ll_per_token:.4f} |")
+    if len(pred):
+        out += ["", "20-class prediction on the test posts (LightMedLDA preset; fold-in 50 + 50 "
+                "sweeps):", "", "| K | sampler | sweeps | training s | fold-in | predict s | "
+                "accuracy |", "|---:|---|---:|---:|---|---:|---:|"]
+        for _, r in pred.iterrows():
+            out.append(f"| {r.K} | {r.sampler} | {r.sweeps} | {r.train_seconds:.1f} | "
+                       f"{r.fold_in} | {r.predict_seconds:.1f} | {r.accuracy:.3f} |")
+    out += ["", f"- Machine: {meta['cpu']}, NUMBA_NUM_THREADS=2",
+            f"- Versions: {meta['versions']}", f"- Date: {meta['date']}",
+            f"- Command: `{meta['command']}`"]
+    return "\n".join(out) + "\n"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--data")
+    ap.add_argument("--ks", type=lambda s: tuple(int(x) for x in s.split(",")))
+    ap.add_argument("--prediction-ks", type=lambda s: tuple(int(x) for x in s.split(",")),
+                    default=(50, 200))
+    ap.add_argument("--parts", default="lda,prediction")
+    ap.add_argument("--sweeps", type=int, default=60, help="prediction part: training sweeps")
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", type=Path)
+    args = ap.parse_args(argv)
+    path = archive_or_skip(args.data)
+    if path is None:
+        return 0
+    import numba
+    assert numba.config.NUMBA_NUM_THREADS == 2, numba.config.NUMBA_NUM_THREADS
+    ks = args.ks or ((20,) if args.quick else KS)
+    budgets = {K: 4.0 if args.quick else BUDGET.get(K, 40.0) for K in ks}
+    out = args.out or (DEFAULT_OUT / "quick" / "parallel" if args.quick
+                       else DEFAULT_OUT / "parallel")
+    out.mkdir(parents=True, exist_ok=True)
+    from topicsup.datasets import load_20newsgroups
+    train = load_20newsgroups("train", path=path)
+    test = load_20newsgroups("test", path=path)
+    parts = set(args.parts.split(","))
+    lda_traces, lda = pd.DataFrame(), pd.DataFrame()
+    if "lda" in parts:
+        lda_traces, lda = lda_part(train, ks, budgets, args.seed)
+        lda_traces.to_csv(out / "curves.csv", index=False)
+        lda.to_csv(out / "lda.csv", index=False)
+    pred = pd.DataFrame()
+    if "prediction" in parts:
+        pred = prediction_part(train, test, (50,) if args.quick else args.prediction_ks,
+                               6 if args.quick else args.sweeps, args.seed)
+        pred.to_csv(out / "prediction.csv", index=False)
+    meta = {"n_docs": train.n_docs, "n_words": train.n_words, "n_tokens": train.n_tokens,
+            "budgets": budgets, "cpu": cpu_model(), "versions": versions(),
+            "date": _dt.datetime.now().isoformat(timespec="seconds"),
+            "command": " ".join(shlex.quote(a) for a in ["python"] + sys.argv)}
+    md = markdown(lda, pred, meta)
+    (out / "README.md").write_text(md)
+    print(md)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,439 @@
+"""The partially collapsed sampler: Phi drawn, then every document's topics given Phi, in
+parallel over documents (Magnusson, Jonsson, Villani 2020 sec. 4; MATH.md sec. 2).
+
+A sweep is two blocks of a Gibbs sampler on (Phi, Z) with Theta collapsed:
+
+1. Phi | Z: phi_k ~ Dir(beta + n_k.) for each topic (``draw_phi``);
+2. Z | Phi: documents are independent given Phi (and the weights and augmentation of a
+   supervised model), so each document's tokens are resampled in turn from
+   p(z_i = k | rest) ∝ phi_{k,w_i} (n_kd^-i + alpha_k) exp(g_d(k))     (DOLDA eq. 4.1)
+   by any number of threads at once (``sweep_documents``).
+
+Both blocks leave p(Phi, Z | W) invariant, so the marginal chain on Z targets the same
+posterior as the collapsed samplers (the whole-sweep enumeration test checks it).
+
+Two per-token kernels draw step 2 (``sparse``):
+
+* dense: the O(K) conditional by inverse cdf (exact);
+* sparse: the split phi_kw (n_kd + alpha_k) = n_kd phi_kw + alpha_k phi_kw into a document
+  part over the k_d topics present in the document, summed exactly per token, and a word part
+  drawn from a Walker table of alpha_k phi_kw per word (``build_word_tables``). Phi is fixed
+  during the sweep, so the tables are exact, not stale as AliasLDA's: an exact O(k_d) draw
+  (the sparse partially collapsed sampler of Magnusson et al. 2018). With a supervised term
+  the sparse draw is an independence proposal q(k) ∝ phi_kw (n_kd + alpha_k), accepted with
+  min(1, exp(g_d(t) - g_d(s))) (the q factors cancel), ``mh_steps`` steps per token.
+
+The label term: when every document has the same w_t per task (DOLDA's probit, w = 1; the
+Gaussian response) the coupling sum_t eta_kt w_t m_td of g_d(k) is sum_j n_jd G[k, j] with
+the K x K matrix G[k, j] = sum_t w_t eta_kt eta_jt, built once per sweep (DOLDA appendix B):
+a document keeps q_k = sum_t eta_kt w_t c_t / N_d^2 and a token's g_d over all k costs O(K)
+instead of O(K T), a move O(K) (``label_matrix``; MATH.md sec. 2). Appendix B multiplies
+exp factors in place; here g stays in log space and the conditional subtracts its maximum, so
+nothing is clamped (the reference Java code clamps exp(g)).
+
+Randomness does not depend on the number of threads: each sweep draws a key from the chain's
+stream, and every unit of work (a document, a chunk of words for Phi) draws from the stream
+derived from that key and its own label (``rng.derive_into``). Per-document info rows are
+summed in document order, and the topic-word counts, the only state documents share, are
+integers updated after the parallel loop: the same chain bit for bit on 1, 2 or 64 threads.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange, uint64
+
+from . import supervised
+from .alias import alias_from_uniform, build_alias
+from .draws import gamma
+from .gibbs import search_cumulative
+from .info import CHANGED, TOKENS, record_mh
+from .rng import derive_into, randint, uniform
+from .supervised import Term
+
+KINDS = ()                    # LDA, and the dense kernel: exact draws
+SUPERVISED_SPARSE_KINDS = ("label",)   # the label factor's MH correction of the sparse draw
+DOC_PART = "doc_part_share"   # the share of draws the sparse kernel took from the document part
+
+PHI_CHUNK = 256               # words per Phi stream (a unit of parallel work)
+PHI_LABEL = uint64(1) << uint64(62)   # Phi's stream labels, apart from documents' (0 .. D-1)
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def draw_phi(n_wk, n_k, beta, key, phi, partial):
+    """Draw Phi | Z: phi_k ~ Dir(beta + n_wk[:, k]) for every topic k, into ``phi`` (V, K)
+    word-major (each column sums to one), as normalised independent Gamma(beta + n_wk)
+    draws. Words are drawn in chunks of ``PHI_CHUNK`` in parallel, chunk c from the stream of
+    label PHI_LABEL + c under ``key``; ``partial`` (n_chunks, K) holds each chunk's column
+    sums, added in chunk order so the normalisers do not depend on the threads.
+
+    A topic with no tokens (``n_k[k] == 0``) has only Gamma(beta) entries, which underflow
+    together at a small beta (every p^(1/beta) below 1e-308): its column is drawn in log
+    space instead (``_empty_topic``). Which columns take that path depends on the counts, not
+    on the draws, so the draw stays exact."""
+    V, K = n_wk.shape
+    n_chunks = (V + PHI_CHUNK - 1) // PHI_CHUNK
+    for c in prange(n_chunks):
+        rng = np.empty(4, np.uint64)
+        derive_into(key, PHI_LABEL + uint64(c), rng)
+        part = partial[c]
+        part[:] = 0.0
+        for w in range(c * PHI_CHUNK, min(V, (c + 1) * PHI_CHUNK)):
+            counts = n_wk[w]
+            out = phi[w]
+            for k in range(K):
+                if n_k[k] == 0:
+                    out[k] = 0.0
+                    continue
+                g = gamma(rng, beta + counts[k])
+                out[k] = g
+                part[k] += g
+    inv = np.zeros(K)
+    for c in range(n_chunks):
+        for k in range(K):
+            inv[k] += partial[c, k]
+    for k in range(K):
+        inv[k] = 1.0 / inv[k] if n_k[k] > 0 else 0.0
+    for w in prange(V):
+        out = phi[w]
+        for k in range(K):
+            out[k] *= inv[k]
+    for k in range(K):
+        if n_k[k] == 0:
+            _empty_topic(phi, k, beta, key)
+
+
+@njit(cache=True, nogil=True)
+def _empty_topic(phi, k, beta, key):
+    """Column k of ``phi`` ~ Dir(beta, ..., beta) in log space: log G = log Gamma(1 + beta)
+    + log(U) / beta (Stuart 1962) for each word, normalised by log-sum-exp, from the stream
+    of label PHI_LABEL + 2^40 + k."""
+    V = phi.shape[0]
+    rng = np.empty(4, np.uint64)
+    derive_into(key, PHI_LABEL + (uint64(1) << uint64(40)) + uint64(k), rng)
+    logs = np.empty(V)
+    top = -math.inf
+    for w in range(V):
+        u = uniform(rng)
+        while u == 0.0:
+            u = uniform(rng)
+        logs[w] = math.log(gamma(rng, 1.0 + beta)) + math.log(u) / beta
+        top = max(top, logs[w])
+    total = 0.0
+    for w in range(V):
+        logs[w] = math.exp(logs[w] - top)
+        total += logs[w]
+    for w in range(V):
+        phi[w, k] = logs[w] / total
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def build_word_tables(phi, alpha, prob, alias, mass):
+    """The sparse kernel's word part: for every word w a Walker table of alpha_k phi[w, k]
+    over k (``prob``, ``alias`` (V, K)) and its total ``mass[w]``, in parallel over words
+    (deterministic: each table depends on its word's row alone)."""
+    V, K = phi.shape
+    n_chunks = (V + PHI_CHUNK - 1) // PHI_CHUNK
+    for c in prange(n_chunks):
+        weights = np.empty(K)
+        work = np.empty(K, np.int32)
+        for w in range(c * PHI_CHUNK, min(V, (c + 1) * PHI_CHUNK)):
+            row = phi[w]
+            for k in range(K):
+                weights[k] = alpha[k] * row[k]
+            mass[w] = build_alias(weights, prob[w], alias[w], work)
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def label_matrix(eta_kt, w_t, G):
+    """G[k, j] = sum_t w_t eta_kt eta_jt (K x K), rows in parallel, each sum in task order
+    (the same bits on any number of threads)."""
+    K, T = eta_kt.shape
+    for k in prange(K):
+        a = eta_kt[k]
+        for j in range(K):
+            b = eta_kt[j]
+            acc = 0.0
+            for t in range(T):
+                acc += w_t[t] * a[t] * b[t]
+            G[k, j] = acc
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _add_topic(k, nz, pos, n_nz):
+    pos[k] = n_nz
+    nz[n_nz] = k
+    return n_nz + 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _remove_topic(k, nz, pos, n_nz):
+    j = pos[k]
+    last = nz[n_nz - 1]
+    nz[j] = last
+    pos[last] = j
+    pos[k] = -1
+    return n_nz - 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def sparse_draw(phi, ndk, nz, n_nz, p_dw, prob_w, alias_w, mass_w, rng):
+    """One exact draw from q(k) ∝ phi[k] (ndk[k] + alpha_k) (the token removed from ``ndk``):
+    the document part sum_{k in nz} ndk[k] phi[k] exactly, else the word table of
+    alpha_k phi[k]. Returns (topic, 1 if from the document part else 0)."""
+    P = 0.0
+    for j in range(n_nz):
+        k = nz[j]
+        P += ndk[k] * phi[k]
+        p_dw[j] = P
+    u = uniform(rng) * (P + mass_w)
+    if u < P:
+        j = 0
+        while j < n_nz - 1 and p_dw[j] <= u:
+            j += 1
+        return nz[j], 1
+    return alias_from_uniform(prob_w, alias_w, uniform(rng)), 0
+
+
+@njit(cache=True, nogil=True)
+def _document(d, words, doc_ptr, z, z_prev, ndk, alpha, phi_wk, prob, alias, mass, sparse,
+              mh_steps, term, T, cum, g, nz, pos, p_dw, key, rng, row, doc_slot, G, use_G,
+              qq):
+    """Resample document d's tokens once given Phi (module docstring); ``row`` its info
+    record (tokens, changed, the label kind's triple when used), the sparse kernel's draws
+    from the document part added at ``doc_slot`` (-1: not recorded). ``use_G``: the
+    label coupling from the K x K matrix ``G`` (module docstring), ``qq`` (K) its scratch."""
+    p0, p1 = doc_ptr[d], doc_ptr[d + 1]
+    if p1 == p0:
+        return
+    derive_into(key, uint64(d), rng)
+    K = ndk.shape[0]
+    factor, loss_params, eta_kt = term.factor, term.loss_params, term.eta_kt
+    A, c, v = term.A, term.c, term.v
+    inv_n2 = 1.0 / ((p1 - p0) * (p1 - p0))
+    if T > 0:
+        supervised.load_doc(term, d, z, p0, p1, False)
+        if use_G:
+            # q_k = sum_t eta_kt w_t c_t / N^2, with c_t the coupling m_td + N r_td
+            c0, c1 = c[0], c[1]
+            for k in range(K):
+                e = eta_kt[k]
+                acc = 0.0
+                for t in range(T):
+                    acc += e[t] * c1[t] * c0[t]
+                qq[k] = acc
+    n_nz = 0
+    if sparse:
+        for i in range(p0, p1):
+            if pos[z[i]] < 0:
+                n_nz = _add_topic(z[i], nz, pos, n_nz)
+    changed = 0
+    doc_part = 0
+    for i in range(p0, p1):
+        w = words[i]
+        phi = phi_wk[w]
+        old = z[i]
+        z_prev[i] = old
+        ndk[old] -= 1
+        if sparse and ndk[old] == 0:
+            n_nz = _remove_topic(old, nz, pos, n_nz)
+        if not sparse:
+            total = 0.0
+            if T == 0:
+                # p(z_i = k | Phi, rest) ∝ phi_kw (n_kd^-i + alpha_k)   (DOLDA eq. 4.1)
+                for k in range(K):
+                    total += phi[k] * (ndk[k] + alpha[k])
+                    cum[k] = total
+            else:
+                # ... times exp(g_d(k))   (DOLDA eq. 4.1; Zheng 2015 eq. 15-17)
+                if use_G:
+                    # g_d(k) = A_d(k) - q_k + G[s, k] / N^2: token i (at s) out of the coupling
+                    Gs = G[old]
+                    top = -math.inf
+                    for k in range(K):
+                        g[k] = A[k] - qq[k] + Gs[k] * inv_n2
+                        top = max(top, g[k])
+                else:
+                    supervised.token_coupling(factor, eta_kt, c, old, v)
+                    top = supervised.g_all(factor, loss_params, A, eta_kt, c, v, g)
+                for k in range(K):
+                    total += phi[k] * (ndk[k] + alpha[k]) * math.exp(g[k] - top)
+                    cum[k] = total
+            new = search_cumulative(cum, K, uniform(rng) * total)
+        elif T == 0:
+            new, from_doc = sparse_draw(phi, ndk, nz, n_nz, p_dw, prob[w], alias[w], mass[w],
+                                        rng)
+            doc_part += from_doc
+        else:
+            # independence MH: q(k) ∝ phi_kw (n_kd + alpha_k), target q(k) exp(g_d(k)):
+            # the acceptance ratio is exp(g_d(t) - g_d(s))
+            s = old
+            if use_G:
+                Gs = G[old]
+                g_s = A[s] - qq[s] + Gs[s] * inv_n2
+            else:
+                supervised.token_coupling(factor, eta_kt, c, old, v)
+                g_s = supervised.g_value(factor, loss_params, A, eta_kt, c, v, s)
+            for step in range(mh_steps):
+                t, from_doc = sparse_draw(phi, ndk, nz, n_nz, p_dw, prob[w], alias[w],
+                                          mass[w], rng)
+                doc_part += from_doc
+                if t == s:
+                    record_mh(row, 0, 1.0, True)
+                    continue
+                if use_G:
+                    g_t = A[t] - qq[t] + Gs[t] * inv_n2
+                else:
+                    g_t = supervised.g_value(factor, loss_params, A, eta_kt, c, v, t)
+                a = math.exp(min(g_t - g_s, 0.0))
+                if a >= 1.0 or uniform(rng) < a:
+                    record_mh(row, 0, a, True)
+                    s = t
+                    g_s = g_t
+                else:
+                    record_mh(row, 0, a, False)
+            new = s
+        z[i] = new
+        ndk[new] += 1
+        if sparse and ndk[new] == 1:
+            n_nz = _add_topic(new, nz, pos, n_nz)
+        if new != old:
+            changed += 1
+            if use_G and T > 0:
+                Gn, Go = G[new], G[old]
+                for k in range(K):
+                    qq[k] += (Gn[k] - Go[k]) * inv_n2
+            elif T > 0:
+                supervised.move(eta_kt, c, old, new)
+    for j in range(n_nz):
+        pos[nz[j]] = -1
+    row[TOKENS] += p1 - p0
+    row[CHANGED] += changed
+    if doc_slot >= 0:
+        row[doc_slot] += doc_part
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def sweep_documents(tokens, counts, alpha, phi_wk, prob, alias, mass, sparse, mh_steps, term,
+                    key, chunk_ptr, z_prev, info, doc_slot, G, use_G):
+    """Resample every token of the documents ``chunk_ptr[0] .. chunk_ptr[-1]-1`` once given
+    Phi, the chunks of documents ``chunk_ptr[j] .. chunk_ptr[j+1]-1`` in parallel, then bring
+    ``n_wk`` and ``n_k`` up to date and add the documents' info rows to ``info`` in document
+    order. ``counts.n_dk`` (D, K) is kept per document; ``z_prev`` (N,) int32 scratch.
+    ``info``: tokens, changed, the label kind's triple (supervised sparse only), and at
+    ``doc_slot`` (-1: none) the draws from the sparse kernel's document part. ``use_G``:
+    the label coupling from the K x K matrix ``G`` (``label_matrix``)."""
+    words, doc_ptr = tokens.words, tokens.doc_ptr
+    z, n_dk, n_wk, n_k = counts.z, counts.n_dk, counts.n_wk, counts.n_k
+    K = n_k.shape[0]
+    T = term.eta_kt.shape[1]
+    d0 = chunk_ptr[0]
+    n_docs = chunk_ptr[chunk_ptr.shape[0] - 1] - d0
+    width = info.shape[0]
+    rows = np.zeros((n_docs, width))
+    for j in prange(chunk_ptr.shape[0] - 1):
+        rng = np.empty(4, np.uint64)
+        cum = np.empty(K)
+        g = np.empty(K)
+        nz = np.empty(K, np.int32)
+        pos = np.full(K, -1, np.int32)
+        p_dw = np.empty(K)
+        qq = np.empty(K)
+        # the label term's per-document scratch, one per chunk (the rest is shared, read-only)
+        local = Term(term.factor, term.loss_params, term.eta_kt, term.b, term.w, term.y, term.r,
+                     np.empty(K), np.empty((4, T)), np.empty(T), term.exp_prob, term.exp_alias)
+        for d in range(chunk_ptr[j], chunk_ptr[j + 1]):
+            _document(d, words, doc_ptr, z, z_prev, n_dk[d], alpha, phi_wk, prob, alias, mass,
+                      sparse, mh_steps, local, T, cum, g, nz, pos, p_dw, key, rng,
+                      rows[d - d0], doc_slot, G, use_G, qq)
+    # the shared counts: integer updates after the parallel loop (order-free, exact)
+    for i in range(doc_ptr[d0], doc_ptr[d0 + n_docs]):
+        old = z_prev[i]
+        new = z[i]
+        if new != old:
+            w = words[i]
+            n_wk[w, old] -= 1
+            n_wk[w, new] += 1
+            n_k[old] -= 1
+            n_k[new] += 1
+    for r in range(n_docs):
+        for m in range(width):
+            info[m] += rows[r, m]
+
+
+@njit(cache=True, nogil=True)
+def chunks(doc_ptr, d_start, d_end, chunk_tokens):
+    """Document boundaries of ``d_start .. d_end`` in chunks of about ``chunk_tokens`` tokens
+    (the unit of parallel work; results do not depend on it)."""
+    out = np.empty(d_end - d_start + 1, np.int64)
+    n = 0
+    out[n] = d_start
+    n += 1
+    start_tok = doc_ptr[d_start]
+    for d in range(d_start + 1, d_end):
+        if doc_ptr[d] - start_tok >= chunk_tokens:
+            out[n] = d
+            n += 1
+            start_tok = doc_ptr[d]
+    out[n] = d_end
+    n += 1
+    return out[:n]
+
+
+# ---------------------------------------------------------------------- fold-in
+@njit(cache=True, nogil=True, parallel=True)
+def fold_in(words, doc_ptr, phi_wk, prob, alias, mass, alpha, n_burn, n_keep, key, doc_labels,
+            z, zbar):
+    """Fold held-out documents in with Phi fixed (MATH.md sec. 5) by the sparse kernel, in
+    parallel over documents: the target of ``kernels.fold_in.fold_in``, p(z_i = k) ∝
+    phi[w_i, k] (n_kd^-i + alpha_k), drawn in O(k_d) per token from the document part and
+    the word tables of alpha_k phi[w, k] (``build_word_tables``). Document d draws from the
+    stream of ``doc_labels[d]`` under ``key`` (not advanced): its proportions do not depend
+    on the other documents or on the threads. ``zbar`` (D, K) gets the mean of n_kd / N_d
+    over ``n_keep`` sweeps after ``n_burn``; a document without tokens gets 0."""
+    D = doc_ptr.shape[0] - 1
+    K = phi_wk.shape[1]
+    chunk_ptr = chunks(doc_ptr, 0, D, 4096)
+    for j in prange(chunk_ptr.shape[0] - 1):
+        rng = np.empty(4, np.uint64)
+        ndk = np.zeros(K, np.int32)
+        nz = np.empty(K, np.int32)
+        pos = np.full(K, -1, np.int32)
+        p_dw = np.empty(K)
+        for d in range(chunk_ptr[j], chunk_ptr[j + 1]):
+            zbar[d, :] = 0.0
+            p0, p1 = doc_ptr[d], doc_ptr[d + 1]
+            if p1 == p0:
+                continue
+            derive_into(key, doc_labels[d], rng)
+            n_nz = 0
+            for i in range(p0, p1):
+                t = randint(rng, K)
+                z[i] = t
+                ndk[t] += 1
+                if ndk[t] == 1:
+                    n_nz = _add_topic(t, nz, pos, n_nz)
+            scale = 1.0 / ((p1 - p0) * n_keep)
+            for sweep in range(n_burn + n_keep):
+                for i in range(p0, p1):
+                    w = words[i]
+                    old = z[i]
+                    ndk[old] -= 1
+                    if ndk[old] == 0:
+                        n_nz = _remove_topic(old, nz, pos, n_nz)
+                    new, _ = sparse_draw(phi_wk[w], ndk, nz, n_nz, p_dw, prob[w], alias[w],
+                                         mass[w], rng)
+                    z[i] = new
+                    ndk[new] += 1
+                    if ndk[new] == 1:
+                        n_nz = _add_topic(new, nz, pos, n_nz)
+                if sweep >= n_burn:
+                    for jj in range(n_nz):
+                        k = nz[jj]
+                        zbar[d, k] += ndk[k] * scale
+            for jj in range(n_nz):
+                k = nz[jj]
+                ndk[k] = 0
+                pos[k] = -1

@@ -1,0 +1,196 @@
+"""The partially collapsed sampler: Phi drawn each sweep, then the documents' topics given Phi
+in parallel over documents, exact (Magnusson, Jonsson, Villani 2020 sec. 4;
+``kernels.partially_collapsed``)."""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from typing import Any, Iterator, NamedTuple
+
+import numba
+import numpy as np
+
+from .. import validation as check
+from ..kernels import partially_collapsed as pc
+from ..kernels.rng import next_u64
+from ..kernels.supervised import AUGMENTED
+from ..parts import LiveSetting
+from . import MAX_MH_STEPS, REGISTRY, TopicSampler
+
+KERNELS = ("sparse", "dense")
+CHUNK_TOKENS = 2048   # tokens per unit of parallel work (results do not depend on it)
+SAVED = ("pc_phi", "pc_key")
+MAX_LABEL_MATRIX_TOPICS = 2048   # the K x K label matrix's size limit (32 MB at K = 2048)
+
+
+class PCArrays(NamedTuple):
+    """The sweep's topics ``phi`` (V, K) word-major (all zero before the first draw), the
+    sparse kernel's word tables ``prob``/``alias`` (V, K) and ``mass`` (V,) (placeholders of
+    shape (1, 1) for the dense kernel), the sweep's stream ``key`` (4,), the column sums of
+    Phi's chunks ``partial``, the previous topics ``z_prev`` (N,) of a block, and the label
+    matrix ``G`` (K, K) of a supervised model (``kernels.partially_collapsed.label_matrix``;
+    (0, 0) when unused) with ``G_ready`` (1,): built for the current sweep."""
+
+    phi: np.ndarray
+    prob: np.ndarray
+    alias: np.ndarray
+    mass: np.ndarray
+    key: np.ndarray
+    partial: np.ndarray
+    z_prev: np.ndarray
+    G: np.ndarray
+    G_ready: np.ndarray
+
+
+@contextlib.contextmanager
+def numba_threads(n: int) -> Iterator[None]:
+    """Run the parallel kernels on ``n`` threads (0: all of numba's), then restore."""
+    if not n:
+        yield
+        return
+    before = numba.get_num_threads()
+    numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))
+    try:
+        yield
+    finally:
+        numba.set_num_threads(before)
+
+
+@REGISTRY.register
+@dataclass(frozen=True)
+class PartiallyCollapsed(TopicSampler):
+    """Partially collapsed Gibbs sampling: Phi | Z from its Dirichlet, then Z | Phi for every
+    document in parallel (numba threads). The same seed gives the same chain on any number
+    of threads.
+
+    Parameters
+    ----------
+    kernel : {"sparse", "dense"}
+        The per-token draw of Z | Phi: ``"sparse"``, the exact O(k_d) split into the
+        document's topics and a per-word alias table over the sweep's Phi; ``"dense"``, the
+        O(K) conditional.
+    mh_steps : int
+        Supervised models with the sparse kernel: independence Metropolis-Hastings steps per
+        token (the label factor corrects the sparse draw).
+    threads : int
+        Threads of the parallel loops (0: all numba threads, ``NUMBA_NUM_THREADS``). It
+        changes the speed, never the chain.
+    """
+
+    name = "partially_collapsed"
+    stepping = ""   # the inspector replays collapsed samplers; this one samples Phi too
+
+    kernel: str = "sparse"
+    mh_steps: int = 2
+    threads: int = 0
+
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__
+        set_(self, "kernel", check.choice("kernel", self.kernel, KERNELS))
+        set_(self, "mh_steps", check.integer("mh_steps", self.mh_steps, low=1,
+                                             high=MAX_MH_STEPS))
+        set_(self, "threads", check.integer("threads", self.threads, low=0, high=4096))
+
+    @property
+    def sparse(self) -> bool:
+        return self.kernel == "sparse"
+
+    def kinds(self, supervised: bool) -> tuple[str, ...]:
+        return pc.SUPERVISED_SPARSE_KINDS if supervised and self.sparse else pc.KINDS
+
+    def counters(self, supervised: bool) -> tuple[str, ...]:
+        return (pc.DOC_PART,) if self.sparse else ()
+
+    def counter_rows(self, values: np.ndarray, rec: Any) -> list[dict[str, Any]]:
+        """The share of the sparse kernel's draws taken from the document part (the rest came
+        from the word tables): per proposal when supervised, per token for LDA."""
+        if not self.sparse:
+            return []
+        draws = rec.kinds[0].made if rec.kinds else rec.tokens
+        return [{"metric": pc.DOC_PART, "value": values[0] / draws if draws else np.nan,
+                 "proposal": None}]
+
+    def ignored(self, model: Any) -> tuple[str, ...]:
+        # the MH correction exists only for a supervised model's sparse draw
+        return () if model.supervised and self.sparse else ("mh_steps",)
+
+    def live_settings(self, model: Any) -> tuple[LiveSetting, ...]:
+        out = (LiveSetting("threads", "threads", "int", low=1,
+                           high=numba.config.NUMBA_NUM_THREADS),)
+        if model.supervised and self.sparse:
+            out = (LiveSetting("mh_steps", "MH steps", "int", low=1, high=MAX_MH_STEPS),) + out
+        return out
+
+    def allocate(self, model: Any, corpus: Any) -> PCArrays:
+        K, V = model.K, corpus.n_words
+        tV, tK = (V, K) if self.sparse else (1, 1)
+        return PCArrays(np.zeros((V, K)), np.zeros((tV, tK)), np.zeros((tV, tK), np.int32),
+                        np.zeros(tV), np.zeros(4, np.uint64),
+                        np.zeros(((V + pc.PHI_CHUNK - 1) // pc.PHI_CHUNK, K)),
+                        np.zeros(corpus.n_tokens, np.int32),
+                        np.zeros((K, K) if model.supervised and K <= MAX_LABEL_MATRIX_TOPICS
+                                 else (0, 0)), np.zeros(1, np.int8))
+
+    def saved_names(self) -> tuple[str, ...]:
+        return SAVED
+
+    def saved(self, own: PCArrays) -> dict[str, np.ndarray]:
+        return {"pc_phi": own.phi, "pc_key": own.key}
+
+    def refresh(self, model: Any, own: PCArrays) -> None:
+        own.G_ready[0] = 0   # rebuilt from the weights at the next block
+        # the word tables derive from the sweep's Phi (a resumed sweep rebuilds them)
+        if self.sparse and own.phi.any():
+            with numba_threads(self.threads):
+                pc.build_word_tables(own.phi, model.alpha_vector, own.prob, own.alias, own.mass)
+
+    def validate(self, model: Any, own: PCArrays) -> None:
+        phi = own.phi
+        if not (np.isfinite(phi).all() and (phi >= 0).all()):
+            raise ValueError("state/pc_phi must hold finite non-negative numbers")
+        if phi.any() and not np.allclose(phi.sum(axis=0), 1.0, rtol=1e-9, atol=0):
+            raise ValueError("state/pc_phi: every topic (column) must sum to one, or all be "
+                             "zero before the first sweep")
+
+    def state_bytes(self, model: Any, corpus: Any) -> float:
+        V, K = corpus.n_words, model.K
+        return 4.0 * corpus.n_docs * K + (20.0 if self.sparse else 8.0) * V * K \
+            + 4.0 * corpus.n_tokens
+
+    @staticmethod
+    def uses_label_matrix(term: Any, own: PCArrays) -> bool:
+        """Whether the label term goes through the K x K matrix: the augmented factor, two
+        tasks or more (for one the O(T) sum is as cheap), and one w per task shared by every
+        document (DOLDA appendix B)."""
+        w = term.w
+        return (term.factor == AUGMENTED and w.shape[0] >= 2 and own.G.shape[0] > 0
+                and bool((w == w[:, :1]).all()))
+
+    def label_matrix(self, term: Any, own: PCArrays) -> None:
+        """G = sum_t w_t eta_t eta_t^T (the mutant of its test overrides it)."""
+        pc.label_matrix(term.eta_kt, np.ascontiguousarray(term.w[:, 0]), own.G)
+
+    def draw_phi(self, model: Any, counts: Any, own: PCArrays) -> None:
+        """Phi | Z (the mutant of the whole-sweep test overrides it)."""
+        pc.draw_phi(counts.n_wk, counts.n_k, model.beta, own.key, own.phi, own.partial)
+
+    def sweep(self, model, tokens, counts, own, term, supervised, rng, d_start, d_end, info):
+        with numba_threads(self.threads):
+            if d_start == 0:
+                # a new sweep: its key from the chain's stream, then Phi and the word tables
+                for j in range(4):
+                    own.key[j] = next_u64(rng)
+                self.draw_phi(model, counts, own)
+                if self.sparse:
+                    pc.build_word_tables(own.phi, model.alpha_vector, own.prob, own.alias,
+                                         own.mass)
+            use_G = supervised and self.uses_label_matrix(term, own)
+            if use_G and (d_start == 0 or not own.G_ready[0]):
+                self.label_matrix(term, own)   # the weights are fixed during the sweep
+                own.G_ready[0] = 1
+            doc_slot = info.shape[0] - 1 if self.sparse else -1
+            pc.sweep_documents(tokens, counts, model.alpha_vector, own.phi, own.prob, own.alias,
+                               own.mass, self.sparse, self.mh_steps, term, own.key,
+                               pc.chunks(tokens.doc_ptr, d_start, d_end, CHUNK_TOKENS),
+                               own.z_prev, info, doc_slot, own.G, use_G)
