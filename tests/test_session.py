@@ -675,3 +675,16 @@ def test_score_matches_classes_by_name():
     subset = Corpus.from_tokens([d for d, k in zip(docs, keep) if k], names[keep],
                                 classes=["class_0", "class_1"], label_type="multiclass")
     assert s.score(subset) == float(np.mean(s.predict(subset) == names[keep]))
+
+
+def test_perplexity_by_document_completion(corpus):
+    """Lower after sampling than at the random start, far below the vocabulary size (the
+    uniform model's perplexity), the same for the same seed, and a held-out set with no
+    second half to score is refused by name."""
+    s = Session(LDA(K=5, alpha=0.2, beta=0.05), corpus, seed=3)
+    start = s.perplexity(corpus)
+    s.run(30)
+    after = s.perplexity(corpus)
+    assert after < start < corpus.n_words and after == s.perplexity(corpus)
+    with pytest.raises(ValueError, match="docs: no document has 2 known words"):
+        s.perplexity([[corpus.vocabulary[0]]])
