@@ -44,14 +44,13 @@ import pandas as pd  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_lda import ALPHA, BETA, DEFAULT_OUT, archive_or_skip, cpu_model, versions  # noqa
-from bench_samplers import level_at, time_to_reach  # noqa: E402
+from bench_samplers import level_at, run_chain, time_to_reach  # noqa: E402
 
 os.environ["NUMBA_NUM_THREADS"] = "2"   # bench_lda sets 1 on import; numba is not loaded yet
 os.environ.pop("OMP_NUM_THREADS", None)
 
 KS = (20, 100, 500, 1000)
 BUDGET = {20: 15.0, 100: 25.0, 500: 30.0, 1000: 40.0}
-N_POINTS = 50
 REFERENCE = "tomotopy-2"
 
 
@@ -69,7 +68,7 @@ class Topicsup:
     def sweep(self):
         self.s.sweep(1)
 
-    def ll(self):
+    def log_joint_per_token(self):
         return self.s.model.log_joint(self.s.state, self.s.corpus) / self.s.corpus.n_tokens
 
 
@@ -90,7 +89,7 @@ class Tomotopy:
     def sweep(self):
         self.mdl.train(1, workers=self.workers, parallel=self.scheme)
 
-    def ll(self):
+    def log_joint_per_token(self):
         return float(self.mdl.ll_per_word)
 
 
@@ -101,32 +100,9 @@ def make(name, corpus, K, seed):
 
 
 def run(name, corpus, K, budget, seed):
-    if not name.startswith("tomotopy"):   # numba compilation outside the timing
-        w = make(name, corpus, K, seed + 1)
-        w.sweep()
-        w.ll()
-        del w
-    gc.collect()
-    chain = make(name, corpus, K, seed)
-    rows = [{"sweep": 0, "seconds": 0.0, "sweep_seconds": math.nan, "ll_per_token": chain.ll()}]
-    elapsed, sweep, last = 0.0, 0, 0.0
-    while elapsed < budget:
-        t0 = time.perf_counter()
-        chain.sweep()
-        dt = time.perf_counter() - t0
-        elapsed += dt
-        sweep += 1
-        row = {"sweep": sweep, "seconds": elapsed, "sweep_seconds": dt, "ll_per_token": math.nan}
-        if sweep <= 10 or elapsed - last >= budget / N_POINTS or elapsed >= budget:
-            row["ll_per_token"] = chain.ll()
-            last = elapsed
-        rows.append(row)
-    del chain
-    gc.collect()
-    df = pd.DataFrame(rows)
-    df.insert(0, "sampler", name)
-    df.insert(1, "K", K)
-    return df
+    """bench_samplers' timed loop, with this script's chains."""
+    return run_chain(name, corpus, K, budget, 0, seed, warm_up=not name.startswith("tomotopy"),
+                     make=lambda n, c, k, _, s: make(n, c, k, s))
 
 
 def lda_part(corpus, ks, budgets, seed):

@@ -126,15 +126,17 @@ def make_chain(name: str, corpus, K: int, mh_steps: int, seed: int):
 
 
 def run_chain(name: str, corpus, K: int, budget: float, mh_steps: int, seed: int,
-              warm_up: bool) -> pd.DataFrame:
-    """Sweep until ``budget`` seconds of sampling; return the per-sweep trace."""
+              warm_up: bool, make=None) -> pd.DataFrame:
+    """Sweep until ``budget`` seconds of sampling; return the per-sweep trace. ``make(name,
+    corpus, K, mh_steps, seed)`` builds a chain (``make_chain`` by default)."""
+    make = make or make_chain
     if warm_up:  # compile numba kernels outside any timing
-        w = make_chain(name, corpus, K, mh_steps, seed + 1)
+        w = make(name, corpus, K, mh_steps, seed + 1)
         w.sweep()
         w.log_joint_per_token()
         del w
         gc.collect()
-    chain = make_chain(name, corpus, K, mh_steps, seed)
+    chain = make(name, corpus, K, mh_steps, seed)
     rows = [{"sweep": 0, "seconds": 0.0, "ll_per_token": chain.log_joint_per_token()}]
     elapsed, sweep, last_eval = 0.0, 0, 0.0
     while elapsed < budget:

@@ -333,7 +333,12 @@ JOINT = dict(K=2, alpha=0.5, beta=0.5, lam=3.0, nu=0.25)
          composition="cycle", mh_steps=2),
     dict(sampler="light", supervised_factor="augmented", weight_sampler="coordinate",
          composition="mixture", mh_steps=3),
-], ids=["gibbs-augmented", "gibbs-marginal", "light-marginal", "light-augmented"])
+    dict(sampler="partially_collapsed", kernel="sparse", supervised_factor="marginal",
+         weight_sampler="coordinate", mh_steps=2),
+    dict(sampler="partially_collapsed", kernel="dense", supervised_factor="augmented",
+         weight_sampler="cholesky"),
+], ids=["gibbs-augmented", "gibbs-marginal", "light-marginal", "light-augmented",
+        "pc-sparse-marginal", "pc-dense-augmented"])
 def test_whole_sweeps_leave_the_joint_posterior_invariant(kw):
     """Proves the order of a sweep's draws, which the kernel tests (eta and the augmentation
     held fixed) cannot: chains started from the exact joint posterior of (Z, eta) (eta

@@ -43,6 +43,7 @@ from topicsup.testing.exact import (assert_matches_target, enumerate_assignments
                                     normalize_log, sample_final_states, state_index,
                                     supervised_log_factor_states, tiny_corpus)
 
+from .test_light import _target as _collapsed
 from .test_supervised import CASES, MARGINAL_LAM
 
 N_CHAINS = 20_000
@@ -184,13 +185,6 @@ def test_z_step_with_a_wrong_alpha_is_rejected(kernel, setup):
 
 
 # ---------------------------------------------------------------------- whole sweeps
-def _collapsed(case):
-    docs, K, alpha, beta = case
-    corpus = tiny_corpus(docs)
-    Z = enumerate_assignments(corpus.n_tokens, K)
-    return corpus, normalize_log(lda_log_joint_states(corpus, K, alpha, beta, Z))
-
-
 @pytest.mark.parametrize("case", ["K2", "K3-asymmetric"])
 @pytest.mark.parametrize("kernel", KERNELS)
 def test_whole_sweep_leaves_the_collapsed_target_invariant(case, kernel):

@@ -47,6 +47,7 @@ from numba import njit, prange, uint64
 
 from . import supervised
 from .alias import alias_from_uniform, build_alias
+from .aliaslda import _add_topic, _remove_topic   # the document's topic list
 from .draws import gamma
 from .gibbs import search_cumulative
 from .info import CHANGED, TOKENS, record_mh
@@ -159,23 +160,6 @@ def label_matrix(eta_kt, w_t, G):
             for t in range(T):
                 acc += w_t[t] * a[t] * b[t]
             G[k, j] = acc
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _add_topic(k, nz, pos, n_nz):
-    pos[k] = n_nz
-    nz[n_nz] = k
-    return n_nz + 1
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _remove_topic(k, nz, pos, n_nz):
-    j = pos[k]
-    last = nz[n_nz - 1]
-    nz[j] = last
-    pos[last] = j
-    pos[k] = -1
-    return n_nz - 1
 
 
 @njit(cache=True, nogil=True, inline="always")

@@ -82,26 +82,24 @@ def lda_log_given_phi_states(corpus: Corpus, K: int, alpha: float | np.ndarray,
     sum_i log phi[w_i, z_i] + sum_{d,k} log Gamma(n_dk + alpha_k) (the target of the
     partially collapsed sampler's Z step, DOLDA eq. 4.1); ``phi_wk`` (V, K)."""
     alpha = np.broadcast_to(np.asarray(alpha, np.float64), (K,))
-    D = corpus.n_docs
-    doc_of = np.repeat(np.arange(D), corpus.doc_lengths)
-    S = Z.shape[0]
-    n_dk = np.zeros((S, D, K))
-    for i in range(corpus.n_tokens):
-        np.add.at(n_dk, (np.arange(S), doc_of[i], Z[:, i]), 1)
     return np.log(phi_wk[corpus.words[None, :], Z]).sum(axis=1) \
-        + gammaln(n_dk + alpha).sum(axis=(1, 2))
+        + gammaln(doc_topic_states(corpus, K, Z) + alpha).sum(axis=(1, 2))
+
+
+def doc_topic_states(corpus: Corpus, K: int, Z: np.ndarray) -> np.ndarray:
+    """n_dk (S, D, K) for every row of ``Z`` (plain numpy)."""
+    doc_of = np.repeat(np.arange(corpus.n_docs), corpus.doc_lengths)
+    S = Z.shape[0]
+    n_dk = np.zeros((S, corpus.n_docs, K))
+    for i in range(corpus.n_tokens):
+        np.add.at(n_dk, (np.arange(S), doc_of[i], Z[:, i]), 1.0)
+    return n_dk
 
 
 def score_states(corpus: Corpus, K: int, eta: np.ndarray, Z: np.ndarray) -> np.ndarray:
     """The scores s_td = eta_t . (zbar_d, x_d) for every row of ``Z``: (S, T, D), ``eta``
     (T, K + P). Plain numpy, independent of the kernels."""
-    D = corpus.n_docs
-    doc_of = np.repeat(np.arange(D), corpus.doc_lengths)
-    S = Z.shape[0]
-    zbar = np.zeros((S, D, K))
-    for i in range(corpus.n_tokens):
-        np.add.at(zbar, (np.arange(S), doc_of[i], Z[:, i]), 1.0)
-    zbar /= np.maximum(corpus.doc_lengths, 1)[None, :, None]
+    zbar = doc_topic_states(corpus, K, Z) / np.maximum(corpus.doc_lengths, 1)[None, :, None]
     s = np.einsum("sdk,tk->std", zbar, eta[:, :K])
     if corpus.covariates is not None and corpus.covariates.shape[1]:
         s += (eta[:, K:] @ corpus.covariates.T)[None]
