@@ -21,7 +21,8 @@ sweeps by the old kernel (``kernels.fold_in.fold_in``: O(K) per token, one threa
 new one (``LDA.fold_in``: the sparse exact kernel, 2 threads), each with its accuracy; and the
 same preset on the partially collapsed sampler on 2 threads, accuracy against training time.
 
-Outputs in benchmarks/results/parallel/ (``quick/parallel`` for --quick).
+Outputs in benchmarks/results/parallel/ (``quick/parallel`` for --quick): README.md (the tables),
+lda.csv, prediction.csv, curves.csv and curves.{html,png} (log joint against time per K).
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ import pandas as pd  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_lda import ALPHA, BETA, DEFAULT_OUT, archive_or_skip, cpu_model, versions  # noqa
-from bench_samplers import level_at, run_chain, time_to_reach  # noqa: E402
+from bench_samplers import curves_chart, level_at, run_chain, time_to_reach  # noqa: E402
 
 os.environ["NUMBA_NUM_THREADS"] = "2"   # bench_lda sets 1 on import; numba is not loaded yet
 os.environ.pop("OMP_NUM_THREADS", None)
@@ -182,6 +183,16 @@ def prediction_part(train, test, ks, sweeps, seed):
     return pd.DataFrame(rows)
 
 
+def save_curves(traces, out):
+    """The log joint per token against sampling time, a panel per K (curves.{html,png});
+    ``python benchmarks/bench_parallel.py --curves-only`` redraws it from curves.csv."""
+    chart = curves_chart(traces, "sampling time (s)").properties(
+        title="Log joint per token against time, 20 Newsgroups train, both cores "
+              "(pc-<kernel>-<threads>, tomotopy-<workers>)")
+    chart.save(str(out / "curves.html"), format="html", inline=True)
+    chart.save(str(out / "curves.png"), scale_factor=1.5)
+
+
 def markdown(lda, pred, meta):
     out = ["# The partially collapsed sampler in parallel, and prediction", "",
            f"Corpus: 20 Newsgroups train ({meta['n_docs']} documents, {meta['n_words']} words, "
@@ -236,9 +247,15 @@ def main(argv=None):
     ap.add_argument("--parts", default="lda,prediction")
     ap.add_argument("--sweeps", type=int, default=60, help="prediction part: training sweeps")
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--curves-only", action="store_true",
+                    help="redraw curves.{html,png} from the results' curves.csv")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", type=Path)
     args = ap.parse_args(argv)
+    if args.curves_only:
+        out = args.out or DEFAULT_OUT / "parallel"
+        save_curves(pd.read_csv(out / "curves.csv"), out)
+        return 0
     path = archive_or_skip(args.data)
     if path is None:
         return 0
@@ -258,6 +275,7 @@ def main(argv=None):
         lda_traces, lda = lda_part(train, ks, budgets, args.seed)
         lda_traces.to_csv(out / "curves.csv", index=False)
         lda.to_csv(out / "lda.csv", index=False)
+        save_curves(lda_traces, out)
     pred = pd.DataFrame()
     if "prediction" in parts:
         pred = prediction_part(train, test, (50,) if args.quick else args.prediction_ks,

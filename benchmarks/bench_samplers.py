@@ -204,12 +204,12 @@ def summarise(traces: pd.DataFrame, n_tokens: int, budgets: dict[int, float]) ->
     return pd.DataFrame(rows)
 
 
-def curves_chart(traces: pd.DataFrame):
+def curves_chart(traces: pd.DataFrame, x_title: str = "sampling time (s, one core)"):
     import altair as alt
     ev = traces.dropna(subset=["ll_per_token"])
     ev = ev[ev["sweep"] > 0]
     return alt.Chart(ev).mark_line(point=alt.OverlayMarkDef(size=12)).encode(
-        x=alt.X("seconds:Q", title="sampling time (s, one core)"),
+        x=alt.X("seconds:Q", title=x_title),
         y=alt.Y("ll_per_token:Q", title="log joint per token", scale=alt.Scale(zero=False)),
         color=alt.Color("sampler:N", title="sampler"),
         tooltip=["sampler", "K", "sweep", "seconds", "ll_per_token"],

@@ -360,3 +360,20 @@ def test_same_chain_bit_for_bit_on_1_2_and_4_threads():
     assert [runs[t]["threads"] for t in (1, 2, 4)] == [1, 2, 4]
     for name in ("lda-sparse", "lda-dense", "medlda"):
         assert runs[1][name] == runs[2][name] == runs[4][name], name
+
+
+def test_the_share_of_document_part_draws_is_recorded_in_every_sweep():
+    """Per token in LDA initialisation sweeps, per MH proposal after them; a share of all
+    draws, so in (0, 1]; the label proposals' acceptance only once the labels count."""
+    from topicsup.models import LightMedLDA
+    from topicsup.session import Session
+    from topicsup.synthetic import make_synthetic
+    corpus = make_synthetic(n_docs=60, n_topics=4, doc_length=30, seed=2).corpus
+    s = Session(LightMedLDA(K=4, sampler="partially_collapsed", lda_init_sweeps=2), corpus,
+                seed=1)
+    s.run(4)
+    share = s.metric("doc_part_share")
+    assert list(share.index) == [1, 2, 3, 4] and ((share > 0) & (share <= 1)).all()
+    made = s.metric("proposals", proposal="label")
+    assert (made.loc[[1, 2]] == 0).all()
+    assert (made.loc[[3, 4]] == s.model.mh_steps * corpus.n_tokens).all()

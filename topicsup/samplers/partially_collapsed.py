@@ -107,7 +107,8 @@ class PartiallyCollapsed(TopicSampler):
         from the word tables): per proposal when supervised, per token for LDA."""
         if not self.sparse:
             return []
-        draws = rec.kinds[0].made if rec.kinds else rec.tokens
+        # a supervised sweep draws per MH proposal; its LDA initialisation sweeps per token
+        draws = (rec.kinds[0].made if rec.kinds else 0.0) or rec.tokens
         return [{"metric": pc.DOC_PART, "value": values[0] / draws if draws else np.nan,
                  "proposal": None}]
 
