@@ -688,3 +688,44 @@ def test_perplexity_by_document_completion(corpus):
     assert after < start < corpus.n_words and after == s.perplexity(corpus)
     with pytest.raises(ValueError, match="docs: no document has 2 known words"):
         s.perplexity([[corpus.vocabulary[0]]])
+
+
+def _forge(path, out, **changes):
+    """A checkpoint with some arrays replaced and its checksum recomputed (a forger's)."""
+    from topicsup.checkpoint import checksum
+    with np.load(path) as z:
+        arrays = {k: z[k] for k in z.files}
+    arrays.update(changes)
+    meta = json.loads(arrays["meta"].tobytes())
+    meta["checksum"]["digest"] = checksum({k: v for k, v in arrays.items() if k != "meta"})
+    arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), np.uint8)
+    np.savez(out, **arrays)
+    return out
+
+
+def test_forged_partially_collapsed_checkpoints_are_refused(corpus, tmp_path):
+    """Phi is chain state mid-sweep: a file stopped part-way with no Phi, a Phi whose topic
+    does not sum to one, or a word with no mass in any topic is refused by name (each would
+    otherwise resume with draws from a degenerate table)."""
+    s = Session(LDA(K=4, sampler="partially_collapsed"), corpus, seed=1, block_tokens=300)
+    s.run(1)
+    _stop_after_blocks(s, 1)
+    s.run(1)   # stopped part-way through sweep 2
+    assert s.in_sweep
+    p = s.save(tmp_path / "mid.npz")
+    with np.load(p) as z:
+        phi = z["state/pc_phi"]
+    zero = _forge(p, tmp_path / "zero.npz", **{"state/pc_phi": np.zeros_like(phi)})
+    with pytest.raises(ValueError, match="pc_phi is all zero, but the checkpoint was taken "
+                                         "part-way through a sweep"):
+        Session.load(zero)
+    scaled = _forge(p, tmp_path / "scaled.npz", **{"state/pc_phi": phi * 1.5})
+    with pytest.raises(ValueError, match="every topic \\(column\\) must sum to one"):
+        Session.load(scaled)
+    hole = phi.copy()
+    hole[3] = 0.0
+    hole /= hole.sum(axis=0)
+    holed = _forge(p, tmp_path / "hole.npz", **{"state/pc_phi": hole})
+    with pytest.raises(ValueError, match="word 3 has probability 0 in every topic"):
+        Session.load(holed)
+    assert Session.load(p).in_sweep   # the file as written loads

@@ -885,6 +885,8 @@ class Session:
             ref[...] = f.array(f"state/{k}", dtype=ref.dtype, shape=ref.shape)
         with f.checking("state"):
             model.validate_state(self.state, corpus)
+            if self._block > 0:   # a sweep stopped part-way: what it started must be there
+                model.topic_sampler.validate_mid_sweep(model, self.state.sampler)
         if "eta_kept" in saved and saved["eta_kept"][0] > self.n_sweeps:
             raise f.error("state/eta_kept", f"counts {saved['eta_kept'][0]} kept samples "
                                             f"in {self.n_sweeps} sweeps")

@@ -15,7 +15,8 @@ Proven here, each with a mutant that must fail:
 * with one w per task shared by the documents, the label term through DOLDA's K x K matrix
   (appendix B) gives the same exact targets, Z | Phi and whole sweeps; a matrix scaled by 2
   fails;
-* fold-in by the sparse parallel kernel reaches its target; a wrong alpha fails;
+* (fold-in by the sparse parallel kernel: tests/kernels/test_fold_in.py, beside the
+  reference kernel;)
 * the same seed gives the same chain bit for bit on 1, 2 and 4 threads, each in a fresh
   process (``NUMBA_NUM_THREADS``), and across block sizes.
 """
@@ -33,14 +34,13 @@ import pytest
 from scipy import stats
 
 from topicsup.kernels import partially_collapsed as pc
-from topicsup.kernels.fold_in import fold_in as dense_fold_in
 from topicsup.kernels.rng import seed_state
 from topicsup.models import LDA, SupervisedLDA
 from topicsup.samplers.partially_collapsed import PartiallyCollapsed
 from topicsup.testing.exact import (assert_matches_target, enumerate_assignments,
                                     goodness_of_fit, lda_log_given_phi_states,
                                     lda_log_joint_states, loss_log_factor_states,
-                                    normalize_log, sample_final_states, state_index,
+                                    normalize_log, sample_final_states,
                                     supervised_log_factor_states, tiny_corpus)
 
 from .test_light import _target as _collapsed
@@ -285,38 +285,6 @@ def test_a_wrong_label_matrix_is_rejected():
                               prepare=prepare)
     gof = goodness_of_fit(idx, given_phi)
     assert gof.pvalue < 1e-6, f"a doubled label matrix went undetected: {gof}"
-
-
-# ---------------------------------------------------------------------- fold-in
-DOC = np.array([0, 2, 1, 2, 0], dtype=np.int32)
-FOLD_PHI = np.array([[0.6, 0.1, 0.3], [0.1, 0.7, 0.2], [0.3, 0.2, 0.5]])
-ALPHA = np.array([0.3, 0.8, 0.5])
-
-
-def _fold(alpha, seed, copies=N_CHAINS, kernel=pc.fold_in):
-    words = np.tile(DOC, copies)
-    doc_ptr = np.arange(copies + 1, dtype=np.int64) * len(DOC)
-    z = np.zeros(len(words), np.int32)
-    zbar = np.zeros((copies, 3))
-    labels = np.arange(copies, dtype=np.uint64)
-    prob, alias, mass = np.empty((3, 3)), np.empty((3, 3), np.int32), np.empty(3)
-    pc.build_word_tables(FOLD_PHI, alpha, prob, alias, mass)
-    pc.fold_in(words, doc_ptr, FOLD_PHI, prob, alias, mass, alpha, 30, 1, seed_state(seed),
-               labels, z, zbar)
-    return z.reshape(copies, len(DOC)), zbar
-
-
-def test_sparse_fold_in_reaches_the_exact_target():
-    from scipy.special import gammaln
-    Z = enumerate_assignments(len(DOC), 3)
-    n = np.stack([(Z == k).sum(1) for k in range(3)], 1)
-    p = normalize_log(np.log(FOLD_PHI[DOC[None, :], Z]).sum(1) + gammaln(n + ALPHA).sum(1))
-    z, zbar = _fold(ALPHA, 1)
-    assert_matches_target(state_index(z, 3), p)
-    np.testing.assert_allclose(zbar.sum(1), 1.0)
-    z, _ = _fold(ALPHA * 2.5, 1)   # teeth
-    assert goodness_of_fit(state_index(z, 3), p).pvalue < 1e-6
-    assert dense_fold_in is not None
 
 
 # ---------------------------------------------------------------------- threads

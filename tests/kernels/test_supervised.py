@@ -165,7 +165,9 @@ def test_supervision_changes_the_target():
 
 @pytest.mark.parametrize("variant, key, factor", [("gibbs", "w", 1.6), ("gibbs", "b", 0.6),
                                                    ("exp-alone", "w", 1.6),
-                                                   ("mixture", "b", 0.6)])
+                                                   ("mixture", "b", 0.6),
+                                                   ("pc-dense", "b", 0.6),
+                                                   ("pc-sparse", "w", 1.6)])
 def test_harness_rejects_a_wrong_supervised_term(variant, key, factor):
     """Teeth: kernels that see w or b scaled (a wrong g_d) fail at p < 1e-6."""
     corpus, p, prepare, kw = _setup("multitask")
@@ -261,7 +263,8 @@ def test_marginal_hinge_changes_the_target():
 
 
 @pytest.mark.parametrize("variant, mutant", [("gibbs", "lam"), ("cycle", "lam"),
-                                             ("word-alone", "flip"), ("exp-alone", "lam")])
+                                             ("word-alone", "flip"), ("exp-alone", "lam"),
+                                             ("pc-sparse", "flip"), ("pc-dense", "lam")])
 def test_harness_rejects_a_wrong_marginal_factor(variant, mutant):
     """Teeth: kernels with lambda scaled by 1.6 or with every label flipped fail at
     p < 1e-6."""

@@ -1,5 +1,9 @@
 """Fold-in of held-out documents: Gibbs sweeps with the topics fixed (MATH.md sec. 5).
 
+This O(K)-per-token kernel is the reference: the models fold in with the sparse parallel
+kernel of the same target, ``kernels.partially_collapsed.fold_in``, and both are tested
+against the exact target (tests/kernels/test_fold_in.py). ``content_labels`` serves both.
+
 With Phi fixed the documents are independent and each token's conditional is
 p(z_i = k) ∝ phi[w_i, k] (n_kd^-i + alpha_k). The kernel returns each document's topic
 proportions zbar_d averaged over the kept sweeps after a burn-in, the features the supervised

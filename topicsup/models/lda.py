@@ -40,8 +40,8 @@ MAX_TOPICS = 100_000
 DIRICHLET_RANGE = (1e-10, 1e6)       # alpha and beta
 # fold-in sweeps of held-out documents by default, burn-in then kept: on 20 Newsgroups (20
 # classes, K = 50) 50 + 50 is 1.2 points more accurate than 10 + 10 on the same chains, as
-# much as averaging over five topic snapshots, for 6 s over the 7,532 test posts
-# (benchmarks/results/defaults)
+# much as averaging over five topic snapshots (benchmarks/results/defaults; its cost on the
+# 7,532 test posts is in benchmarks/results/parallel)
 FOLD_IN_BURN = 50
 FOLD_IN_KEEP = 50
 

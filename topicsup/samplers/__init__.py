@@ -73,6 +73,10 @@ class TopicSampler(Part):
     def validate(self, model: Any, own: NamedTuple) -> None:
         """Refuse saved arrays the kernel could not use safely (a checkpoint is untrusted)."""
 
+    def validate_mid_sweep(self, model: Any, own: NamedTuple) -> None:
+        """Refuse saved arrays that cannot continue a sweep stopped part-way (what the
+        sweep's first block draws must be in the file); nothing for most samplers."""
+
     def state_bytes(self, model: Any, corpus: Any) -> float:
         """Bytes of its own largest arrays on ``corpus``."""
         return 0.0

@@ -22,6 +22,7 @@ KERNELS = ("sparse", "dense")
 CHUNK_TOKENS = 2048   # tokens per unit of parallel work (results do not depend on it)
 SAVED = ("pc_phi", "pc_key")
 MAX_LABEL_MATRIX_TOPICS = 2048   # the K x K label matrix's size limit (32 MB at K = 2048)
+LABEL_UNDECIDED, LABEL_MATRIX, LABEL_SUMS = 0, 1, 2   # PCArrays.G_state
 
 
 class PCArrays(NamedTuple):
@@ -30,7 +31,8 @@ class PCArrays(NamedTuple):
     shape (1, 1) for the dense kernel), the sweep's stream ``key`` (4,), the column sums of
     Phi's chunks ``partial``, the previous topics ``z_prev`` (N,) of a block, and the label
     matrix ``G`` (K, K) of a supervised model (``kernels.partially_collapsed.label_matrix``;
-    (0, 0) when unused) with ``G_ready`` (1,): built for the current sweep."""
+    (0, 0) when unused) with ``G_state`` (1,): for the current sweep, ``LABEL_UNDECIDED``,
+    ``LABEL_MATRIX`` (built) or ``LABEL_SUMS`` (the O(T) sums)."""
 
     phi: np.ndarray
     prob: np.ndarray
@@ -40,7 +42,7 @@ class PCArrays(NamedTuple):
     partial: np.ndarray
     z_prev: np.ndarray
     G: np.ndarray
-    G_ready: np.ndarray
+    G_state: np.ndarray
 
 
 @contextlib.contextmanager
@@ -140,7 +142,7 @@ class PartiallyCollapsed(TopicSampler):
         return {"pc_phi": own.phi, "pc_key": own.key}
 
     def refresh(self, model: Any, own: PCArrays) -> None:
-        own.G_ready[0] = 0   # rebuilt from the weights at the next block
+        own.G_state[0] = LABEL_UNDECIDED   # decided (and built) again at the next block
         # the word tables derive from the sweep's Phi (a resumed sweep rebuilds them)
         if self.sparse and own.phi.any():
             with numba_threads(self.threads):
@@ -150,9 +152,22 @@ class PartiallyCollapsed(TopicSampler):
         phi = own.phi
         if not (np.isfinite(phi).all() and (phi >= 0).all()):
             raise ValueError("state/pc_phi must hold finite non-negative numbers")
-        if phi.any() and not np.allclose(phi.sum(axis=0), 1.0, rtol=1e-9, atol=0):
+        if not phi.any():
+            return
+        if not np.allclose(phi.sum(axis=0), 1.0, rtol=1e-9, atol=0):
             raise ValueError("state/pc_phi: every topic (column) must sum to one, or all be "
                              "zero before the first sweep")
+        # every word of the corpus has tokens, so a drawn Phi gives each word positive mass
+        # (a word without any would draw its topics uniformly from a degenerate table)
+        empty = np.flatnonzero(~(phi > 0).any(axis=1))
+        if empty.size:
+            raise ValueError(f"state/pc_phi: word {int(empty[0])} has probability 0 in every "
+                             f"topic; a drawn Phi gives every word of the corpus some mass")
+
+    def validate_mid_sweep(self, model: Any, own: PCArrays) -> None:
+        if not own.phi.any():
+            raise ValueError("state/pc_phi is all zero, but the checkpoint was taken part-way "
+                             "through a sweep, whose Phi the first block drew")
 
     def state_bytes(self, model: Any, corpus: Any) -> float:
         V, K = corpus.n_words, model.K
@@ -186,10 +201,13 @@ class PartiallyCollapsed(TopicSampler):
                 if self.sparse:
                     pc.build_word_tables(own.phi, model.alpha_vector, own.prob, own.alias,
                                          own.mass)
-            use_G = supervised and self.uses_label_matrix(term, own)
-            if use_G and (d_start == 0 or not own.G_ready[0]):
-                self.label_matrix(term, own)   # the weights are fixed during the sweep
-                own.G_ready[0] = 1
+            if d_start == 0 or own.G_state[0] == LABEL_UNDECIDED:
+                # once per sweep: the weights and the augmentation are fixed during it
+                use = supervised and self.uses_label_matrix(term, own)
+                if use:
+                    self.label_matrix(term, own)
+                own.G_state[0] = LABEL_MATRIX if use else LABEL_SUMS
+            use_G = supervised and own.G_state[0] == LABEL_MATRIX
             doc_slot = info.shape[0] - 1 if self.sparse else -1
             pc.sweep_documents(tokens, counts, model.alpha_vector, own.phi, own.prob, own.alias,
                                own.mass, self.sparse, self.mh_steps, term, own.key,
