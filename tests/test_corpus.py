@@ -277,3 +277,18 @@ def test_a_given_vocabulary_the_tokenizer_cannot_reach_warns():
                                          r"by the tokenizer .* e.g. \['NASA', 'mp3'\]"):
         c = Corpus.from_texts(["NASA mp3 rocket"], vocabulary=["NASA", "mp3", "rocket"])
     assert c.n_tokens == 1
+
+
+def test_take_selects_documents_with_their_labels_and_covariates():
+    """take keeps each chosen document's tokens in order, its label, covariates and input
+    position, in the order given (repeats allowed); bad positions are named."""
+    c = Corpus.from_tokens([["a", "b"], ["c"], ["b", "b", "a"]], ["x", "y", "x"],
+                           np.array([[1.0], [2.0], [3.0]]))
+    t = c.take([2, 0, 2])
+    assert [t.document(d) for d in range(3)] == [["b", "b", "a"], ["a", "b"], ["b", "b", "a"]]
+    assert list(t.labels.names()) == ["x", "x", "x"] and t.covariates[:, 0].tolist() == [3, 1, 3]
+    assert t.doc_index.tolist() == [2, 0, 2] and t.vocabulary == c.vocabulary
+    with pytest.raises(ValueError, match=r"index holds 3, not a document position \(0..2\)"):
+        c.take([0, 3])
+    with pytest.raises(TypeError, match="index must be a 1-d array of document positions"):
+        c.take(np.array([True, False, True]))

@@ -168,9 +168,9 @@ def test_labels_round_trip_to_their_names(names):
 def test_top_words_are_a_stable_sort_prefix(counts, n):
     """Session.topics' top words (O(V) per topic) are exactly the first n of a stable sort
     of the counts, descending, ties by word id."""
-    from topicsup.session import _top_rows
+    from topicsup.metrics import top_indices
     c = np.array(counts, dtype=np.int32)
-    assert np.array_equal(_top_rows(c, n), np.argsort(-c, kind="stable")[:n])
+    assert np.array_equal(top_indices(c, n), np.argsort(-c, kind="stable")[:n])
 
 
 LOW_HIGH = [(a, b) for a in DIRICHLET_RANGE for b in DIRICHLET_RANGE]

@@ -4,9 +4,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from topicsup.views import (acceptance_chart, coefficient_heatmap, loglik_chart, score_chart,
-                            step_time_chart, thin, throughput_chart, topic_words_chart,
-                            weight_trace_chart)
+from topicsup.views import (acceptance_chart, coefficient_heatmap, loglik_chart,
+                            prior_comparison_chart, score_chart, step_time_chart, thin,
+                            throughput_chart, topic_words_chart, weight_trace_chart)
 
 
 def _history(n_sweeps, chains=1):
@@ -371,3 +371,39 @@ def test_a_regression_session_is_drawn_as_one():
         "title"] == "response"
     specs = str([c.to_dict() for _, c in session_views(s)])
     assert "Classifier weights" not in specs and "Regression weights per response" in specs
+
+
+def _fit(means, kinds=None):
+    kinds = kinds or ["topic"] * len(next(iter(means.values())))
+    return pd.DataFrame([{"task": t, "feature": f"f{i}", "kind": kinds[i], "mean": m,
+                          "lower": m - 1, "upper": m + 1, "width": 2.0}
+                         for t, ms in means.items() for i, m in enumerate(ms)])
+
+
+def test_prior_comparison_chart_puts_fits_side_by_side_with_their_sparsity():
+    """One panel per fit, topics only (the intercept left out of the colour scale), each
+    titled with the mean top-1 share of the classes' weight mass, own colour scales."""
+    sparse = _fit({"a": [3.0, 0.0, 0.0, 9.0], "b": [0.0, -2.0, 0.0, 0.0]},
+                  kinds=["topic"] * 3 + ["intercept"])
+    smeared = _fit({"a": [1.0, 1.0, 1.0, 1.0], "b": [1.0, 1.0, 2.0, 1.0]})
+    both = pd.concat({"horseshoe": sparse, "normal": smeared}, names=["prior"]).reset_index(0)
+    d = prior_comparison_chart(both, top=1).to_dict()
+    assert [p["title"]["text"] for p in d["hconcat"]] == ["horseshoe", "normal"]
+    assert d["hconcat"][0]["title"]["subtitle"].endswith("1.00")
+    assert d["hconcat"][1]["title"]["subtitle"].endswith(f"{(0.25 + 0.4) / 2:.2f}")
+    assert d["resolve"]["scale"]["color"] == "independent"
+    rows = d["datasets"][d["hconcat"][0]["data"]["name"]]
+    assert {r["feature"] for r in rows} == {"f0", "f1", "f2"}
+
+
+def test_prior_comparison_chart_bad_input():
+    one = _fit({"a": [1.0, 2.0]}).assign(prior="normal")
+    with pytest.raises(ValueError, match="holds one fit"):
+        prior_comparison_chart(one)
+    with pytest.raises(ValueError, match="lacks|missing|column"):
+        prior_comparison_chart(one.drop(columns="kind"))
+    with pytest.raises(TypeError, match="by must be a column name"):
+        prior_comparison_chart(one, by=1)
+    two = pd.concat([one, _fit({"a": [1.0, 2.0]}, kinds=["covariate"] * 2).assign(prior="x")])
+    with pytest.raises(ValueError, match="no topic weights for prior = 'x'"):
+        prior_comparison_chart(two)

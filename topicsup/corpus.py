@@ -28,6 +28,7 @@ import warnings
 import weakref
 from collections import Counter
 from collections.abc import Mapping, Set
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Literal, Sequence
 
@@ -720,6 +721,36 @@ class Corpus:
         """The tokens of document ``d`` as words."""
         d = check.integer("d", d, low=0, high=self.n_docs - 1)
         return [self.vocabulary[w] for w in self.words[self.doc_ptr[d]:self.doc_ptr[d + 1]]]
+
+    def take(self, index: Any) -> "Corpus":
+        """The documents at positions ``index`` (in that order), with their tokens in order,
+        labels, covariates and input positions; the vocabulary and preprocessing unchanged
+        (e.g. to subsample one class, or split train and test).
+
+        Parameters
+        ----------
+        index : array-like of int
+            Positions 0..n_docs-1; repeats are allowed.
+        """
+        idx = np.asarray(index)
+        if idx.dtype == bool or not (idx.size == 0 or np.issubdtype(idx.dtype, np.integer)) \
+                or idx.ndim != 1:
+            raise TypeError(f"index must be a 1-d array of document positions (integers), got "
+                            f"{idx.dtype} with shape {idx.shape}")
+        if idx.size and (idx.min() < 0 or idx.max() >= self.n_docs):
+            bad = int(idx[(idx < 0) | (idx >= self.n_docs)][0])
+            raise ValueError(f"index holds {bad}, not a document position (0..{self.n_docs - 1})")
+        idx = idx.astype(np.int64)
+        lengths = self.doc_lengths[idx]
+        ptr = np.zeros(idx.size + 1, np.int64)
+        np.cumsum(lengths, out=ptr[1:])
+        starts = np.repeat(self.doc_ptr[idx] - ptr[:-1], lengths)
+        words = self.words[starts + np.arange(ptr[-1])] if ptr[-1] else self.words[:0]
+        return dataclasses.replace(
+            self, words=words, doc_ptr=ptr,
+            labels=None if self.labels is None else self.labels.take(idx),
+            covariates=None if self.covariates is None else self.covariates[idx],
+            doc_index=self.doc_index[idx], dropped_documents=np.zeros(0, np.int64))
 
     def to_matrix(self) -> sp.csr_matrix:
         """The (n_docs, n_words) document-term count matrix."""

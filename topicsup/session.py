@@ -29,7 +29,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 import pandas as pd
 
-from . import checkpoint
+from . import checkpoint, metrics
 from . import validation as check
 from ._version import __version__
 from .corpus import Corpus, make_labels
@@ -121,19 +121,6 @@ class _History:
         return pd.DataFrame({"sweep": np.array(self.sweep, dtype=np.int64),
                              "metric": metric, "value": np.array(self.value, dtype=np.float64),
                              "proposal": proposal}, columns=HISTORY_COLUMNS)
-
-
-def _top_rows(counts: np.ndarray, n: int) -> np.ndarray:
-    """The indices of the ``n`` largest ``counts``, largest first, ties by index (what a
-    stable argsort of -counts would start with), in O(len(counts))."""
-    V = counts.shape[0]
-    if n >= V:
-        return np.argsort(-counts, kind="stable")
-    threshold = np.partition(counts, V - n)[V - n]
-    above = np.flatnonzero(counts > threshold)
-    tied = np.flatnonzero(counts == threshold)[:n - above.size]
-    candidates = np.concatenate([above, tied])
-    return candidates[np.argsort(-counts[candidates], kind="stable")]
 
 
 class _Interrupts:
@@ -535,10 +522,10 @@ class Session:
             return np.stack(self._traces[name])
 
     def _feature_names(self) -> list[str]:
-        """Topics labelled by their 3 top words, then the covariates."""
+        """Topics labelled by their 3 top words, then the intercept and the covariates."""
         words = self.topics(3)["top_words"]
         return ([f"{k}: {w}" for k, w in zip(words.index, words)]
-                + list(self.corpus.covariate_names))
+                + self.model.covariate_names(self.corpus))
 
     def _check_supervised(self) -> None:
         if not self.model.supervised:
@@ -550,7 +537,8 @@ class Session:
         """Tidy weight trace: one row per (sweep, task, feature) with the sampled eta.
 
         Columns ``sweep``, ``task`` (class name), ``feature`` (topic with its top words, or
-        covariate), ``index`` (column of eta) and ``value``.
+        covariate), ``kind`` (``"topic"``, ``"intercept"`` or ``"covariate"``), ``index``
+        (column of eta) and ``value``.
         """
         self._check_supervised()
         with self._lock:
@@ -563,6 +551,7 @@ class Session:
             "sweep": np.repeat(np.arange(self.n_sweeps - S + 1, self.n_sweeps + 1), T * M),
             "task": np.tile(np.repeat(tasks, M), S),
             "feature": np.tile(self._feature_names(), S * T),
+            "kind": np.tile(self.model.feature_kinds(self.corpus), S * T),
             "index": np.tile(np.arange(M), S * T),
             "value": eta.reshape(-1).astype(np.float64)})
 
@@ -578,7 +567,8 @@ class Session:
         -------
         DataFrame
             ``task`` (class name), ``feature`` (topic with its top words, or covariate),
-            ``index`` (column of eta), ``mean`` (the model's averaged eta, the one prediction
+            ``kind`` (``"topic"``, ``"intercept"`` or ``"covariate"``), ``index`` (column of
+            eta), ``mean`` (the model's averaged eta, the one prediction
             uses), ``lower`` / ``upper`` (quantiles of the samples kept after burn-in, or of
             all samples while none is kept), ``width`` and ``n_samples``.
         """
@@ -601,9 +591,61 @@ class Session:
             lower = upper = mean
         return pd.DataFrame({
             "task": np.repeat(self.model.task_names(self.corpus), M),
-            "feature": np.tile(self._feature_names(), T), "index": np.tile(np.arange(M), T),
-            "mean": mean.reshape(-1), "lower": lower.reshape(-1), "upper": upper.reshape(-1),
+            "feature": np.tile(self._feature_names(), T),
+            "kind": np.tile(self.model.feature_kinds(self.corpus), T),
+            "index": np.tile(np.arange(M), T), "mean": mean.reshape(-1),
+            "lower": lower.reshape(-1), "upper": upper.reshape(-1),
             "width": (upper - lower).reshape(-1), "n_samples": len(kept)})
+
+    def signal_topics(self, n: int = 3, n_words: int = 10, interval: float = 0.9
+                      ) -> pd.DataFrame:
+        """Each class's ``n`` topics with the largest positive mean weights: the topics that
+        most raise its score, with their intervals and top words.
+
+        Returns
+        -------
+        DataFrame
+            One row per (class, rank): ``task``, ``rank`` (1 = strongest), ``topic``,
+            ``mean``, ``lower``, ``upper`` (the ``interval`` credible interval),
+            ``sign_certain`` (the interval excludes 0), ``share`` (the topic's share of the
+            corpus's tokens) and ``top_words``.
+        """
+        n = check.integer("n", n, low=1)
+        coefs = self.coefficients(interval)
+        topics = self.topics(n_words)
+        coefs = coefs[(coefs["kind"] == "topic") & (coefs["mean"] > 0)]
+        best = (coefs.sort_values("mean", ascending=False, kind="stable")
+                .groupby("task", sort=False).head(n))
+        order = {t: i for i, t in enumerate(self.model.task_names(self.corpus))}
+        best = best.sort_values(["task", "mean"], key=lambda c: c.map(order) if c.name == "task"
+                                else -c, kind="stable")
+        return pd.DataFrame({
+            "task": best["task"].to_numpy(),
+            "rank": best.groupby("task", sort=False).cumcount().to_numpy() + 1,
+            "topic": best["index"].to_numpy(), "mean": best["mean"].to_numpy(),
+            "lower": best["lower"].to_numpy(), "upper": best["upper"].to_numpy(),
+            "sign_certain": (best["lower"] > 0).to_numpy(),
+            "share": topics["share"].to_numpy()[best["index"].to_numpy()],
+            "top_words": topics["top_words"].to_numpy()[best["index"].to_numpy()]})
+
+    def shrinkage(self, top: int = 3, interval: float = 0.9) -> pd.DataFrame:
+        """How concentrated each class's topic weights are: the horseshoe's promise, in
+        numbers (``metrics.top_weight_share``).
+
+        Returns
+        -------
+        DataFrame
+            One row per task (index ``task``): ``top_share``, the share of the class's
+            topic-weight mass sum_k |mean eta_k| on its ``top`` largest; ``n_certain``, the
+            topics whose ``interval`` credible interval excludes 0; ``n_topics``.
+        """
+        coefs = self.coefficients(interval)
+        out = metrics.top_weight_share(coefs, top).to_frame("top_share")
+        topic = coefs[coefs["kind"] == "topic"]
+        certain = (topic["lower"] > 0) | (topic["upper"] < 0)
+        out["n_certain"] = certain.groupby(topic["task"], sort=False).sum()
+        out["n_topics"] = self.model.K
+        return out
 
     def inspector(self, doc: int = 0, seed: int = 0) -> TokenInspector:
         """A ``topicsup.inspector.TokenInspector`` on document ``doc``: resample its tokens one
@@ -759,7 +801,8 @@ class Session:
             n_k = self.state.counts.n_k.astype(np.float64)
             # phi_k is increasing in n_kw: the top words by count, ties by word id, one
             # topic at a time (O(V) memory, not a (K, V) copy)
-            top = np.stack([_top_rows(n_wk[:, k], n_words) for k in range(self.model.K)])
+            top = np.stack([metrics.top_indices(n_wk[:, k], n_words)
+                            for k in range(self.model.K)])
         vocab = np.asarray(self.corpus.vocabulary, dtype=object)
         words = vocab[top]
         df = pd.DataFrame(words, columns=[f"word_{i + 1}" for i in range(top.shape[1])])
@@ -767,6 +810,42 @@ class Session:
         df.insert(0, "share", n_k / max(n_k.sum(), 1.0))
         df.index.name = "topic"
         return df
+
+    def coherence(self, n_words: int = 10, measure: str = "npmi") -> pd.DataFrame:
+        """Coherence of each topic's top words on the training corpus (``metrics``).
+
+        Parameters
+        ----------
+        n_words : int
+            Top words per topic, >= 2 (a coherence scores pairs of words).
+        measure : {"npmi", "umass"}
+            NPMI (mean over pairs, in [-1, 1]) or UMass (mean over pairs, <= ~0); see
+            ``topicsup.metrics.topic_coherence``.
+
+        Returns
+        -------
+        DataFrame
+            One row per topic (index ``topic``): ``coherence`` (NaN for a topic with a word
+            that occurs in no training document) and ``top_words``, the same string as
+            ``topics(n_words)["top_words"]``.
+        """
+        n_words = check.integer("n_words", n_words, low=2)
+        measure = check.choice("measure", measure, metrics.MEASURES)
+        # topic_word takes the lock; the counts below read only the immutable corpus
+        top = metrics.top_word_ids(self.topic_word(), n_words)
+        values = metrics.topic_coherence(self.corpus, top, measure)
+        vocab = np.asarray(self.corpus.vocabulary, dtype=object)
+        return pd.DataFrame({"coherence": values,
+                             "top_words": [" ".join(r) for r in vocab[top]]},
+                            index=pd.RangeIndex(top.shape[0], name="topic"))
+
+    def document_entropy(self) -> pd.Series:
+        """Entropy (nats) of each training document's topic proportions, indexed like
+        ``doc_topics()``: 0 for a document in one topic, log K for one spread over all."""
+        theta = self.doc_topics(as_frame=False)   # takes the lock itself
+        return pd.Series(metrics.document_entropy(theta),
+                         index=pd.Index(self.corpus.doc_index, name="document"),
+                         name="entropy")
 
     def summary(self) -> pd.Series:
         """Model, corpus, progress and the latest metrics in one Series."""

@@ -412,6 +412,60 @@ def coefficient_heatmap(coefficients: pd.DataFrame, value: str = "mean", sort: b
             .properties(width=width, height=height))
 
 
+def prior_comparison_chart(coefficients: pd.DataFrame, by: str = "prior", top: int = 3,
+                           features: int | None = 20, cell: int = 16) -> alt.HConcatChart:
+    """Topic-weight heatmaps side by side, one per value of ``by`` (DOLDA Figs. 4-6 as one
+    picture): the same corpus fitted under, say, the horseshoe and the normal prior.
+
+    Each panel is ``coefficient_heatmap`` of the topics only (the intercept and covariates
+    would dominate the colour scale), with its own symmetric colour scale, titled with the
+    mean share of a class's topic-weight mass on its ``top`` largest weights
+    (``metrics.top_weight_share``): near 1 the class rests on a few topics, near top / K its
+    weight is smeared over all. Topics of different fits are different topics, so the rows
+    are not aligned across panels.
+
+    Parameters
+    ----------
+    coefficients : DataFrame
+        ``Session.coefficients()`` of several sessions stacked, with a column ``by`` naming
+        each session's fit (e.g. ``pd.concat({"horseshoe": a, "normal": b},
+        names=["prior"]).reset_index(0)``).
+    by : str
+        The column that tells the fits apart.
+    top : int
+        How many of a class's largest weights the share in each title counts.
+    features : int, optional
+        The strongest topics per panel (``coefficient_heatmap``'s ``top``); all if None.
+    cell : int
+        Pixel size of one heatmap cell.
+
+    Returns
+    -------
+    alt.HConcatChart
+    """
+    from .metrics import top_weight_share
+
+    if not isinstance(by, str):
+        raise TypeError(f"by must be a column name (str), got {type(by).__name__}")
+    _check_frame(coefficients, "coefficients", {by, "kind", *COEFFICIENT_COLUMNS},
+                 "Session.coefficients() with a column naming each fit")
+    _check_count("features", features)
+    panels = []
+    for name, df in coefficients.groupby(by, sort=False):
+        df = df[df["kind"] == "topic"].drop(columns=[by])
+        if df.empty:
+            raise ValueError(f"coefficients has no topic weights for {by} = {name!r}")
+        share = float(top_weight_share(df, top).mean())
+        panel = coefficient_heatmap(df, top=features, width=alt.Step(cell * 2),
+                                    height=alt.Step(cell))
+        panels.append(panel.properties(title=alt.TitleParams(
+            f"{name}", subtitle=f"top-{top} share of a class's weight mass: {share:.2f}")))
+    if len(panels) < 2:
+        raise ValueError(f"coefficients holds one fit ({by} has one value); stack two or more "
+                         f"to compare")
+    return alt.hconcat(*panels).resolve_scale(color="independent")
+
+
 def weight_trace_chart(weights: pd.DataFrame, features: Any = None, tasks: Any = None,
                        top: int = 4, width: int = 480, height: int = 160,
                        target: str = "class") -> alt.FacetChart:

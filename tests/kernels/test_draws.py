@@ -6,7 +6,7 @@ import pytest
 from numba import njit
 from scipy import stats
 
-from topicsup.kernels.draws import gamma, inverse_gaussian, normal
+from topicsup.kernels.draws import TAIL_FROM, gamma, inverse_gaussian, normal, normal_above
 from topicsup.kernels.rng import seed_state
 
 N = 100_000
@@ -65,3 +65,26 @@ def test_gamma_matches_scipy_on_both_branches(a):
     ref = stats.gamma(a)
     assert stats.kstest(x, ref.cdf).pvalue > 1e-3
     assert stats.kstest(x, stats.gamma(a * 1.1).cdf).pvalue < 1e-6
+
+
+@njit
+def _above(n, lo, rng):
+    out = np.empty(n)
+    for i in range(n):
+        out[i] = normal_above(rng, lo)
+    return out
+
+
+@pytest.mark.parametrize("lo", [-3.0, 0.0, 0.3, TAIL_FROM, 1.0, 5.0, 10.0])
+def test_normal_above_matches_the_truncated_normal(lo):
+    """Both branches (plain rejection below TAIL_FROM, Robert's exponential proposal from it)
+    against scipy's truncated normal, 5 and 10 standard deviations out included, where naive
+    rejection would never return; the same bound moved by 2% of a standard deviation (or of
+    the tail's scale, 1 / lo, far out; the mean, where the bound is far below) is rejected."""
+    x = _above(N, lo, seed_state(4))
+    assert (x >= lo).all()
+    assert stats.kstest(x, stats.truncnorm(lo, np.inf).cdf).pvalue > 1e-3
+    shift = 0.02 / max(lo, 1.0)
+    wrong = stats.truncnorm(lo + shift, np.inf) if lo >= 0 else \
+        stats.truncnorm(lo - shift, np.inf, loc=shift)   # bound unseen: the mean moved
+    assert stats.kstest(x, wrong.cdf).pvalue < 1e-6

@@ -291,7 +291,7 @@ def test_a_wrong_label_matrix_is_rejected():
 _CHAIN = r"""
 import json, sys, hashlib
 import numpy as np, numba
-from topicsup.models import LDA, LightMedLDA
+from topicsup.models import DOLDA, LDA, LightMedLDA
 from topicsup.session import Session
 from topicsup.synthetic import make_synthetic
 corpus = make_synthetic(n_docs=300, n_topics=8, doc_length=40, task="multiclass",
@@ -300,7 +300,8 @@ out = {"threads": numba.get_num_threads()}
 for name, model in [("lda-sparse", LDA(K=8, sampler="partially_collapsed")),
                     ("lda-dense", LDA(K=8, sampler="partially_collapsed", kernel="dense")),
                     ("medlda", LightMedLDA(K=8, sampler="partially_collapsed",
-                                           lda_init_sweeps=1))]:
+                                           lda_init_sweeps=1)),
+                    ("dolda", DOLDA(K=8, lda_init_sweeps=1))]:
     s = Session(model, corpus, seed=7, block_tokens=int(sys.argv[1]))
     s.run(4)
     h = hashlib.sha256()
@@ -322,11 +323,11 @@ def _chain_in_process(threads: int, block_tokens: int) -> dict:
 
 def test_same_chain_bit_for_bit_on_1_2_and_4_threads():
     """Each thread count in a fresh process (numba's pool size is fixed at start): the whole
-    state (z, counts, Phi, the weights, the augmentation) and the log joints agree; the run on
-    2 threads also cuts its sweeps into blocks of another size."""
+    state (z, counts, Phi, the weights, the augmentation, DOLDA's horseshoe scales) and the
+    log joints agree; the run on 2 threads also cuts its sweeps into blocks of another size."""
     runs = {t: _chain_in_process(t, blocks) for t, blocks in ((1, 2000), (2, 300), (4, 2000))}
     assert [runs[t]["threads"] for t in (1, 2, 4)] == [1, 2, 4]
-    for name in ("lda-sparse", "lda-dense", "medlda"):
+    for name in ("lda-sparse", "lda-dense", "medlda", "dolda"):
         assert runs[1][name] == runs[2][name] == runs[4][name], name
 
 

@@ -252,3 +252,18 @@ def test_the_partially_collapsed_sampler_in_the_dashboard_and_the_report(corpus,
     assert "Sparse draws" in headings
     dense = Session(LDA(K=4, sampler="partially_collapsed", kernel="dense"), corpus, seed=0)
     assert "draws" not in dense.views and "acceptance" not in dense.views
+
+
+def test_dolda_in_the_dashboard(corpus):
+    """DOLDA (the horseshoe, the DO-probit, an intercept, the partially collapsed sampler)
+    runs live: its views (coefficients with the intercept among the features, the draws of
+    its sampler) render and its sampler's settings are controls."""
+    from topicsup import DOLDA
+    s = Session(DOLDA(K=4), corpus, seed=0)
+    assert {"coefficients", "draws", "acceptance"} <= set(s.views)
+    dash = Dashboard(s, refresh_seconds=0.0)
+    assert {"mh_steps", "threads"} <= set(dash.settings)
+    dash.run(3)
+    assert dash.wait(60) and dash.error is None and s.n_sweeps == 3
+    assert "intercept" in set(s.coefficients()["feature"])
+    assert np.isfinite(s.metric("do_probit_loss")).all()

@@ -156,9 +156,9 @@ class Logistic(Loss):
                              f"pg_method={self.pg_method!r}) are wrong or hang (an integer c up "
                              f"to {EXACT_UP_TO}, or pg_method='alternate', draws accurately "
                              f"up to {SCORE_LIMIT:g}): the "
-                             f"weights ran away (a tiny prior precision nu with separable "
-                             f"data, or a forged checkpoint); use a larger nu or standardize "
-                             f"the covariates")
+                             f"weights ran away (a weak prior, a tiny nu or the horseshoe's heavy "
+                             f"tails, with separable data; or a forged checkpoint); use a "
+                             f"larger nu or standardize the covariates")
         bit_generator = _from_words(own.generator)
         gen = np.random.Generator(bit_generator)
         own.w[...] = random_polyagamma(self.c, np.ascontiguousarray(scores), method=self.method,

@@ -119,11 +119,14 @@ class SupervisedLDA(LDA):
         that take a label term are ``"gibbs"`` (exact, O(K T) per token) and ``"light"`` (doc,
         word and exp MH proposals, O(T) per proposal).
     loss : str
-        The loss (``topicsup.losses``; ``"hinge"``), with its parameters (``lam`` for the
-        hinge, 2 lam max(0, 1 - y s)).
+        The loss (``topicsup.losses``), with its parameters: ``"hinge"`` (``lam``, 2 lam
+        max(0, 1 - y s)), ``"logistic"`` (``c``, Polya-Gamma), ``"do_probit"`` (DOLDA's
+        diagonal-orthant probit, ``c`` copies of each label), ``"gaussian"`` and
+        ``"epsilon_insensitive"`` (regression).
     prior : str
-        The prior on the weights (``topicsup.priors``; ``"normal"``, eta ~ N(0, 1/nu), with
-        ``nu``).
+        The prior on the weights (``topicsup.priors``): ``"normal"``, eta ~ N(0, 1/nu), with
+        ``nu``; ``"horseshoe"``, DOLDA's, a half-Cauchy global scale per task and a local
+        one per weight. Either applies to every weight but the intercept.
     weight_sampler : str
         ``"cholesky"``: the exact joint draw of each task's weights, O(M^3 + D M^2);
         ``"coordinate"``: ``S_gibbs`` passes of coordinate-wise Gibbs (``weight_shift``: each
@@ -137,6 +140,22 @@ class SupervisedLDA(LDA):
     burn_in : int
         Sweeps before weight samples enter the average used for prediction (the LDA
         initialisation included).
+    intercept : bool
+        Add a feature that is 1 for every document, with its own wide prior N(0, c0)
+        (``intercept_variance``, c0 = 100 as in DOLDA) that the prior never shrinks: the
+        column after the topics, before the covariates. The topic proportions sum to one, so
+        the intercept is collinear with them (adding c to it and -c to every topic weight
+        changes no score). The posterior stays proper because every weight has a proper
+        prior, and the Cholesky weight step draws all of a task's weights jointly, so it moves
+        along that line in one step (coordinate-wise steps zigzag along it: use
+        ``"cholesky"`` with an intercept; tests/models/test_dolda.py measures the mixing).
+        What it buys: with a shrinking prior (the horseshoe) a class's base rate goes to the
+        intercept and its topic weights read as deviations, few and sparse; without it every
+        topic weight of a rare class must carry the base rate (README, "DOLDA": covariates
+        and the intercept). Off by default (the papers' MedLDA and gSLDA have none); on in
+        the DOLDA preset.
+    intercept_variance : float
+        c0, the intercept's prior variance.
     lda_init_sweeps : int
         Sweeps of plain LDA that start the chain: the same topic sampler with the labels
         ignored, then the weights and the augmentation drawn given those topics, and from
@@ -153,7 +172,10 @@ class SupervisedLDA(LDA):
     """
 
     OWN: ClassVar[dict[str, Any]] = {"alpha": None, "supervised_factor": "augmented",
-                                     "burn_in": 0, "lda_init_sweeps": 0}
+                                     "burn_in": 0, "lda_init_sweeps": 0, "intercept": False,
+                                     "intercept_variance": 100.0}
+    # c0 above it or below: the intercept's precision under- or overflows the weight draws
+    INTERCEPT_VARIANCE_RANGE = (1e-6, 1e12)
     ROLES = {**LDA.ROLES, "loss": LOSSES, "prior": PRIORS, "weight_sampler": WEIGHT_SAMPLERS}
     DEFAULTS: ClassVar[dict[str, Any]] = {"loss": "hinge", "prior": "normal",
                                           "weight_sampler": "cholesky"}
@@ -170,6 +192,11 @@ class SupervisedLDA(LDA):
                                                 SUPERVISED_FACTORS)
         for name in ("burn_in", "lda_init_sweeps"):
             own[name] = check.integer(name, own[name], low=0, high=check.INT32_MAX)
+        own["intercept"] = check.flag("intercept", own["intercept"])
+        own["intercept_variance"] = check.number(
+            "intercept_variance", own["intercept_variance"],
+            low=self.INTERCEPT_VARIANCE_RANGE[0], high=self.INTERCEPT_VARIANCE_RANGE[1],
+            why="outside it the intercept's precision under- or overflows the weight draws")
         return own
 
     def _check_parts(self) -> None:
@@ -227,8 +254,32 @@ class SupervisedLDA(LDA):
         """One name per task: the positive class for binary labels, else the classes."""
         return self.task(corpus).names(corpus.labels)
 
+    def covariate_matrix(self, corpus: Corpus) -> np.ndarray:
+        """The (D, P) features after the topics: a column of ones if ``intercept``, then the
+        corpus's covariates."""
+        cov = corpus.covariates if corpus.covariates is not None \
+            else np.zeros((corpus.n_docs, 0))
+        if self.intercept:
+            cov = np.hstack([np.ones((corpus.n_docs, 1)), cov])
+        return np.ascontiguousarray(cov, dtype=np.float64)
+
+    def covariate_names(self, corpus: Corpus) -> list[str]:
+        """Names of the columns of ``covariate_matrix``."""
+        return (["intercept"] if self.intercept else []) + list(corpus.covariate_names)
+
+    def feature_kinds(self, corpus: Corpus) -> list[str]:
+        """What each column of eta weighs: ``"topic"``, ``"intercept"`` or ``"covariate"``."""
+        return (["topic"] * self.K + ["intercept"] * int(self.intercept)
+                + ["covariate"] * (self.n_features(corpus) - self.K - int(self.intercept)))
+
     def n_features(self, corpus: Corpus) -> int:
-        return self.K + (0 if corpus.covariates is None else corpus.covariates.shape[1])
+        return (self.K + int(self.intercept)
+                + (0 if corpus.covariates is None else corpus.covariates.shape[1]))
+
+    def prior_columns(self, M: int) -> np.ndarray:
+        """The columns of eta the prior is on: all but the intercept (which has N(0, c0))."""
+        cols = np.arange(M)
+        return np.delete(cols, self.K) if self.intercept else cols
 
     # ------------------------------------------------------------------ state
     @property
@@ -260,7 +311,8 @@ class SupervisedLDA(LDA):
                               np.zeros(K, np.int32))
         state.supervision = Supervision(
             np.zeros((T, D)), self.loss_function.allocate(T, D), weights,
-            self.weight_prior.allocate(T, M), np.zeros((T, M)), scratch, np.zeros(1, np.int64))
+            self.weight_prior.allocate(T, self.prior_columns(M).size), np.zeros((T, M)), scratch,
+            np.zeros(1, np.int64))
         return state
 
     def init_state(self, corpus: Corpus, rng: np.ndarray) -> State:
@@ -277,18 +329,19 @@ class SupervisedLDA(LDA):
         super().refresh_state(state, corpus)
         sup = state.supervision
         sup.y[...] = self.targets(corpus)
-        sup.prior_precision[...] = self.weight_prior.precision(sup.prior,
-                                                               *sup.weights.eta.shape)
+        T, M = sup.weights.eta.shape
+        cols = self.prior_columns(M)
+        sup.prior_precision[:, cols] = self.weight_prior.precision(sup.prior, T, cols.size)
+        if self.intercept:
+            sup.prior_precision[:, self.K] = 1.0 / self.intercept_variance
         self._weights_changed(state, corpus)
 
     def _weights_changed(self, state: State, corpus: Corpus) -> None:
         """Derive the kernels' view of eta: eta_kt (K, T) and the covariate scores r."""
         wt = state.supervision.weights
         wt.eta_kt[...] = wt.eta[:, :self.K].T
-        if corpus.covariates is not None and corpus.covariates.shape[1]:
-            wt.r[...] = wt.eta[:, self.K:] @ corpus.covariates.T
-        else:
-            wt.r[...] = 0.0
+        cov = self.covariate_matrix(corpus)
+        wt.r[...] = wt.eta[:, self.K:] @ cov.T if cov.shape[1] else 0.0
 
     def validate_state(self, state: State, corpus: Corpus) -> None:
         super().validate_state(state, corpus)
@@ -327,9 +380,7 @@ class SupervisedLDA(LDA):
                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The features (zbar_d, x_d) by row (``kernels.weights.topic_rows``): row pointers,
         ascending columns and values of the non-zeros, O(tokens + D K)."""
-        cov = corpus.covariates if corpus.covariates is not None \
-            else np.zeros((corpus.n_docs, 0))
-        return topic_rows(corpus.doc_ptr, state.counts.z, self.K, cov,
+        return topic_rows(corpus.doc_ptr, state.counts.z, self.K, self.covariate_matrix(corpus),
                           np.zeros(self.K, np.int32))
 
     # ------------------------------------------------------------------ sampling
@@ -395,7 +446,10 @@ class SupervisedLDA(LDA):
         if not marginal:
             loss.augment(y, scores, rng, sup.loss)
             clock.lap("augmentation")
-        self.weight_prior.update(sup.prior, wt.eta, rng, sup.prior_precision)
+        cols = self.prior_columns(wt.eta.shape[1])
+        shrunk = sup.prior_precision[:, cols]
+        self.weight_prior.update(sup.prior, wt.eta[:, cols], rng, shrunk)
+        sup.prior_precision[:, cols] = shrunk
         clock.lap("prior")
         self._weights_changed(state, corpus)
         if sweep > self.burn_in:
@@ -411,7 +465,19 @@ class SupervisedLDA(LDA):
         row_scores(*self.feature_rows(state, corpus), sup.weights.eta, scores)
         return (super().log_joint(state, corpus)
                 + self.loss_function.log_pseudo_likelihood(sup.y, scores)
-                + self.weight_prior.log_density(sup.weights.eta, sup.prior))
+                + self.log_prior(state))
+
+    def log_prior(self, state: State) -> float:
+        """log p(eta and the prior's own state): the prior on its columns, N(0, c0) on the
+        intercept."""
+        sup = state.supervision
+        eta = sup.weights.eta
+        out = self.weight_prior.log_density(eta[:, self.prior_columns(eta.shape[1])], sup.prior)
+        if self.intercept:
+            c0 = self.intercept_variance
+            out += float(-0.5 * eta.shape[0] * np.log(2 * np.pi * c0)
+                         - 0.5 * np.square(eta[:, self.K]).sum() / c0)
+        return out
 
     def trace_arrays(self, state: State) -> dict[str, np.ndarray]:
         """Arrays the Session records after every sweep: the weights eta (T, M)."""
@@ -430,16 +496,16 @@ class SupervisedLDA(LDA):
         """Held-out features (D, M): the topic proportions of ``LDA.fold_in``, then the
         covariates (MATH.md sec. 5)."""
         zbar = super().fold_in(state, corpus, rng, n_burn, n_keep, phi_wk)
-        if corpus.covariates is not None and corpus.covariates.shape[1]:
-            return np.hstack([zbar, corpus.covariates])
-        return zbar
+        cov = self.covariate_matrix(corpus)
+        return np.hstack([zbar, cov]) if cov.shape[1] else zbar
 
     def decision_scores(self, state: State, X: np.ndarray) -> np.ndarray:
         """(D, T) scores of features X with the averaged weights."""
         eta = self.coefficients(state)
         if X.shape[1] != eta.shape[1]:
+            then = "the intercept and covariates" if self.intercept else "covariates"
             raise ValueError(f"features have {X.shape[1]} columns, the model's weights "
-                             f"{eta.shape[1]} (K = {self.K} topics + covariates)")
+                             f"{eta.shape[1]} (K = {self.K} topics, then {then})")
         scores = np.zeros((eta.shape[0], X.shape[0]))
         compute_scores(np.ascontiguousarray(X, dtype=np.float64), eta, scores)
         return scores.T
