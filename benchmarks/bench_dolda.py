@@ -3,7 +3,7 @@ the recovery of known covariate weights.
 
 Run from the repository root with the project's virtualenv, on an otherwise idle machine::
 
-    python benchmarks/bench_dolda.py                   # everything (about an hour, both cores)
+    python benchmarks/bench_dolda.py                   # everything (about 45 min, both cores)
     python benchmarks/bench_dolda.py --quick           # smoke test: K = 20, one seed, 8 sweeps
     python benchmarks/bench_dolda.py --parts coverage  # one part; --resume keeps finished runs
 
@@ -15,7 +15,9 @@ accuracy by the default fold-in (50 + 50 sweeps):
 * ``dolda``: the DOLDA preset (DO-probit, horseshoe per class, intercept, partially collapsed
   sampler on 2 threads); ``dolda-normal``: ``DOLDA.with_normal_prior()`` (eta ~ N(0, 100));
 * ``dolda-c100``, ``dolda-normal-c100``: the same with the labels weighed up, c = 100 copies of
-  each label (``DOProbit.c``, as gSLDA's c);
+  each label (``DOProbit.c``, as gSLDA's c); ``dolda-c100-gibbs``: that model on collapsed Gibbs
+  topics (one thread for the topics, the augmentation on two; not in the default methods,
+  run at K = 20 with ``--methods dolda-c100-gibbs --resume``);
 * ``medlda``: Gibbs MedLDA (hinge, lam = 102.4, nu = 4096, exact collapsed Gibbs, one core: its
   sampler is serial), the settings of benchmarks/results/supervised_multiclass;
 * ``two-step``: LDA on the partially collapsed sampler (2 threads), then a DO-probit regression
@@ -88,10 +90,12 @@ def make_model(method: str, K: int, alpha: float, sweeps: int):
         return MedLDA(**common, lam=102.4, nu=4096.0)
     if method == "two-step":
         return LDA(K=K, alpha=alpha, beta=BETA, sampler="partially_collapsed", threads=2)
-    c = 100 if method.endswith("-c100") else 1
+    c = 100 if "-c100" in method else 1
+    # "-gibbs": DOLDA's model on collapsed Gibbs topics (exact, O(K T) per token, serial)
+    sampler = dict(sampler="gibbs") if method.endswith("-gibbs") else dict(threads=2)
     if method.startswith("dolda-normal"):
-        return DOLDA.with_normal_prior(**common, c=c, threads=2)
-    return DOLDA(**common, c=c, threads=2)
+        return DOLDA.with_normal_prior(**common, c=c, **sampler)
+    return DOLDA(**common, c=c, **sampler)
 
 
 def do_probit_regression(X: np.ndarray, labels: np.ndarray, n_classes: int, seed: int,

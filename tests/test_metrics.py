@@ -290,6 +290,7 @@ def test_session_signal_topics_and_shrinkage():
         expect = c.sort_values("mean", ascending=False)["index"].head(2).tolist()
         assert rows["topic"].tolist() == expect and rows["rank"].tolist() == [1, 2][:len(expect)]
         assert (rows["top_words"] == topics["top_words"].to_numpy()[rows["topic"]]).all()
+        assert np.allclose(rows["share"], topics["share"].to_numpy()[rows["topic"]])
         assert (rows["sign_certain"] == (rows["lower"] > 0)).all()
     shr = s.shrinkage(top=2)
     assert list(shr.index) == list(data.corpus.labels.classes)

@@ -183,6 +183,13 @@ def test_unsupervised_lda_is_unchanged_by_the_frame():
     (dict(S_gibbs=3, composition="mixture"), ValueError,
      r"S_gibbs=3 \(weight_sampler='cholesky' does not use it\); composition='mixture' "
      r"\(sampler='gibbs' does not use it\): would be ignored"),
+    (dict(intercept=1), TypeError, "intercept must be"),
+    (dict(intercept=True, intercept_variance=0.0), ValueError, "intercept_variance must be"),
+    (dict(intercept=True, intercept_variance=np.inf), ValueError, "intercept_variance must be"),
+    (dict(intercept_variance=4.0), ValueError,
+     r"intercept_variance=4.0 \(intercept=False does not use it\): would be ignored"),
+    (dict(loss="do_probit", c=0), ValueError, r"c must be an integer in \[1, 1024\]"),
+    (dict(loss="do_probit", c=2000), ValueError, r"c must be an integer in \[1, 1024\]"),
 ])
 def test_bad_supervised_parameters(kw, err, msg):
     with pytest.raises(err, match=msg):

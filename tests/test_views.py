@@ -407,3 +407,12 @@ def test_prior_comparison_chart_bad_input():
     two = pd.concat([one, _fit({"a": [1.0, 2.0]}, kinds=["covariate"] * 2).assign(prior="x")])
     with pytest.raises(ValueError, match="no topic weights for prior = 'x'"):
         prior_comparison_chart(two)
+
+
+def test_coefficient_heatmap_leaves_the_intercept_out_unless_asked():
+    coef = _fit({"a": [1.0, -2.0, 9.0]}, kinds=["topic", "topic", "intercept"])
+    rows = lambda d: {r["feature"] for r in _values(d)}   # noqa: E731
+    assert rows(coefficient_heatmap(coef).to_dict()) == {"f0", "f1"}
+    assert rows(coefficient_heatmap(coef, intercept=True).to_dict()) == {"f0", "f1", "f2"}
+    with pytest.raises(TypeError, match="intercept must be a bool"):
+        coefficient_heatmap(coef, intercept="yes")

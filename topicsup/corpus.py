@@ -725,7 +725,8 @@ class Corpus:
     def take(self, index: Any) -> "Corpus":
         """The documents at positions ``index`` (in that order), with their tokens in order,
         labels, covariates and input positions; the vocabulary and preprocessing unchanged
-        (e.g. to subsample one class, or split train and test).
+        (e.g. to subsample one class, or split train and test). What the parent dropped
+        (empty documents, unknown tokens) is not carried over: it describes other documents.
 
         Parameters
         ----------
@@ -750,7 +751,8 @@ class Corpus:
             self, words=words, doc_ptr=ptr,
             labels=None if self.labels is None else self.labels.take(idx),
             covariates=None if self.covariates is None else self.covariates[idx],
-            doc_index=self.doc_index[idx], dropped_documents=np.zeros(0, np.int64))
+            doc_index=self.doc_index[idx], dropped_documents=np.zeros(0, np.int64),
+            n_unknown_tokens=0, preprocessing=dict(self.preprocessing))
 
     def to_matrix(self) -> sp.csr_matrix:
         """The (n_docs, n_words) document-term count matrix."""

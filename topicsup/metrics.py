@@ -291,7 +291,8 @@ def document_entropy(doc_topics: np.ndarray) -> np.ndarray:
     return entr(theta).sum(axis=1)
 
 
-__all__ = ["MEASURES", "document_entropy", "top_word_ids", "topic_coherence"]
+__all__ = ["MEASURES", "document_entropy", "top_indices", "top_weight_share", "top_word_ids",
+           "topic_coherence"]
 
 
 def top_weight_share(coefficients: pd.DataFrame, top: int = 3) -> pd.Series:

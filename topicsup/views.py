@@ -333,7 +333,7 @@ def _signal_order(coefficients: pd.DataFrame) -> tuple[list[str], list[str]]:
 def coefficient_heatmap(coefficients: pd.DataFrame, value: str = "mean", sort: bool = True,
                         top: int | None = None, width: int | alt.Step = alt.Step(40),
                         height: int | alt.Step = alt.Step(18),
-                        target: str = "class") -> alt.Chart:
+                        target: str = "class", intercept: bool = False) -> alt.Chart:
     """Weights as a heatmap: one row per feature (topic or covariate), one column per task
     (a class, or a regression's response).
 
@@ -357,6 +357,10 @@ def coefficient_heatmap(coefficients: pd.DataFrame, value: str = "mean", sort: b
     target : {"class", "response"}
         What a task is (``Task.target``): a class of a classifier, or a regression's response;
         it names the title and the task axis.
+    intercept : bool
+        Draw the intercept's row too (rows of ``kind`` ``"intercept"``). Off by default: a
+        base rate is not something a class is about, and its size (often the largest weight)
+        would set the colour scale the topics are read on.
 
     Returns
     -------
@@ -368,6 +372,10 @@ def coefficient_heatmap(coefficients: pd.DataFrame, value: str = "mean", sort: b
     _check_count("top", top)
     if not isinstance(sort, (bool, np.bool_)):
         raise TypeError(f"sort must be a bool, got {type(sort).__name__}")
+    if not isinstance(intercept, (bool, np.bool_)):
+        raise TypeError(f"intercept must be a bool, got {type(intercept).__name__}")
+    if not intercept and "kind" in coefficients.columns:
+        coefficients = coefficients[coefficients["kind"] != "intercept"]
     if coefficients.duplicated(["task", "feature"]).any():
         raise ValueError("coefficients has several rows for one (task, feature); pass one "
                          "Session's coefficients")
@@ -450,6 +458,7 @@ def prior_comparison_chart(coefficients: pd.DataFrame, by: str = "prior", top: i
     _check_frame(coefficients, "coefficients", {by, "kind", *COEFFICIENT_COLUMNS},
                  "Session.coefficients() with a column naming each fit")
     _check_count("features", features)
+    cell = check.integer("cell", cell, low=1, high=200)
     panels = []
     for name, df in coefficients.groupby(by, sort=False):
         df = df[df["kind"] == "topic"].drop(columns=[by])

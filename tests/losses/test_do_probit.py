@@ -3,7 +3,8 @@
 * the augmentation draws each latent from N(s, 1) truncated by its label (KS against scipy's
   truncated normal, 100,000 draws, scores from -8 to 8 on both sides, the far tails included;
   the law moved by 5% of the latent's spread is rejected), with (b, w) = (a, 1);
-* a saved augmentation on the wrong side of zero, or with w != 1, is refused by position;
+* a saved augmentation on the wrong side of zero is refused by position, one with w != c
+  by name, and a non-finite score before any draw (the proposal would never accept);
 * the class probabilities are DOLDA's P(y = j | s) ∝ Phi(s_j) prod_{l != j} Phi(-s_l)
   (against the product formula), finite for extreme scores, with the argmax of the scores;
 * log_psi is log Phi(y s), finite far in the tail (the joint and learning tests of the DOLDA
@@ -101,3 +102,12 @@ def test_c_copies_of_a_label_sum_c_truncated_latents(s):
         loss.check_augmentation(y, Augmentation(own.b, np.ones_like(y)))
     with pytest.raises(TypeError, match="c must be an integer"):
         DOProbit(c=2.5)
+
+
+def test_a_non_finite_score_is_refused_before_drawing():
+    loss = DOProbit()
+    y = np.array([[1.0, -1.0]])
+    own = Augmentation(np.zeros((1, 2)), np.zeros((1, 2)))
+    for bad in (np.nan, np.inf):
+        with pytest.raises(ValueError, match="score of task 0, document 1 is"):
+            loss.augment(y, np.array([[0.5, bad]]), seed_state(0), own)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from topicsup import DOLDA, GSLDA, LightMedLDA, Session
+from topicsup import DOLDA, GSLDA, LDA, LightMedLDA, Session
 from topicsup.corpus import Corpus
 from topicsup.kernels.rng import seed_state
 from topicsup.kernels.weights import row_scores
@@ -120,9 +120,10 @@ def _joint_pvalues(model, seed=51, n_chains=3000, n_steps=3):
             "a - s": stats.kstest(noise[:, :, 0].ravel(), "norm").pvalue}
 
 
-# c0 = 1: with DOLDA's c0 = 100 most scores are far from 0 and the labels nearly certain,
-# so the latents' truncation would rarely matter to the test
-JOINT_MODEL = dict(K=2, alpha=0.5, beta=0.5, intercept_variance=1.0)
+# c0 = 2: with DOLDA's c0 = 100 most scores are far from 0 and the labels nearly certain,
+# so the latents' truncation would rarely matter to the test; not 1, where a variance used
+# as a precision would go unseen
+JOINT_MODEL = dict(K=2, alpha=0.5, beta=0.5, intercept_variance=2.0)
 
 
 def test_dolda_getting_it_right():
@@ -175,14 +176,24 @@ def _with_part(model, role, part):
     return mutant
 
 
+class _InterceptVarianceAsPrecision(DOLDA):
+    """Mutant: the intercept's prior precision set to c0 instead of 1 / c0."""
+
+    def refresh_state(self, state, corpus):
+        super().refresh_state(state, corpus)
+        state.supervision.prior_precision[:, self.K] = self.intercept_variance
+
+
 def test_dolda_getting_it_right_has_teeth():
     """The joint test rejects (p < 1e-6 on some marginal, at the same size) a global scale
-    whose Gamma shape counts the intercept (the misprint MATH.md sec. 8 warns of), and latents
-    truncated at the wrong point."""
+    whose Gamma shape counts the intercept (the misprint MATH.md sec. 8 warns of), latents
+    truncated at the wrong point, and the intercept's variance used as its precision."""
     model = DOLDA(**JOINT_MODEL)
     p = _joint_pvalues(_with_part(model, "prior", _ShapeWithIntercept()), seed=52)
     assert min(p.values()) < 1e-6, p
     p = _joint_pvalues(_with_part(model, "loss", _ShiftedTruncation()), seed=53)
+    assert min(p.values()) < 1e-6, p
+    p = _joint_pvalues(_InterceptVarianceAsPrecision(**JOINT_MODEL), seed=55)
     assert min(p.values()) < 1e-6, p
 
 
@@ -209,13 +220,14 @@ class _NoInterceptInScores(DOLDA):
 def _enumeration(model_cls=DOLDA):
     from tests.kernels.test_partially_collapsed import _phi
     corpus = tiny_corpus(ENUM_DOCS, labels=ENUM_LABELS, covariates=ENUM_X)
-    with_ones = tiny_corpus(ENUM_DOCS, covariates=np.hstack([np.ones((3, 1)), ENUM_X]))
     K = 3
     model = model_cls(K=K, alpha=0.7, beta=0.3)
     Z = enumerate_assignments(corpus.n_tokens, K)
+    # the target's features: the intercept's ones, then the covariate (DOLDA's, not the mutant's)
+    features = np.hstack([np.ones((3, 1)), ENUM_X])
     target = normalize_log(lda_log_given_phi_states(corpus, K, 0.7, _phi(K), Z)
-                           + supervised_log_factor_states(with_ones, K, ENUM_ETA, ENUM_A,
-                                                          np.ones((3, 3)), Z))
+                           + supervised_log_factor_states(corpus, K, ENUM_ETA, ENUM_A,
+                                                          np.ones((3, 3)), Z, features))
 
     def prepare(state):
         state.supervision.weights.eta[...] = ENUM_ETA
@@ -295,13 +307,13 @@ def test_dolda_and_the_horseshoe_with_other_losses_learn(make):
     assert np.corrcoef(centred[0].ravel(), centred[1].ravel())[0, 1] > 0.8
 
 
-def test_the_intercept_leaves_the_posterior_proper_and_mixing():
-    """With the intercept collinear with the topic proportions, the weights' conditional
-    precision is still positive definite (every weight has a proper prior), and the chain
-    moves along the collinear line: over 60 sweeps after 20, each class's intercept has a
-    lag-1 autocorrelation below 0.9 and spreads like the sum it trades off against (the
-    intercept plus the mean topic weight, the part the data identify, varies less than the
-    intercept itself)."""
+def test_the_intercept_mixes_along_the_collinear_line():
+    """With the intercept collinear with the topic proportions (properness: every weight has
+    a proper prior, and the joint test above holds the intercept's marginal), the chain moves
+    along the collinear line: over 60 sweeps after 20, each class's intercept has a lag-1
+    autocorrelation below 0.9, and the intercept plus the mean topic weight (the part the
+    data identify) varies less than the intercept itself, so the intercept's spread is the
+    prior's trade-off along the line, explored within the run."""
     tr, _, _ = _synthetic_split()
     model = DOLDA(K=6)
     s = Session(model, tr, seed=4, log_joint_every=0)
@@ -314,12 +326,38 @@ def test_the_intercept_leaves_the_posterior_proper_and_mixing():
     assert (lag1 < 0.9).all(), lag1
     identified = icpt + trace[:, :, :K].mean(axis=2)
     assert (identified.std(axis=0) < icpt.std(axis=0)).all()
-    sup = s.state.supervision
-    from topicsup.kernels.weights import precision_and_shift
-    rows = model.feature_rows(s.state, tr)
-    for t in range(sup.weights.eta.shape[0]):
-        P, _ = precision_and_shift(*rows, sup.loss.b[t], sup.loss.w[t], sup.prior_precision[t])
-        assert np.linalg.eigvalsh(P).min() > 0
+
+
+def test_the_log_joint_adds_the_horseshoe_and_the_intercept_prior():
+    """log joint = collapsed LDA + sum c log Phi(y s) + the horseshoe's hierarchy on the shrunk
+    weights + N(0, c0) on the intercept, each term computed here independently (scipy)."""
+    tr, _, _ = _synthetic_split()
+    model = DOLDA(K=4, intercept_variance=3.0, c=2)
+    s = Session(model, tr, seed=5, log_joint_every=0)
+    s.run(3)
+    st, sup = s.state, s.state.supervision
+    eta, hs = sup.weights.eta, sup.prior
+    X = model.features(st, tr)
+    scores = eta @ X.T
+    cols = [0, 1, 2, 3, 5, 6]                                   # all but the intercept (4)
+    ig = stats.invgamma
+    prior = (stats.norm(0, np.sqrt(hs.tau2[:, None] * hs.lam2)).logpdf(eta[:, cols]).sum()
+             + ig(0.5, scale=1 / hs.nu).logpdf(hs.lam2).sum() + ig(0.5).logpdf(hs.nu).sum()
+             + ig(0.5, scale=1 / hs.xi).logpdf(hs.tau2).sum() + ig(0.5).logpdf(hs.xi).sum()
+             + stats.norm(0, np.sqrt(3.0)).logpdf(eta[:, 4]).sum())
+    expect = (LDA.log_joint(model, st, tr) + 2 * stats.norm.logcdf(sup.y * scores).sum()
+              + prior)
+    assert np.isclose(model.log_joint(st, tr), expect, rtol=1e-10)
+
+
+def test_perplexity_of_a_model_with_an_intercept():
+    """Held-out perplexity folds in topic proportions alone, whatever features the model's
+    classifier adds (the intercept, covariates)."""
+    tr, te, _ = _synthetic_split()
+    s = Session(DOLDA(K=4), tr, seed=0, log_joint_every=0)
+    s.run(3)
+    p = s.perplexity(te, n_burn=2, n_keep=2)
+    assert np.isfinite(p) and 1 < p < tr.n_words
 
 
 def test_dolda_resumes_exactly_and_refuses_forged_scales(tmp_path):

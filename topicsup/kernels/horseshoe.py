@@ -28,9 +28,10 @@ from .draws import gamma
 from .rng import uniform
 
 # The prior variance tau^2 lambda^2 handed to the weight step is held in here: beyond it the
-# precision over- or underflows the Cholesky factor. The scales themselves are not clamped, so
-# the chain's state is exact; only a weight whose prior sd is below 1e-6 (a weight that is
-# zero to every digit the features can resolve) or above 1e6 is drawn with the bound.
+# precision over- or underflows the Cholesky factor. The scales themselves are not clamped;
+# a weight whose prior sd is below 1e-6 (zero to every digit the features can resolve) or
+# above 1e6 is drawn with the bound, so there (and only there) the weight's draw departs from
+# its conditional and the log joint (unclamped) from what was drawn.
 VARIANCE_RANGE = (1e-12, 1e12)
 
 
@@ -38,7 +39,10 @@ VARIANCE_RANGE = (1e-12, 1e12)
 def _inverse_gamma(rng, shape, scale):
     """IG(shape, scale): scale / Gamma(shape, 1); shape 1 is an exponential (one uniform)."""
     if shape == 1.0:
-        return scale / -math.log(1.0 - uniform(rng))
+        e = 0.0
+        while e == 0.0:                     # uniform() = 0 (p = 2^-53) would divide by zero
+            e = -math.log(1.0 - uniform(rng))
+        return scale / e
     return scale / gamma(rng, shape)
 
 

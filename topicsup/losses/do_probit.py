@@ -101,7 +101,13 @@ class DOProbit(Loss):
 
     def augment(self, y: np.ndarray, scores: np.ndarray, rng: np.ndarray,
                 own: Augmentation) -> None:
-        """Draw the truncated-normal latents a given the scores; write (b, w) = (a, 1)."""
+        """Draw the truncated-normal latents a given the scores; write (b, w) = (sum a, c).
+        A non-finite score (weights run away, a forged state) is refused: the truncated
+        normal's proposal would never accept."""
+        if not np.isfinite(scores).all():
+            t, d = (int(i[0]) for i in np.nonzero(~np.isfinite(scores)))
+            raise ValueError(f"the score of task {t}, document {d} is {scores[t, d]}: the "
+                             f"DO-probit's latents need finite scores (the weights ran away)")
         do_probit_augment(y, scores, self.c, stream_key(rng), own.b, own.w)
 
     def check_augmentation(self, y: np.ndarray, own: Augmentation) -> None:

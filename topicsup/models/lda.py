@@ -379,7 +379,9 @@ class LDA(Model):
                                    doc_ptr=np.concatenate([[0], np.cumsum(first)]).astype(
                                        corpus.doc_ptr.dtype), labels=None, covariates=None,
                                    covariate_names=())
-        zbar = self.fold_in(state, seen, rng, n_burn, n_keep)
+        # the topic proportions alone (LDA's fold-in): a supervised model's would append its
+        # intercept and covariates
+        zbar = LDA.fold_in(self, state, seen, rng, n_burn, n_keep)
         a = self.alpha_vector
         theta = (zbar * first[:, None] + a) / (first[:, None] + a.sum())
         phi_wk = self.topic_word(state).T

@@ -197,6 +197,9 @@ class SupervisedLDA(LDA):
             "intercept_variance", own["intercept_variance"],
             low=self.INTERCEPT_VARIANCE_RANGE[0], high=self.INTERCEPT_VARIANCE_RANGE[1],
             why="outside it the intercept's precision under- or overflows the weight draws")
+        if not own["intercept"] and own["intercept_variance"] != 100.0:
+            raise ValueError(f"intercept_variance={own['intercept_variance']!r} (intercept=False "
+                             f"does not use it): would be ignored; pass intercept=True")
         return own
 
     def _check_parts(self) -> None:

@@ -74,9 +74,13 @@ class Horseshoe(Prior):
                    + _log_inverse_gamma(own.xi, 0.5, 1.0)).sum()
         return float(normal.sum() + scales)
 
+    # a saved scale outside it makes 1 / scale or its logarithm's sums overflow (a forged file)
+    SCALE_RANGE = (1e-300, 1e300)
+
     def validate(self, own: HorseshoeState) -> None:
+        lo, hi = self.SCALE_RANGE
         for name, field in self.SAVED.items():
             a = getattr(own, field)
-            if not (np.isfinite(a).all() and (a > 0).all()):
+            if not (np.isfinite(a).all() and (a >= lo).all() and (a <= hi).all()):
                 raise ValueError(f"state/{name} must hold finite positive scales (the "
-                                 f"horseshoe's {field})")
+                                 f"horseshoe's {field}) in [{lo:g}, {hi:g}]")

@@ -96,31 +96,39 @@ def doc_topic_states(corpus: Corpus, K: int, Z: np.ndarray) -> np.ndarray:
     return n_dk
 
 
-def score_states(corpus: Corpus, K: int, eta: np.ndarray, Z: np.ndarray) -> np.ndarray:
+def score_states(corpus: Corpus, K: int, eta: np.ndarray, Z: np.ndarray,
+                 covariates: np.ndarray | None = None) -> np.ndarray:
     """The scores s_td = eta_t . (zbar_d, x_d) for every row of ``Z``: (S, T, D), ``eta``
-    (T, K + P). Plain numpy, independent of the kernels."""
+    (T, K + P). ``covariates`` (D, P): the features after the topics, the corpus's own by
+    default (pass ``model.covariate_matrix(corpus)`` for a model with an intercept). Plain
+    numpy, independent of the kernels."""
     zbar = doc_topic_states(corpus, K, Z) / np.maximum(corpus.doc_lengths, 1)[None, :, None]
     s = np.einsum("sdk,tk->std", zbar, eta[:, :K])
-    if corpus.covariates is not None and corpus.covariates.shape[1]:
-        s += (eta[:, K:] @ corpus.covariates.T)[None]
+    cov = corpus.covariates if covariates is None else covariates
+    if eta.shape[1] != K + (0 if cov is None else cov.shape[1]):
+        raise ValueError(f"eta has {eta.shape[1]} columns, the features K = {K} + "
+                         f"{0 if cov is None else cov.shape[1]} covariates")
+    if cov is not None and cov.shape[1]:
+        s += (eta[:, K:] @ cov.T)[None]
     return s
 
 
 def supervised_log_factor_states(corpus: Corpus, K: int, eta: np.ndarray, b: np.ndarray,
-                                 w: np.ndarray, Z: np.ndarray) -> np.ndarray:
+                                 w: np.ndarray, Z: np.ndarray,
+                                 covariates: np.ndarray | None = None) -> np.ndarray:
     """sum_{t,d} b_td s_td - w_td s_td^2 / 2 for every row of ``Z``: the supervised factor of
     the target given the augmentation (MATH.md sec. 1), with s_td = eta_t . (zbar_d, x_d).
-    ``eta`` is (T, K + P); ``b``, ``w`` are (T, D)."""
-    s = score_states(corpus, K, eta, Z)
+    ``eta`` is (T, K + P); ``b``, ``w`` are (T, D); ``covariates`` as for ``score_states``."""
+    s = score_states(corpus, K, eta, Z, covariates)
     return (b[None] * s - 0.5 * w[None] * s * s).sum(axis=(1, 2))
 
 
 def loss_log_factor_states(corpus: Corpus, K: int, eta: np.ndarray, y: np.ndarray, loss: Any,
-                           Z: np.ndarray) -> np.ndarray:
+                           Z: np.ndarray, covariates: np.ndarray | None = None) -> np.ndarray:
     """sum_{t,d} log psi(y_td | s_td) for every row of ``Z``: the supervised factor of the
     target with the augmentation integrated out (``supervised_factor="marginal"``), from the
-    loss's ``log_psi``; ``y`` (T, D)."""
-    return loss.log_psi(y[None], score_states(corpus, K, eta, Z)).sum(axis=(1, 2))
+    loss's ``log_psi``; ``y`` (T, D); ``covariates`` as for ``score_states``."""
+    return loss.log_psi(y[None], score_states(corpus, K, eta, Z, covariates)).sum(axis=(1, 2))
 
 
 # Every way the exact Gibbs sampler and the light sampler's proposals are run in a supervised
@@ -162,7 +170,8 @@ def fixed_augmentation(model: Any, corpus: Corpus, eta: np.ndarray, scores: np.n
     b, w = aug.b.copy(), aug.w.copy()
     Z = enumerate_assignments(corpus.n_tokens, model.K)
     logp = lda_log_joint_states(corpus, model.K, model.alpha_vector, model.beta, Z) \
-        + supervised_log_factor_states(corpus, model.K, eta, b, w, Z)
+        + supervised_log_factor_states(corpus, model.K, eta, b, w, Z,
+                                       model.covariate_matrix(corpus))
 
     def prepare(state: Any) -> None:
         sup = state.supervision
