@@ -48,11 +48,15 @@ def test_inverse_gaussian_infinite_mean_is_the_levy_limit():
     assert stats.kstest(x, stats.levy(scale=2.0).cdf).pvalue > 1e-3
 
 
+GAMMA, ABOVE = 0, 1
+
+
 @njit
-def _gammas(n, a, rng):
+def _draws(kind, n, param, rng):
+    """n Gamma(param) draws (``GAMMA``) or standard normals above param (``ABOVE``)."""
     out = np.empty(n)
     for i in range(n):
-        out[i] = gamma(rng, a)
+        out[i] = gamma(rng, param) if kind == GAMMA else normal_above(rng, param)
     return out
 
 
@@ -61,18 +65,10 @@ def test_gamma_matches_scipy_on_both_branches(a):
     """Ahrens-Dieter GS below shape 1 (0.01 is a topic-word Dirichlet's beta), Marsaglia-Tsang
     from 1 on; a shape 10% off is rejected. At 0.01 the draws below 1e-300 (about 0.1% at
     this shape, they underflow to 0) are compared as 0 with the reference's."""
-    x = _gammas(N, a, seed_state(3))
+    x = _draws(GAMMA, N, a, seed_state(3))
     ref = stats.gamma(a)
     assert stats.kstest(x, ref.cdf).pvalue > 1e-3
     assert stats.kstest(x, stats.gamma(a * 1.1).cdf).pvalue < 1e-6
-
-
-@njit
-def _above(n, lo, rng):
-    out = np.empty(n)
-    for i in range(n):
-        out[i] = normal_above(rng, lo)
-    return out
 
 
 @pytest.mark.parametrize("lo", [-3.0, 0.0, 0.3, TAIL_FROM, 1.0, 5.0, 10.0])
@@ -81,7 +77,7 @@ def test_normal_above_matches_the_truncated_normal(lo):
     against scipy's truncated normal, 5 and 10 standard deviations out included, where naive
     rejection would never return; the same bound moved by 2% of a standard deviation (or of
     the tail's scale, 1 / lo, far out; the mean, where the bound is far below) is rejected."""
-    x = _above(N, lo, seed_state(4))
+    x = _draws(ABOVE, N, lo, seed_state(4))
     assert (x >= lo).all()
     assert stats.kstest(x, stats.truncnorm(lo, np.inf).cdf).pvalue > 1e-3
     shift = 0.02 / max(lo, 1.0)
