@@ -292,3 +292,5 @@ def test_take_selects_documents_with_their_labels_and_covariates():
         c.take([0, 3])
     with pytest.raises(TypeError, match="index must be a 1-d array of document positions"):
         c.take(np.array([True, False, True]))
+    with pytest.raises(ValueError, match="index selects no document"):
+        c.take([])

@@ -741,6 +741,8 @@ class Corpus:
         if idx.size and (idx.min() < 0 or idx.max() >= self.n_docs):
             bad = int(idx[(idx < 0) | (idx >= self.n_docs)][0])
             raise ValueError(f"index holds {bad}, not a document position (0..{self.n_docs - 1})")
+        if idx.size == 0:
+            raise ValueError("index selects no document; a corpus holds at least one")
         idx = idx.astype(np.int64)
         lengths = self.doc_lengths[idx]
         ptr = np.zeros(idx.size + 1, np.int64)

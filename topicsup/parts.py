@@ -4,9 +4,10 @@ A model is loss x prior x topic sampler x weight sampler, on a label task. Each 
 small frozen dataclass whose fields are its parameters (validated in ``__post_init__``), in a
 module named for what it is:
 
-* ``topicsup.samplers``: topic samplers (``gibbs``, ``alias``, ``light``);
-* ``topicsup.losses``: losses and their augmentations (``hinge``, ...);
-* ``topicsup.priors``: priors on the weights (``normal``, ...);
+* ``topicsup.samplers``: topic samplers (``gibbs``, ``alias``, ``light``,
+  ``partially_collapsed``);
+* ``topicsup.losses``: losses and their augmentations (``hinge``, ``do_probit``, ...);
+* ``topicsup.priors``: priors on the weights (``normal``, ``horseshoe``);
 * ``topicsup.weight_samplers``: weight steps (``cholesky``, ``coordinate``);
 * ``topicsup.tasks``: label tasks (binary, multiclass, multilabel, real).
 

@@ -54,6 +54,9 @@ def test_a_forged_augmentation_is_refused_by_position():
     own.b[1, 1] = -0.5
     with pytest.raises(ValueError, match="task 1, document 1 has a = -0.5 with label [+]1"):
         loss.check_augmentation(y, own)
+    own.b[1, 1] = 2e6                        # a latent no score reaches (a forged file)
+    with pytest.raises(ValueError, match="task 1, document 1 has a = 2000000"):
+        loss.check_augmentation(y, own)
     own.b[1, 1] = 0.5
     own.w[0, 0] = 2.0
     with pytest.raises(ValueError, match="w must be c = 1"):

@@ -94,6 +94,9 @@ class DOProbit(Loss):
     c: int = 1
 
     C_RANGE = (1, 1024)   # each (document, class) draws c truncated normals per sweep
+    # a latent beyond it needs a score beyond it, which the weights' draws never reach; in a
+    # forged file it would overflow the label term exp(b eta / N) of the topic kernels
+    MAX_LATENT = 1e6
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "c", check.integer("c", self.c, low=self.C_RANGE[0],
@@ -111,16 +114,18 @@ class DOProbit(Loss):
         do_probit_augment(y, scores, self.c, stream_key(rng), own.b, own.w)
 
     def check_augmentation(self, y: np.ndarray, own: Augmentation) -> None:
-        """w = c and b = the latents' sum on the side of zero the label says (a saved chain is
-        untrusted)."""
+        """w = c and b = the latents' sum on the side of zero the label says, each latent
+        within ``MAX_LATENT`` (a saved chain is untrusted)."""
         if not (own.w == self.c).all():
             raise ValueError(f"w must be c = {self.c} everywhere (the latents' count)")
-        bad = ~(np.isfinite(own.b) & (own.b * y >= 0.0))
+        bad = ~(np.isfinite(own.b) & (own.b * y >= 0.0)
+                & (np.abs(own.b) <= self.c * self.MAX_LATENT))
         if bad.any():
             t, d = (int(i[0]) for i in np.nonzero(bad))
-            raise ValueError(f"b holds the latents' sum, which must be finite and >= 0 for the "
-                             f"document's class, <= 0 for the others; task {t}, document {d} "
-                             f"has a = {own.b[t, d]} with label {y[t, d]:+g}")
+            raise ValueError(f"b holds the latents' sum, which must be finite, at most c x "
+                             f"{self.MAX_LATENT:g} in size, >= 0 for the document's class and "
+                             f"<= 0 for the others; task {t}, document {d} has "
+                             f"a = {own.b[t, d]} with label {y[t, d]:+g}")
 
     def log_psi(self, y: np.ndarray, scores: np.ndarray) -> np.ndarray:
         """c log Phi(y s), elementwise: the orthant's probability per class (unnormalised over
