@@ -31,6 +31,7 @@ import pandas as pd
 
 from . import checkpoint, metrics
 from . import validation as check
+from .backends import Backend, Threads, resolve as resolve_backend
 from ._version import __version__
 from .corpus import Corpus, make_labels
 from .inspector import TokenInspector
@@ -175,6 +176,11 @@ class Session:
         Approximate number of tokens between two checks for a stop request.
     log_joint_every : int
         Evaluate the log joint every this many sweeps (0 never).
+    backend : None, "threads", "dask" or a backend
+        Where the partially collapsed sampler's documents' step runs
+        (``topicsup.backends``): this process's threads (default), or a Dask cluster
+        (``"dask"`` for the current client, or ``DaskBackend(client, partitions=...)``). The
+        same seed gives the same chain on every backend. Changed later with ``use_backend``.
 
     Examples
     --------
@@ -184,7 +190,8 @@ class Session:
     """
 
     def __init__(self, model: Any, corpus: Corpus, seed: int = 0, *,
-                 block_tokens: int = 65536, log_joint_every: int = 1) -> None:
+                 block_tokens: int = 65536, log_joint_every: int = 1,
+                 backend: Any = None) -> None:
         if isinstance(model, type):
             raise TypeError(f"model must be a model instance such as LDA(K=20), got the class "
                             f"{model.__name__}")
@@ -216,6 +223,8 @@ class Session:
         self._changes: list[dict[str, Any]] = []
         self._init_sync()
         self._blocks = self._make_blocks()
+        self._backend: Backend = Threads()
+        self.use_backend(backend)
 
     def _init_sync(self) -> None:
         """The locks and flags of a live session (recreated after unpickling or loading)."""
@@ -228,13 +237,43 @@ class Session:
         # locks and events cannot be pickled: a copy starts without a run in progress
         with self._lock:
             state = self.__dict__.copy()
-        for k in ("_lock", "_stop", "_owner_lock", "_owner"):
+        for k in ("_lock", "_stop", "_owner_lock", "_owner", "_backend"):
             state.pop(k, None)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._init_sync()
+        self._backend = Threads()   # a copy runs on its own process's threads
+
+    # ------------------------------------------------------------------ backend
+    @property
+    def backend(self) -> Backend:
+        """Where the documents' step runs (``topicsup.backends``; ``use_backend``)."""
+        return self._backend
+
+    def use_backend(self, backend: Any) -> "Session":
+        """Run the next blocks on ``backend`` (None or ``"threads"``, ``"dask"``, or a
+        backend object); waits for a running block to end. The chain goes on unchanged,
+        even part-way through a sweep. Returns the session."""
+        new = resolve_backend(backend)
+        new.check_model(self.model)
+        with self._lock:
+            old = self._backend
+            if new is old:
+                return self
+            new.attach(self)
+            old.detach()
+            self._backend = new
+            if new.tables_here and not old.tables_here:
+                # the word tables were built where the documents were: build them here
+                self.model.topic_sampler.refresh(self.model, self.state.sampler)
+        return self
+
+    def close(self) -> None:
+        """Release what the backend holds elsewhere (a Dask backend's placed documents);
+        the session goes on with this process's threads."""
+        self.use_backend(None)
 
     # ------------------------------------------------------------------ blocks and stopping
     def _make_blocks(self) -> np.ndarray:
@@ -300,11 +339,22 @@ class Session:
 
     # ------------------------------------------------------------------ sampling
     def _run_block(self) -> None:
-        d0, d1 = self._blocks[self._block], self._blocks[self._block + 1]
+        """The next block, or with a backend that takes ``whole_sweeps`` the rest of the
+        sweep. If it raises an error (a lost worker: nothing of the block is applied), the
+        random stream is put back where the block began, so running it again gives the
+        chain that never failed."""
+        end = self.n_blocks if self._backend.whole_sweeps else self._block + 1
+        d0, d1 = self._blocks[self._block], self._blocks[end]
+        rng = self.rng.copy()
         t0 = time.perf_counter()
-        self.model.sweep_block(self.state, self.corpus, self.rng, d0, d1, self._info)
+        try:
+            self.model.sweep_block(self.state, self.corpus, self.rng, d0, d1, self._info,
+                                   self._backend)
+        except Exception:
+            self.rng[...] = rng
+            raise
         self._seconds += time.perf_counter() - t0
-        self._block += 1
+        self._block = end
 
     def _finish_sweep(self) -> None:
         """The once-per-sweep work (``end_sweep``: the weights' and augmentation's draws),
@@ -554,6 +604,28 @@ class Session:
             "kind": np.tile(self.model.feature_kinds(self.corpus), S * T),
             "index": np.tile(np.arange(M), S * T),
             "value": eta.reshape(-1).astype(np.float64)})
+
+    def to_arviz(self, burn: int = 0) -> Any:
+        """This chain as an ArviZ ``InferenceData`` (one chain) of sweeps ``burn + 1 ..
+        n_sweeps``: ``posterior`` with the weights ``eta`` (dims ``chain``, ``draw``, ``task``,
+        ``feature``; a supervised model), ``sample_stats`` with ``lp`` (the log joint),
+        ``acceptance_rate`` (when the sampler makes Metropolis-Hastings proposals) and
+        ``topic_change_rate``; the draw coordinate is the sweep. Several chains:
+        ``topicsup.chains.Chains.to_arviz``."""
+        from .chains import to_inference_data
+        burn = check.integer("burn", burn, low=0)
+
+        def weights(b: int, align: bool) -> np.ndarray:
+            eta = self.trace("eta").astype(np.float64)
+            first = self.n_sweeps - eta.shape[0] + 1
+            if first > b + 1:
+                raise ValueError(f"the weights are kept from sweep {first} only; use burn >= "
+                                 f"{first - 1}")
+            return eta[b + 1 - first:][None]
+
+        with self._lock:
+            return to_inference_data([self], burn, False,
+                                     weights if self.model.supervised else None)
 
     def coefficients(self, interval: float = 0.9) -> pd.DataFrame:
         """Posterior summary of the classifier weights: one row per (task, feature).
@@ -902,8 +974,9 @@ class Session:
         return checkpoint.write(path, arrays, meta)
 
     @classmethod
-    def load(cls, path: str | Path) -> "Session":
-        """Restore a session saved by ``save``; continuing it equals never having stopped.
+    def load(cls, path: str | Path, backend: Any = None) -> "Session":
+        """Restore a session saved by ``save``; continuing it equals never having stopped,
+        on ``backend`` (as ``Session``'s) as on any other.
 
         The file is untrusted input: every array's dtype, shape and range and every
         metadata field are checked against the corpus and the model before any kernel runs
@@ -912,7 +985,8 @@ class Session:
         """
         with checkpoint.CheckpointReader(path) as f:
             with f.checking(None):   # a MemoryError is the file's fault too
-                return cls._from_checkpoint(f)
+                session = cls._from_checkpoint(f)
+        return session.use_backend(backend)
 
     @classmethod
     def _from_checkpoint(cls, f: checkpoint.CheckpointReader) -> "Session":
@@ -997,6 +1071,7 @@ class Session:
             self._traces[tname] = list(a)
         model.refresh_state(self.state, corpus)
         self._init_sync()
+        self._backend = Threads()
         return self
 
 

@@ -136,6 +136,40 @@ def loglik_chart(history: pd.DataFrame, per_token: bool = True, width: int = 480
     return _line(df, width, height, f"Convergence: {title}").encode(**enc)
 
 
+RHAT_OK = 1.01   # the usual threshold (Vehtari et al. 2021)
+
+
+def rhat_chart(convergence: pd.DataFrame, width: int = 480, height: int = 200) -> alt.Chart:
+    """R-hat against sweep, one line per quantity, with the 1.01 threshold dashed.
+
+    Parameters
+    ----------
+    convergence : DataFrame
+        ``Chains.convergence()``: columns ``sweep``, ``quantity``, ``r_hat``.
+    width, height : int
+        Size of the plot in pixels.
+
+    Returns
+    -------
+    alt.LayerChart
+    """
+    _check_frame(convergence, "convergence", ("sweep", "quantity", "r_hat"),
+                 "Chains.convergence()")
+    df = convergence[np.isfinite(convergence["r_hat"].to_numpy(np.float64))]
+    if df.empty:
+        raise ValueError("no R-hat yet: it needs at least 2 chains and 8 sweeps")
+    df = thin(df[["sweep", "quantity", "r_hat"]])
+    line = _line(df, width, height, "Convergence of the chains: R-hat").encode(
+        x=alt.X("sweep:Q", title="sweep"),
+        y=alt.Y("r_hat:Q", title="R-hat (second half of the draws)",
+                scale=alt.Scale(type="log", zero=False)),
+        color=alt.Color("quantity:N", title=None),
+        tooltip=["sweep:Q", "quantity:N", alt.Tooltip("r_hat:Q", format=".3f")])
+    rule = alt.Chart(pd.DataFrame({"r_hat": [RHAT_OK]})).mark_rule(
+        strokeDash=[4, 4], color="#666").encode(y="r_hat:Q")
+    return alt.layer(line, rule)
+
+
 def throughput_chart(history: pd.DataFrame, width: int = 480, height: int = 200) -> alt.Chart:
     """Tokens per second of each sweep (kernel time only)."""
     _check_history(history)

@@ -2,14 +2,16 @@
 
 The only layer that imports ipywidgets. ``Dashboard`` runs a Session in a worker thread with
 live views (the kernels release the GIL and the Session stops between blocks on request, so the
-notebook stays responsive and Pause acts within a fraction of a second); ``InspectorWidget``
-steps one document token by token, for teaching.
+notebook stays responsive and Pause acts within a fraction of a second); ``ChainsDashboard``
+runs several chains at once with their log joints overlaid and R-hat live;
+``InspectorWidget`` steps one document token by token, for teaching.
 """
 
 from __future__ import annotations
 
 import altair as alt
 
+from .chains import ChainsDashboard
 from .dashboard import Dashboard
 from .inspector import InspectorWidget
 
@@ -21,4 +23,4 @@ def offline_charts() -> None:
     alt.renderers.enable("jupyter", offline=True)
 
 
-__all__ = ["Dashboard", "InspectorWidget", "offline_charts"]
+__all__ = ["ChainsDashboard", "Dashboard", "InspectorWidget", "offline_charts"]

@@ -92,10 +92,13 @@ class Dashboard:
     >>> dash.run(200); dash.wait()           # or drive it from code
     """
 
+    _TARGET: Any = Session   # what it runs (ChainsDashboard: several chains)
+
     def __init__(self, session: Session, sweeps: int = 100, sweeps_per_refresh: int = 1,
                  refresh_seconds: float = 0.5, views: tuple[str, ...] | None = None) -> None:
-        if not isinstance(session, Session):
-            raise TypeError(f"session must be a topicsup Session, got {type(session).__name__}")
+        if not isinstance(session, self._TARGET):
+            raise TypeError(f"session must be a topicsup {self._TARGET.__name__}, got "
+                            f"{type(session).__name__}")
         sweeps = check.integer("sweeps", sweeps, low=1, high=MAX_SWEEPS)
         sweeps_per_refresh = check.integer("sweeps_per_refresh", sweeps_per_refresh, low=1,
                                            high=MAX_SWEEPS)

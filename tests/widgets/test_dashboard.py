@@ -267,3 +267,20 @@ def test_dolda_in_the_dashboard(corpus):
     assert dash.wait(60) and dash.error is None and s.n_sweeps == 3
     assert "intercept" in set(s.coefficients()["feature"])
     assert np.isfinite(s.metric("do_probit_loss")).all()
+
+
+def test_several_chains_live(corpus):
+    """The chains dashboard runs every chain in its worker, keeps them level, draws the log
+    joints one line per chain and R-hat with its threshold, and shows R-hat in the status."""
+    from topicsup.chains import Chains
+    from topicsup.widgets import ChainsDashboard
+    chains = Chains(LDA(K=4, sampler="partially_collapsed"), corpus, n_chains=3, seed=1)
+    dash = ChainsDashboard(chains, sweeps=10, sweeps_per_refresh=5, refresh_seconds=0.0)
+    dash.run()
+    assert dash.wait(60) and dash.error is None
+    assert [s.n_sweeps for s in chains.sessions] == [10, 10, 10]
+    spec = json.dumps(dash.chart.chart.to_dict())
+    assert '"chain"' in spec and "R-hat" in spec and "1.01" in spec
+    assert "R-hat log joint" in dash.status.value and "3 chains" in dash.status.value
+    with pytest.raises(TypeError, match="Chains"):
+        ChainsDashboard(Session(LDA(K=3), corpus))

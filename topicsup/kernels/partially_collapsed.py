@@ -7,7 +7,9 @@ A sweep is two blocks of a Gibbs sampler on (Phi, Z) with Theta collapsed:
 2. Z | Phi: documents are independent given Phi (and the weights and augmentation of a
    supervised model), so each document's tokens are resampled in turn from
    p(z_i = k | rest) ∝ phi_{k,w_i} (n_kd^-i + alpha_k) exp(g_d(k))     (DOLDA eq. 4.1)
-   by any number of threads at once (``sweep_documents``).
+   by any number of threads at once (``sweep_documents``), or by the partitions of a
+   distributed backend (``sweep_chunks`` on each, ``adopt_assignments`` on the driver;
+   ``topicsup.backends``).
 
 Both blocks leave p(Phi, Z | W) invariant, so the marginal chain on Z targets the same
 posterior as the collapsed samplers (the whole-sweep enumeration test checks it).
@@ -182,17 +184,19 @@ def sparse_draw(phi, ndk, nz, n_nz, p_dw, prob_w, alias_w, mass_w, rng):
 
 
 @njit(cache=True, nogil=True)
-def _document(d, words, doc_ptr, z, z_prev, ndk, alpha, phi_wk, prob, alias, mass, sparse,
-              mh_steps, term, T, cum, g, nz, pos, p_dw, key, rng, row, doc_slot, G, use_G,
-              qq):
-    """Resample document d's tokens once given Phi (module docstring); ``row`` its info
+def _document(d, doc_id, words, doc_ptr, z, z_prev, ndk, alpha, phi_wk, prob, alias, mass,
+              sparse, mh_steps, term, T, cum, g, nz, pos, p_dw, key, rng, row, doc_slot, G,
+              use_G, qq):
+    """Resample document d's tokens once given Phi (module docstring), from the stream of
+    its corpus-wide index ``doc_id`` (d itself unless the arrays hold a slice of the corpus,
+    as a distributed partition's do); ``row`` its info
     record (tokens, changed, the label kind's triple when used), the sparse kernel's draws
     from the document part added at ``doc_slot`` (-1: not recorded). ``use_G``: the
     label coupling from the K x K matrix ``G`` (module docstring), ``qq`` (K) its scratch."""
     p0, p1 = doc_ptr[d], doc_ptr[d + 1]
     if p1 == p0:
         return
-    derive_into(key, uint64(d), rng)
+    derive_into(key, uint64(doc_id), rng)
     K = ndk.shape[0]
     factor, loss_params, eta_kt = term.factor, term.loss_params, term.eta_kt
     A, c, v = term.A, term.c, term.v
@@ -299,24 +303,38 @@ def _document(d, words, doc_ptr, z, z_prev, ndk, alpha, phi_wk, prob, alias, mas
         row[doc_slot] += doc_part
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True)
 def sweep_documents(tokens, counts, alpha, phi_wk, prob, alias, mass, sparse, mh_steps, term,
                     key, chunk_ptr, z_prev, info, doc_slot, G, use_G):
     """Resample every token of the documents ``chunk_ptr[0] .. chunk_ptr[-1]-1`` once given
-    Phi, the chunks of documents ``chunk_ptr[j] .. chunk_ptr[j+1]-1`` in parallel, then bring
-    ``n_wk`` and ``n_k`` up to date and add the documents' info rows to ``info`` in document
-    order. ``counts.n_dk`` (D, K) is kept per document; ``z_prev`` (N,) int32 scratch.
-    ``info``: tokens, changed, the label kind's triple (supervised sparse only), and at
-    ``doc_slot`` (-1: none) the draws from the sparse kernel's document part. ``use_G``:
-    the label coupling from the K x K matrix ``G`` (``label_matrix``)."""
-    words, doc_ptr = tokens.words, tokens.doc_ptr
-    z, n_dk, n_wk, n_k = counts.z, counts.n_dk, counts.n_wk, counts.n_k
-    K = n_k.shape[0]
+    Phi, the chunks of documents ``chunk_ptr[j] .. chunk_ptr[j+1]-1`` in parallel
+    (``sweep_chunks``), then bring ``n_wk`` and ``n_k`` up to date and add the documents'
+    info rows to ``info`` in document order (``commit_counts``). ``counts.n_dk`` (D, K) is
+    kept per document; ``z_prev`` (N,) int32 scratch. ``info``: tokens, changed, the label
+    kind's triple (supervised sparse only), and at ``doc_slot`` (-1: none) the draws from
+    the sparse kernel's document part. ``use_G``: the label coupling from the K x K matrix
+    ``G`` (``label_matrix``)."""
+    d0, d1 = chunk_ptr[0], chunk_ptr[chunk_ptr.shape[0] - 1]
+    rows = np.zeros((d1 - d0, info.shape[0]))
+    sweep_chunks(tokens.words, tokens.doc_ptr, counts.z, z_prev, counts.n_dk, alpha, phi_wk,
+                 prob, alias, mass, sparse, mh_steps, term, key, chunk_ptr, 0, rows, doc_slot,
+                 G, use_G)
+    commit_counts(tokens.words, tokens.doc_ptr, d0, d1, z_prev, counts.z, counts.n_wk,
+                  counts.n_k, rows, info)
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def sweep_chunks(words, doc_ptr, z, z_prev, n_dk, alpha, phi_wk, prob, alias, mass, sparse,
+                 mh_steps, term, key, chunk_ptr, doc_offset, rows, doc_slot, G, use_G):
+    """The parallel part of ``sweep_documents``: documents ``chunk_ptr[0] ..
+    chunk_ptr[-1]-1`` of these arrays, document d drawing from the stream of d +
+    ``doc_offset`` (its index in the whole corpus) and writing its info row to
+    ``rows[d - chunk_ptr[0]]``; ``z`` and ``n_dk`` are updated, ``z_prev`` gets the old
+    topics. Nothing shared is written: a distributed partition runs it on its own slice of
+    the corpus (``topicsup.backends.dask``)."""
+    K = n_dk.shape[1]
     T = term.eta_kt.shape[1]
     d0 = chunk_ptr[0]
-    n_docs = chunk_ptr[chunk_ptr.shape[0] - 1] - d0
-    width = info.shape[0]
-    rows = np.zeros((n_docs, width))
     for j in prange(chunk_ptr.shape[0] - 1):
         rng = np.empty(4, np.uint64)
         cum = np.empty(K)
@@ -329,11 +347,17 @@ def sweep_documents(tokens, counts, alpha, phi_wk, prob, alias, mass, sparse, mh
         local = Term(term.factor, term.loss_params, term.eta_kt, term.b, term.w, term.y, term.r,
                      np.empty(K), np.empty((4, T)), np.empty(T), term.exp_prob, term.exp_alias)
         for d in range(chunk_ptr[j], chunk_ptr[j + 1]):
-            _document(d, words, doc_ptr, z, z_prev, n_dk[d], alpha, phi_wk, prob, alias, mass,
-                      sparse, mh_steps, local, T, cum, g, nz, pos, p_dw, key, rng,
-                      rows[d - d0], doc_slot, G, use_G, qq)
-    # the shared counts: integer updates after the parallel loop (order-free, exact)
-    for i in range(doc_ptr[d0], doc_ptr[d0 + n_docs]):
+            _document(d, d + doc_offset, words, doc_ptr, z, z_prev, n_dk[d], alpha, phi_wk,
+                      prob, alias, mass, sparse, mh_steps, local, T, cum, g, nz, pos, p_dw,
+                      key, rng, rows[d - d0], doc_slot, G, use_G, qq)
+
+
+@njit(cache=True, nogil=True)
+def commit_counts(words, doc_ptr, d0, d1, z_prev, z, n_wk, n_k, rows, info):
+    """After ``sweep_chunks`` on documents d0 .. d1-1: the shared counts by integer updates
+    (order-free, exact), then the documents' info ``rows`` added to ``info`` in document
+    order (so its sums do not depend on how the documents were split)."""
+    for i in range(doc_ptr[d0], doc_ptr[d1]):
         old = z_prev[i]
         new = z[i]
         if new != old:
@@ -342,9 +366,37 @@ def sweep_documents(tokens, counts, alpha, phi_wk, prob, alias, mass, sparse, mh
             n_wk[w, new] += 1
             n_k[old] -= 1
             n_k[new] += 1
-    for r in range(n_docs):
-        for m in range(width):
+    add_rows(info, rows)
+
+
+@njit(cache=True, nogil=True)
+def add_rows(info, rows):
+    """``info`` += each of the documents' info ``rows`` in turn (document order)."""
+    for r in range(rows.shape[0]):
+        for m in range(info.shape[0]):
             info[m] += rows[r, m]
+
+
+@njit(cache=True, nogil=True)
+def adopt_assignments(words, doc_ptr, d0, d1, z_new, z, n_dk, n_wk, n_k):
+    """Take the topics ``z_new`` of documents d0 .. d1-1 that a partition drew elsewhere
+    (``z_new[i - doc_ptr[d0]]`` for token i) into ``z`` and every count, by integer updates:
+    the state ``sweep_chunks`` and ``commit_counts`` would have left here."""
+    base = doc_ptr[d0]
+    for d in range(d0, d1):
+        row = n_dk[d]
+        for i in range(doc_ptr[d], doc_ptr[d + 1]):
+            old = z[i]
+            new = z_new[i - base]
+            if new != old:
+                w = words[i]
+                row[old] -= 1
+                row[new] += 1
+                n_wk[w, old] -= 1
+                n_wk[w, new] += 1
+                n_k[old] -= 1
+                n_k[new] += 1
+                z[i] = new
 
 
 @njit(cache=True, nogil=True)

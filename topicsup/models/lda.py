@@ -272,11 +272,15 @@ class LDA(Model):
         return no_term(self.K, state.tokens.doc_ptr.shape[0] - 1), False
 
     def sweep_block(self, state: State, corpus: Corpus, rng: np.ndarray, d_start: int,
-                    d_end: int, info: np.ndarray) -> None:
-        """Run the topic sampler on documents ``d_start .. d_end-1``, adding to ``info``."""
+                    d_end: int, info: np.ndarray, backend: Any = None) -> None:
+        """Run the topic sampler on documents ``d_start .. d_end-1``, adding to ``info``;
+        a distributable sampler's documents' step on ``backend`` (``topicsup.backends``;
+        None: this process's threads)."""
         term, active = self.term(state)
-        self.topic_sampler.sweep(self, state.tokens, state.counts, state.sampler, term, active,
-                                 rng, d_start, d_end, info)
+        sampler = self.topic_sampler
+        extra = {"backend": backend} if backend is not None and sampler.distributable else {}
+        sampler.sweep(self, state.tokens, state.counts, state.sampler, term, active, rng,
+                      d_start, d_end, info, **extra)
 
     def end_sweep(self, state: State, corpus: Corpus, rng: np.ndarray,
                   sweep: int) -> list[dict[str, Any]]:

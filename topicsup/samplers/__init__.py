@@ -39,6 +39,9 @@ class TopicSampler(Part):
     # mirrors its token body step by step in ``begin_pass``, ``first_draws``,
     # ``load_document``, ``proposals`` and ``step_token``; "" declares it has no stepping
     stepping: ClassVar[str] = ""
+    # whether its documents' step can run on any backend (``topicsup.backends``): its
+    # ``sweep`` then takes ``backend=``; the others run on this process's threads only
+    distributable: ClassVar[bool] = False
 
     def kinds(self, supervised: bool) -> tuple[str, ...]:
         """The Metropolis-Hastings proposal kinds it records acceptance for."""

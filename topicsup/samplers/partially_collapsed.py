@@ -12,6 +12,7 @@ import numba
 import numpy as np
 
 from .. import validation as check
+from ..backends import THREADS, DocumentStep
 from ..kernels import partially_collapsed as pc
 from ..kernels.rng import next_u64
 from ..kernels.supervised import AUGMENTED
@@ -19,7 +20,6 @@ from ..parts import LiveSetting
 from . import MAX_MH_STEPS, REGISTRY, TopicSampler
 
 KERNELS = ("sparse", "dense")
-CHUNK_TOKENS = 2048   # tokens per unit of parallel work (results do not depend on it)
 SAVED = ("pc_phi", "pc_key")
 MAX_LABEL_MATRIX_TOPICS = 2048   # the K x K label matrix's size limit (32 MB at K = 2048)
 LABEL_UNDECIDED, LABEL_MATRIX, LABEL_SUMS = 0, 1, 2   # PCArrays.G_state
@@ -82,6 +82,7 @@ class PartiallyCollapsed(TopicSampler):
 
     name = "partially_collapsed"
     stepping = ""   # the inspector replays collapsed samplers; this one samples Phi too
+    distributable = True   # documents independent given Phi: any backend (topicsup.backends)
 
     kernel: str = "sparse"
     mh_steps: int = 2
@@ -191,25 +192,31 @@ class PartiallyCollapsed(TopicSampler):
         """Phi | Z (the mutant of the whole-sweep test overrides it)."""
         pc.draw_phi(counts.n_wk, counts.n_k, model.beta, own.key, own.phi, own.partial)
 
-    def sweep(self, model, tokens, counts, own, term, supervised, rng, d_start, d_end, info):
+    def sweep(self, model, tokens, counts, own, term, supervised, rng, d_start, d_end, info,
+              backend=THREADS):
+        """Phi (at a sweep's first block) here, then the documents' step on ``backend``
+        (``topicsup.backends``: numba threads here, or the workers of a cluster), which
+        builds the word tables and the label matrix where it runs."""
+        here = backend.tables_here
         with numba_threads(self.threads):
             if d_start == 0:
                 # a new sweep: its key from the chain's stream, then Phi and the word tables
                 for j in range(4):
                     own.key[j] = next_u64(rng)
                 self.draw_phi(model, counts, own)
-                if self.sparse:
+                if self.sparse and here:
                     pc.build_word_tables(own.phi, model.alpha_vector, own.prob, own.alias,
                                          own.mass)
             if d_start == 0 or own.G_state[0] == LABEL_UNDECIDED:
                 # once per sweep: the weights and the augmentation are fixed during it
                 use = supervised and self.uses_label_matrix(term, own)
-                if use:
+                if use and here:
                     self.label_matrix(term, own)
                 own.G_state[0] = LABEL_MATRIX if use else LABEL_SUMS
             use_G = supervised and own.G_state[0] == LABEL_MATRIX
             doc_slot = info.shape[0] - 1 if self.sparse else -1
-            pc.sweep_documents(tokens, counts, model.alpha_vector, own.phi, own.prob, own.alias,
-                               own.mass, self.sparse, self.mh_steps, term, own.key,
-                               pc.chunks(tokens.doc_ptr, d_start, d_end, CHUNK_TOKENS),
-                               own.z_prev, info, doc_slot, own.G, use_G)
+            w_t = np.ascontiguousarray(term.w[:, 0]) if use_G else np.zeros(0)
+            step = DocumentStep(own.phi, own.prob, own.alias, own.mass, model.alpha_vector,
+                                self.sparse, self.mh_steps, term, own.key, doc_slot, own.G,
+                                use_G, w_t, self.threads)
+            backend.sweep_documents(tokens, counts, step, d_start, d_end, own.z_prev, info)

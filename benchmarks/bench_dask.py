@@ -1,0 +1,179 @@
+"""The partially collapsed sampler on a Dask cluster against the threaded backend: the
+per-sweep overhead, the bytes moved per sweep and where the time goes, on 20 Newsgroups.
+
+Run from the repository root with the project's virtualenv (``pip install -e ".[dask]"``), on
+an otherwise idle machine::
+
+    python benchmarks/bench_dask.py            # K = 100 and 1000 (LDA), K = 100 (DOLDA)
+    python benchmarks/bench_dask.py --quick    # smoke test: K = 20, 3 sweeps
+
+For each model and K, the same chain (seed 1, random start) runs on the threaded backend with
+2 numba threads, then on a ``LocalCluster`` of 2 worker processes of 1 thread each, the
+documents in 2 partitions; ``log_joint_every=0`` so only sampling is timed. After 2 warm-up
+sweeps (compilation, placing the documents) each times ``--sweeps`` sweeps; reported: the
+median seconds per sweep, the overhead of Dask over threads, the bytes sent to and received
+from the workers per sweep (Phi's broadcast, each partition's inputs, the topics and info rows
+back), the split of a Dask sweep (broadcast, the workers' sweep including the round trip,
+adopting the topics, the rest: drawing Phi and the once-per-sweep steps here), and whether
+the two chains' topics are identical at the end.
+
+Outputs in benchmarks/results/dask/ (``quick/dask`` for --quick): README.md and overhead.csv.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ["NUMBA_NUM_THREADS"] = "2"   # before numba is imported: both cores
+
+import argparse  # noqa: E402
+import datetime as _dt  # noqa: E402
+import shlex  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_lda import ALPHA, BETA, DEFAULT_OUT, archive_or_skip, cpu_model, versions  # noqa
+
+os.environ["NUMBA_NUM_THREADS"] = "2"   # bench_lda sets 1 on import; numba is not loaded yet
+os.environ.pop("OMP_NUM_THREADS", None)
+
+CASES = (("LDA", 100), ("LDA", 1000), ("DOLDA", 100))
+QUICK_CASES = (("LDA", 20), ("DOLDA", 20))
+WARMUP = 2
+
+
+def make_model(name: str, K: int):
+    from topicsup.models import DOLDA, LDA
+    if name == "LDA":
+        return LDA(K=K, alpha=ALPHA, beta=BETA, sampler="partially_collapsed")
+    return DOLDA(K=K, lda_init_sweeps=1)
+
+
+def timed(session, sweeps: int) -> list[float]:
+    out = []
+    for _ in range(sweeps):
+        t0 = time.perf_counter()
+        session.run(1)
+        out.append(time.perf_counter() - t0)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--sweeps", type=int, default=None, help="timed sweeps per run")
+    p.add_argument("--data", default=None, help="the 20news-bydate.tar.gz archive")
+    p.add_argument("--out", default=None)
+    args = p.parse_args(argv)
+    archive = archive_or_skip(args.data)
+    if archive is None:
+        return 0
+    import distributed
+
+    from topicsup.backends.dask import DaskBackend
+    from topicsup.newsgroups import load_20newsgroups
+    from topicsup.session import Session
+    out = Path(args.out) if args.out else DEFAULT_OUT / ("quick/dask" if args.quick else "dask")
+    out.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    corpus = load_20newsgroups(subset="train", path=archive, min_count=5, max_df=0.5,
+                               download=False)
+    print(f"loaded {corpus!r} in {time.perf_counter() - t0:.1f} s", flush=True)
+    cases = QUICK_CASES if args.quick else CASES
+    sweeps = args.sweeps or (3 if args.quick else 8)
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       memory_limit=0, dashboard_address=None,
+                                       silence_logs=40)
+    client = distributed.Client(cluster)
+    rows = []
+    try:
+        for name, K in cases:
+            model = make_model(name, K)
+            threads = Session(model.replace(threads=2), corpus, seed=1, log_joint_every=0)
+            threads.run(WARMUP)
+            t_threads = timed(threads, sweeps)
+            backend = DaskBackend(client, partitions=2)
+            dask = Session(model, corpus, seed=1, log_joint_every=0, backend=backend)
+            dask.run(WARMUP)
+            n_before = len(backend.traffic)
+            t_dask = timed(dask, sweeps)
+            traffic = backend.traffic_frame().iloc[n_before:]
+            same = bool(np.array_equal(threads.state.counts.z, dask.state.counts.z))
+            dask.close()
+            med_t, med_d = float(np.median(t_threads)), float(np.median(t_dask))
+            split = traffic.median()
+            rest = med_d - split[["seconds_phi", "seconds_workers", "seconds_adopt"]].sum()
+            row = {"model": name, "K": K, "n_tokens": corpus.n_tokens,
+                   "n_words": corpus.n_words, "sweeps": sweeps,
+                   "threads_2_s_per_sweep": med_t, "dask_2x1_s_per_sweep": med_d,
+                   "overhead_s": med_d - med_t, "dask_over_threads": med_d / med_t,
+                   "phi_mb": K * corpus.n_words * 8 / 1e6,
+                   "sent_mb_per_sweep": split["bytes_sent"] / 1e6,
+                   "received_mb_per_sweep": split["bytes_received"] / 1e6,
+                   "broadcast_s": split["seconds_phi"], "workers_s": split["seconds_workers"],
+                   "adopt_s": split["seconds_adopt"], "rest_s": rest,
+                   "worker_tokens_per_s": corpus.n_tokens / 2 / split["seconds_workers"],
+                   "identical_chain": same}
+            rows.append(row)
+            print({k: (round(v, 3) if isinstance(v, float) else v) for k, v in row.items()},
+                  flush=True)
+    finally:
+        client.close()
+        cluster.close()
+    df = pd.DataFrame(rows)
+    df.to_csv(out / "overhead.csv", index=False)
+    write_readme(out, df, corpus, args, sweeps)
+    print(f"wrote {out}")
+    return 0
+
+
+def write_readme(out: Path, df: pd.DataFrame, corpus, args, sweeps: int) -> None:
+    v = versions()
+    import dask
+    lines = [
+        "# The partially collapsed sampler on Dask: overhead against threads",
+        "",
+        f"Generated {_dt.datetime.now().isoformat(timespec='seconds')} by "
+        f"`python benchmarks/bench_dask.py{' ' + shlex.join(sys.argv[1:]) if sys.argv[1:] else ''}`"
+        f" on {cpu_model()} ({os.cpu_count()} cores); Python {v['python']}, numba {v['numba']},"
+        f" dask {dask.__version__}.",
+        "",
+        f"20 Newsgroups train: {corpus.n_docs} documents, {corpus.n_words} words, "
+        f"{corpus.n_tokens} tokens. Threads: one process, 2 numba threads. Dask: a "
+        f"LocalCluster of 2 worker processes x 1 thread, 2 partitions of the documents. "
+        f"Median of {sweeps} sweeps after {WARMUP} warm-up sweeps; log joint off.",
+        "",
+        "| model | K | threads s/sweep | Dask s/sweep | overhead s | Dask / threads | "
+        "Phi MB | sent MB/sweep | received MB/sweep | broadcast s | workers s | adopt s | "
+        "rest s | tokens/s per worker | same chain |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in df.itertuples():
+        lines.append(
+            f"| {r.model} | {r.K} | {r.threads_2_s_per_sweep:.3f} | "
+            f"{r.dask_2x1_s_per_sweep:.3f} | {r.overhead_s:.3f} | {r.dask_over_threads:.2f} | "
+            f"{r.phi_mb:.0f} | {r.sent_mb_per_sweep:.1f} | {r.received_mb_per_sweep:.1f} | "
+            f"{r.broadcast_s:.3f} | {r.workers_s:.3f} | {r.adopt_s:.3f} | {r.rest_s:.3f} | "
+            f"{r.worker_tokens_per_s / 1e6:.2f} M | {'yes' if r.identical_chain else 'NO'} |")
+    lines += [
+        "",
+        "Sent: Phi (V x K float64) to each of the 2 workers once per sweep, plus each "
+        "partition's inputs (the stream key, the weights and, for DOLDA, its documents' "
+        "labels, augmentation and covariate scores). Received: the partitions' new topics "
+        "(int32 per token) and one info row per document. *workers s* is the time from "
+        "submitting the partitions' sweeps to having their results here (their sweep, "
+        "building the word tables from Phi on each worker, the round trip); *rest* is what "
+        "the Session does here in both backends: drawing Phi, and for DOLDA the weights, "
+        "the augmentation and the prior. The cost model for larger corpora is in "
+        "docs/scaling.md.",
+    ]
+    (out / "README.md").write_text("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

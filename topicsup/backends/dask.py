@@ -1,0 +1,449 @@
+"""The partially collapsed sampler's documents' step on a Dask cluster (``pip install
+topicsup[dask]``).
+
+The documents are split into contiguous partitions of about equal token counts, each placed
+on one worker, where its words, topics ``z`` and document-topic counts stay between sweeps
+(pinned tasks writing to a per-process table, ``_RESIDENT``). A sweep then:
+
+1. draws Phi in the Session's process (the threaded backend's code; ``samplers.
+   partially_collapsed``) and broadcasts it once to the workers (direct scatter);
+2. sends each partition the sweep's small inputs: the stream key, the weights and, for a
+   supervised model, its documents' slice of the labels, the augmentation (b, w) and the
+   covariate scores (direct to its worker);
+3. on each worker, builds the word tables (and the K x K label matrix) from Phi once per
+   sweep and runs ``kernels.partially_collapsed.sweep_chunks`` on its partitions: document d
+   draws from the stream of (the sweep's key, d) exactly as on threads;
+4. gathers each partition's new topics and the documents' info rows, and only once every
+   partition has answered takes them into the Session's state (``adopt_assignments``: integer
+   count updates; info rows added in document order).
+
+So the chain is the threaded backend's bit for bit, with any number of partitions and
+workers. The once-per-sweep steps of a supervised model (the weights, the augmentation, the
+prior) run in the Session's process on its full state, as on threads: the logistic loss's
+Polya-Gamma draws come from one sequential stream, and the weights' Gaussian draw needs its
+sums in one order to be the same bits (``docs/scaling.md`` gives the cost and the next step).
+
+A worker lost during a sweep (its process killed, its machine gone) raises
+``WorkerLostError``; nothing of that sweep has been applied and the Session's random stream
+is where the sweep began, so the next ``run`` places the partitions again on the workers
+there are and continues the same chain.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from . import CHUNK_TOKENS, Backend, DocumentStep
+
+try:
+    import distributed
+    from distributed.client import FuturesCancelledError
+except ImportError:   # pragma: no cover - the error names the extra
+    distributed = None
+
+POLL_SECONDS = 0.2   # how often a waiting sweep checks that its workers are alive
+
+# worker side: (backend token, partition) -> _Partition; token -> (sweep key, tables)
+_RESIDENT: dict[tuple[str, int], "_Partition"] = {}
+_TABLES: dict[str, tuple[bytes, Any]] = {}
+_LOCK = threading.Lock()
+# a test hook: called with the partition index at the start of a partition's sweep on this
+# worker (the tests set it on one worker, through Client.run, to lose that worker mid-sweep)
+_before_partition_hook = None
+
+
+class WorkerLostError(RuntimeError):
+    """A Dask worker holding documents was lost during a sweep. Nothing of the sweep was
+    applied: the next ``Session.run`` places the documents again and continues."""
+
+
+@dataclass
+class _Partition:
+    """A partition as its worker keeps it: documents ``d0 .. d1-1`` of the corpus, their
+    ``words`` and topics ``z`` (tokens ``doc_ptr[d0] ..`` of the corpus), ``doc_ptr``
+    rebased to 0, and the document-topic counts ``n_dk`` (d1 - d0, K)."""
+
+    generation: int
+    d0: int
+    d1: int
+    words: np.ndarray
+    doc_ptr: np.ndarray
+    z: np.ndarray
+    n_dk: np.ndarray
+
+
+@dataclass
+class _SweepInput:
+    """One partition's inputs for one block: documents ``d_start .. d_end-1`` (corpus
+    indices, within the partition), the kernel's settings and the supervised term's parts
+    (``term_arrays``: eta_kt, b, w, y, r, the partition's columns only, loss_params,
+    exp_prob, exp_alias)."""
+
+    generation: int
+    d_start: int
+    d_end: int
+    key: np.ndarray
+    alpha: np.ndarray
+    sparse: bool
+    mh_steps: int
+    doc_slot: int
+    width: int
+    use_G: bool
+    w_t: np.ndarray
+    factor: int
+    term_arrays: tuple
+
+
+def _nbytes(x: Any) -> int:
+    if isinstance(x, np.ndarray):
+        return int(x.nbytes)
+    if isinstance(x, (tuple, list)):
+        return sum(_nbytes(v) for v in x)
+    if hasattr(x, "__dataclass_fields__"):
+        return sum(_nbytes(getattr(x, f)) for f in x.__dataclass_fields__)
+    return 0
+
+
+# ---------------------------------------------------------------------- worker side
+def _install(token: str, j: int, part: _Partition) -> int:
+    """Keep partition ``j`` on this worker (replacing an older placement of it)."""
+    K = part.n_dk.shape[1]
+    n_dk = np.zeros((part.d1 - part.d0, K), np.int32)
+    doc_of = np.repeat(np.arange(part.d1 - part.d0), np.diff(part.doc_ptr))
+    np.add.at(n_dk, (doc_of, part.z), 1)
+    part.n_dk = n_dk
+    with _LOCK:
+        _RESIDENT[(token, j)] = part
+    return part.words.size
+
+
+def _drop(token: str) -> int:
+    """Forget every partition and table of ``token`` on this worker."""
+    with _LOCK:
+        keys = [k for k in _RESIDENT if k[0] == token]
+        for k in keys:
+            del _RESIDENT[k]
+        _TABLES.pop(token, None)
+    return len(keys)
+
+
+def _worker_threads() -> int:
+    try:
+        return max(1, int(distributed.get_worker().state.nthreads))
+    except Exception:   # not in a worker (a test calling the function directly)
+        return 1
+
+
+def _tables(token: str, key: np.ndarray, phi: np.ndarray, alpha: np.ndarray, sparse: bool,
+            use_G: bool, eta_kt: np.ndarray, w_t: np.ndarray) -> tuple:
+    """The sweep's word tables and label matrix on this worker, built once per sweep (the
+    sweep's key names it) whichever of its partitions asks first, into the arrays of the
+    previous sweep (fresh arrays of V K entries each sweep cost their page faults again)."""
+    from ..kernels import partially_collapsed as pc
+    tag = key.tobytes() + bytes([bool(sparse), bool(use_G)])
+    with _LOCK:
+        cached = _TABLES.get(token)
+        if cached is not None and cached[0] == tag:
+            return cached[1]
+        V, K = phi.shape
+        tV, tK = (V, K) if sparse else (1, 1)
+        gK = K if use_G else 0
+        if cached is not None and cached[1][0].shape == (tV, tK) \
+                and cached[1][3].shape == (gK, gK):
+            prob, alias, mass, G = cached[1]
+        else:
+            prob, alias, mass = np.zeros((tV, tK)), np.zeros((tV, tK), np.int32), np.zeros(tV)
+            G = np.zeros((gK, gK))
+        if sparse:
+            pc.build_word_tables(phi, alpha, prob, alias, mass)
+        if use_G:
+            pc.label_matrix(eta_kt, w_t, G)
+        out = (prob, alias, mass, G)
+        _TABLES[token] = (tag, out)
+        return out
+
+
+def _sweep_partition(token: str, j: int, inp: _SweepInput, phi: np.ndarray) -> tuple:
+    """Run documents ``inp.d_start .. inp.d_end-1`` of partition ``j`` given Phi; return
+    their new topics and their info rows."""
+    from ..kernels import partially_collapsed as pc
+    from ..kernels.supervised import Term
+    from ..samplers.partially_collapsed import numba_threads
+    if _before_partition_hook is not None:
+        _before_partition_hook(j)
+    with _LOCK:
+        part = _RESIDENT.get((token, j))
+    if part is None or part.generation != inp.generation:
+        raise RuntimeError(f"partition {j} of this session is not (or no longer) placed on "
+                           f"this worker")
+    eta_kt, b, w, y, r, loss_params, exp_prob, exp_alias = inp.term_arrays
+    with numba_threads(_worker_threads()):
+        prob, alias, mass, G = _tables(token, inp.key, phi, inp.alpha, inp.sparse, inp.use_G,
+                                       eta_kt, inp.w_t)
+        K, T = part.n_dk.shape[1], eta_kt.shape[1]
+        term = Term(inp.factor, loss_params, eta_kt, b, w, y, r, np.zeros(K),
+                    np.zeros((4, T)), np.zeros(T), exp_prob, exp_alias)
+        a, e = inp.d_start - part.d0, inp.d_end - part.d0
+        rows = np.zeros((e - a, inp.width))
+        z_prev = np.empty_like(part.z)
+        pc.sweep_chunks(part.words, part.doc_ptr, part.z, z_prev, part.n_dk, inp.alpha, phi,
+                        prob, alias, mass, inp.sparse, inp.mh_steps, term, inp.key,
+                        pc.chunks(part.doc_ptr, a, e, CHUNK_TOKENS), part.d0, rows,
+                        inp.doc_slot, G, inp.use_G)
+    return part.z[part.doc_ptr[a]:part.doc_ptr[e]].copy(), rows
+
+
+# ---------------------------------------------------------------------- driver side
+@dataclass(frozen=True)
+class Placement:
+    """Partition ``index`` holds documents ``d0 .. d1-1`` on ``worker``."""
+
+    index: int
+    d0: int
+    d1: int
+    worker: str
+
+
+class DaskBackend(Backend):
+    """The documents' step on the workers of a Dask cluster (module docstring).
+
+    Parameters
+    ----------
+    client : distributed.Client, optional
+        The cluster's client (default: the current one, ``distributed.get_client()``).
+    partitions : int, optional
+        Number of document partitions (default: one per worker). They are placed round robin
+        on the workers, sorted by address; the chain does not depend on the number.
+
+    Examples
+    --------
+    >>> from distributed import Client, LocalCluster                     # doctest: +SKIP
+    >>> client = Client(LocalCluster(n_workers=2, threads_per_worker=1))  # doctest: +SKIP
+    >>> s = Session(DOLDA(K=50), corpus, seed=1, backend=DaskBackend(client))  # doctest: +SKIP
+    >>> s.run(100)                                                         # doctest: +SKIP
+    """
+
+    name = "dask"
+    whole_sweeps = True
+    tables_here = False
+
+    def __init__(self, client: Any = None, partitions: int | None = None) -> None:
+        if distributed is None:
+            raise ImportError("the Dask backend needs dask.distributed: pip install "
+                              "'topicsup[dask]'")
+        if client is None:
+            try:
+                client = distributed.get_client()
+            except ValueError:
+                raise ValueError("no Dask client is running: pass DaskBackend(client) or "
+                                 "create a distributed.Client first") from None
+        if not isinstance(client, distributed.Client):
+            raise TypeError(f"client must be a distributed.Client, got "
+                            f"{type(client).__name__}")
+        if partitions is not None:
+            from .. import validation as check
+            partitions = check.integer("partitions", partitions, low=1, high=1_000_000)
+        self.client = client
+        self.partitions = partitions
+        self.token = uuid.uuid4().hex
+        self._session: Any = None
+        self._placements: list[Placement] = []
+        self._generation = 0
+        self._placed = False
+        self._phi: tuple[bytes, Any] | None = None
+        self._counter = itertools.count()
+        self.traffic: list[dict[str, float]] = []   # one row per block: bytes and seconds
+
+    def __repr__(self) -> str:
+        where = ", ".join(sorted(self.client.scheduler_info().get("workers", {})))
+        return f"DaskBackend(workers=[{where}], partitions={self.partitions})"
+
+    # ------------------------------------------------------------------ life
+    def check_model(self, model: Any) -> None:
+        sampler = model.topic_sampler
+        if not sampler.distributable:
+            raise ValueError(f"backend {self.name!r} runs the partially collapsed sampler "
+                             f"only (its documents are independent given Phi); "
+                             f"{type(model).__name__} uses sampler={sampler.name!r}: pass "
+                             f"sampler='partially_collapsed'")
+
+    def attach(self, session: Any) -> None:
+        if self._session is not None and self._session is not session:
+            raise ValueError("this DaskBackend already serves another Session: create one per "
+                             "Session (they may share a Client)")
+        self._session = session
+        self._placed = False
+
+    def detach(self) -> None:
+        self.close()
+        self._session = None
+
+    def close(self) -> None:
+        """Forget the documents placed on the workers (the Session keeps its state)."""
+        self._release_phi()
+        if self._placed or self._placements:
+            try:
+                self.client.run(_drop, self.token)
+            except Exception:   # a closed cluster holds nothing any more
+                pass
+        self._placed = False
+        self._placements = []
+
+    def _release_phi(self) -> None:
+        if self._phi is not None:
+            try:
+                self._phi[1].release()
+            except Exception:
+                pass
+            self._phi = None
+
+    @property
+    def placements(self) -> list[Placement]:
+        """Where the partitions are (empty before the first sweep)."""
+        return list(self._placements)
+
+    # ------------------------------------------------------------------ placing documents
+    def _workers(self) -> list[str]:
+        workers = sorted(self.client.scheduler_info(n_workers=-1).get("workers", {}))
+        if not workers:
+            raise RuntimeError("the Dask cluster has no workers: start some, or use the "
+                               "threaded backend")
+        return workers
+
+    def _place(self, tokens: Any, counts: Any) -> None:
+        """Split the documents into partitions of about equal token counts and put each,
+        with its topics from the Session's state, on a worker."""
+        self.close()
+        workers = self._workers()
+        doc_ptr = tokens.doc_ptr
+        D, N = doc_ptr.shape[0] - 1, int(doc_ptr[-1])
+        n = min(self.partitions or len(workers), D)
+        cuts = np.searchsorted(doc_ptr, np.arange(1, n) * (N / n))
+        bounds = np.unique(np.concatenate([[0], np.clip(cuts, 0, D), [D]])).astype(np.int64)
+        self._generation += 1
+        placements, futures = [], []
+        K = counts.n_wk.shape[1]
+        for j in range(len(bounds) - 1):
+            d0, d1 = int(bounds[j]), int(bounds[j + 1])
+            worker = workers[j % len(workers)]
+            p0, p1 = int(doc_ptr[d0]), int(doc_ptr[d1])
+            part = _Partition(self._generation, d0, d1, tokens.words[p0:p1].copy(),
+                              (doc_ptr[d0:d1 + 1] - p0).astype(np.int64),
+                              counts.z[p0:p1].copy(), np.zeros((0, K), np.int32))
+            data = self.client.scatter(part, workers=[worker], direct=True, hash=False)
+            futures.append(self.client.submit(_install, self.token, j, data, workers=[worker],
+                                              allow_other_workers=False, pure=False))
+            placements.append(Placement(j, d0, d1, worker))
+        self._placements = placements
+        self._wait(futures, placements, what="placing the documents")
+        self._placed = True
+
+    # ------------------------------------------------------------------ a block
+    def sweep_documents(self, tokens, counts, step: DocumentStep, d_start, d_end, z_prev,
+                        info):
+        from ..kernels import partially_collapsed as pc
+        t0 = time.perf_counter()
+        if not self._placed:
+            self._place(tokens, counts)
+        t_place = time.perf_counter()
+        todo = [p for p in self._placements if p.d0 < d_end and p.d1 > d_start]
+        if not todo:
+            return
+        sent = 0
+        tag = step.key.tobytes()
+        if self._phi is None or self._phi[0] != tag:
+            self._release_phi()
+            workers = sorted({p.worker for p in self._placements})
+            phi = self.client.scatter(step.phi, workers=workers, broadcast=True, direct=True,
+                                      hash=False)
+            self._phi = (tag, phi)
+            sent += step.phi.nbytes * len(workers)
+        t_phi = time.perf_counter()
+        term = step.term
+        futures = []
+        for p in todo:
+            a, e = max(d_start, p.d0), min(d_end, p.d1)
+            cols = slice(p.d0, p.d1)
+            arrays = (term.eta_kt, *(np.ascontiguousarray(x[:, cols])
+                                     for x in (term.b, term.w, term.y, term.r)),
+                      term.loss_params, term.exp_prob, term.exp_alias)
+            inp = _SweepInput(self._generation, a, e, step.key.copy(), step.alpha, step.sparse,
+                              step.mh_steps, step.doc_slot, info.shape[0], step.use_G,
+                              step.w_t, term.factor, arrays)
+            sent += _nbytes(inp)
+            data = self.client.scatter(inp, workers=[p.worker], direct=True, hash=False)
+            futures.append(self.client.submit(
+                _sweep_partition, self.token, p.index, data, self._phi[1], workers=[p.worker],
+                allow_other_workers=False, pure=False,
+                key=f"topicsup-sweep-{self.token[:8]}-{next(self._counter)}-{p.index}"))
+        results = self._wait(futures, todo, what="a sweep")
+        t_work = time.perf_counter()
+        received = 0
+        # every partition answered: now (and only now) the state changes
+        for p, (z_new, rows) in zip(todo, results):
+            a, e = max(d_start, p.d0), min(d_end, p.d1)
+            pc.adopt_assignments(tokens.words, tokens.doc_ptr, a, e, z_new, counts.z,
+                                 counts.n_dk, counts.n_wk, counts.n_k)
+            pc.add_rows(info, rows)
+            received += z_new.nbytes + rows.nbytes
+        t_end = time.perf_counter()
+        self.traffic.append({"bytes_sent": float(sent), "bytes_received": float(received),
+                             "seconds_place": t_place - t0, "seconds_phi": t_phi - t_place,
+                             "seconds_workers": t_work - t_phi,
+                             "seconds_adopt": t_end - t_work})
+
+    def _wait(self, futures: list, placements: list[Placement], what: str) -> list:
+        """Gather ``futures``, watching the workers: a lost one raises ``WorkerLostError``
+        (after cancelling the rest; the next block places the documents again)."""
+        try:
+            while True:
+                try:
+                    distributed.wait(futures, timeout=POLL_SECONDS)
+                except (TimeoutError, distributed.TimeoutError):
+                    pass
+                except FuturesCancelledError:
+                    pass   # the status below says which, and why
+                for f, p in zip(futures, placements):
+                    if f.status == "cancelled":
+                        # the scheduler forgot the task: its worker, holding its inputs, left
+                        raise self._lost(p, what)
+                    if f.status == "error":
+                        exc = f.exception()
+                        if isinstance(exc, (distributed.scheduler.KilledWorker,
+                                            distributed.comm.CommClosedError)):
+                            raise self._lost(p, what) from exc
+                        raise exc
+                if all(f.status == "finished" for f in futures):
+                    return self.client.gather(futures, direct=True)
+                live = set(self.client.scheduler_info(n_workers=-1).get("workers", {}))
+                for f, p in zip(futures, placements):
+                    if f.status != "finished" and p.worker not in live:
+                        raise self._lost(p, what)
+        except BaseException:
+            self._placed = False
+            self._release_phi()
+            self.client.cancel(futures)
+            raise
+
+    def _lost(self, p: Placement, what: str) -> WorkerLostError:
+        return WorkerLostError(
+            f"Dask worker {p.worker} holding documents {p.d0}..{p.d1 - 1} (partition "
+            f"{p.index}) was lost during {what}; nothing of this sweep was applied and the "
+            f"Session is at its last completed sweep: run again to place the documents on "
+            f"the workers there are and continue the same chain")
+
+    def traffic_frame(self):
+        """Bytes sent to and received from the workers and the time split of each block, as
+        a DataFrame (``benchmarks/bench_dask.py`` reports them)."""
+        import pandas as pd
+        return pd.DataFrame(self.traffic)
+
+
+__all__ = ["DaskBackend", "Placement", "WorkerLostError"]

@@ -1,0 +1,365 @@
+"""Several independent chains of one model on one corpus: run side by side, their histories
+together, convergence diagnostics (R-hat, effective sample sizes; ``topicsup.diagnostics``)
+and an ArviZ export.
+
+Chains run in parallel on this process's threads (the kernels release the GIL), or each on a
+worker of a Dask cluster (``backend="dask"`` or a ``distributed.Client``: a chain's Session is
+sent to a worker, runs there, and comes back with its new state after each call of ``run``).
+Chain c has seed ``seed + c``; each is the chain ``Session(model, corpus, seed + c)`` gives
+alone, bit for bit, wherever it runs.
+
+Topics are identified only up to their order: topic 3 of one chain may be topic 7 of another.
+R-hat of the log joint needs no matching, but R-hat of a topic's weight compares the same
+topic across chains, so the weights are first aligned to chain 0's topics
+(``topic_alignment``: the assignment of topics that minimises the summed Hellinger distance
+between the chains' topic-word distributions, on their current states). Intercept and
+covariate weights need no alignment.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from . import diagnostics
+from . import validation as check
+from ._version import __version__
+from .corpus import Corpus
+from .session import Session, is_timing
+
+MAX_CHAINS = 64
+
+
+def _advance(session: Session, n: int) -> Session:
+    """Run ``n`` sweeps of a chain on a Dask worker and send it back."""
+    session.run(n)
+    return session
+
+
+class Chains:
+    """Independent chains of ``model`` on ``corpus`` (module docstring).
+
+    Parameters
+    ----------
+    model : topicsup model
+    corpus : Corpus
+    n_chains : int
+        Number of chains (at least 2 for R-hat).
+    seed : int
+        Chain c has seed ``seed + c``.
+    backend : "threads", "dask" or distributed.Client
+        Where the chains run: in parallel on threads here, or on the workers of a Dask
+        cluster (``"dask"``: the current client).
+    **session_options
+        Passed to each ``Session`` (``block_tokens``, ``log_joint_every``).
+
+    Examples
+    --------
+    >>> chains = Chains(LDA(K=20, sampler="partially_collapsed"), corpus, n_chains=4)  # doctest: +SKIP
+    >>> chains.run(200)                                                                # doctest: +SKIP
+    >>> chains.diagnostics().head()                                                    # doctest: +SKIP
+    >>> idata = chains.to_arviz(burn=100)                                              # doctest: +SKIP
+    """
+
+    def __init__(self, model: Any, corpus: Corpus, n_chains: int = 4, seed: int = 0, *,
+                 backend: Any = "threads", **session_options: Any) -> None:
+        n_chains = check.integer("n_chains", n_chains, low=1, high=MAX_CHAINS)
+        seed = check.integer("seed", seed, low=0, high=2**64 - 1 - n_chains)
+        self.client = self._client(backend)
+        self.sessions = [Session(model, corpus, seed + c, **session_options)
+                         for c in range(n_chains)]
+        self.seed = int(seed)
+
+    @staticmethod
+    def _client(backend: Any) -> Any:
+        if isinstance(backend, str) and backend == "threads":
+            return None
+        try:
+            import distributed
+        except ImportError:
+            distributed = None
+        if isinstance(backend, str) and backend == "dask":
+            if distributed is None:
+                raise ImportError("backend='dask' needs dask.distributed: pip install "
+                                  "'topicsup[dask]'")
+            try:
+                return distributed.get_client()
+            except ValueError:
+                raise ValueError("backend='dask' needs a running Dask client: create a "
+                                 "distributed.Client first, or pass it as backend") from None
+        if distributed is not None and isinstance(backend, distributed.Client):
+            return backend
+        raise TypeError(f"backend must be 'threads', 'dask' or a distributed.Client, got "
+                        f"{backend!r:.80}")
+
+    # ------------------------------------------------------------------ running
+    @property
+    def n_chains(self) -> int:
+        return len(self.sessions)
+
+    @property
+    def n_sweeps(self) -> int:
+        """Sweeps completed by every chain."""
+        return min(s.n_sweeps for s in self.sessions)
+
+    @property
+    def model(self) -> Any:
+        return self.sessions[0].model
+
+    def run(self, n: int, callback: Callable[["Chains"], Any] | None = None,
+            every: int = 1) -> int:
+        """Run every chain ``n`` more sweeps in parallel, calling ``callback(chains)`` every
+        ``every`` sweeps (all chains level; returning ``False`` stops). Returns the sweeps
+        every chain completed. Ctrl-C (or ``request_stop``) stops each chain after its
+        current block; the next ``run`` brings them level again."""
+        n = check.integer("n", n, low=0)
+        every = check.integer("every", every, low=1)
+        if callback is not None and not callable(callback):
+            raise TypeError(f"callback must be callable, got {type(callback).__name__}")
+        start = self.n_sweeps
+        while self.n_sweeps < start + n:
+            step = min(every if callback is not None else n, start + n - self.n_sweeps)
+            target = self.n_sweeps + step
+            self._run_to(target)
+            if self.n_sweeps < target:   # stopped
+                break
+            if callback is not None and callback(self) is False:
+                break
+        return self.n_sweeps - start
+
+    def _run_to(self, target: int) -> None:
+        todo = [max(0, target - s.n_sweeps) for s in self.sessions]
+        if self.client is not None:
+            futures = [self.client.submit(_advance, s, k, pure=False)
+                       for s, k in zip(self.sessions, todo)]
+            self.sessions = self.client.gather(futures)
+            return
+        with concurrent.futures.ThreadPoolExecutor(max_workers=self.n_chains,
+                                                   thread_name_prefix="topicsup-chain") as ex:
+            futures = [ex.submit(s.run, k) for s, k in zip(self.sessions, todo)]
+            try:
+                concurrent.futures.wait(futures)
+            except KeyboardInterrupt:
+                self.request_stop()
+                concurrent.futures.wait(futures)
+                raise
+            for f in futures:
+                f.result()
+
+    def set_params(self, **params: Any) -> None:
+        """Change live sampler settings of every chain (``Session.set_params``)."""
+        for s in self.sessions:
+            s.set_params(**params)
+
+    @property
+    def settings_changes(self) -> pd.DataFrame:
+        """The settings changes (``Session.settings_changes``; the same for every chain)."""
+        return self.sessions[0].settings_changes
+
+    @property
+    def in_sweep(self) -> bool:
+        """True when a chain was stopped part-way through a sweep."""
+        return any(s.in_sweep for s in self.sessions)
+
+    @property
+    def views(self) -> tuple[str, ...]:
+        """The views of several chains: the log joints overlaid, and R-hat over sweeps."""
+        return ("loglik", "rhat")
+
+    def request_stop(self) -> None:
+        """Ask every chain running on threads to stop after its current block (chains on a
+        Dask cluster finish their current call)."""
+        for s in self.sessions:
+            s.request_stop()
+
+    # ------------------------------------------------------------------ results
+    @property
+    def history(self) -> pd.DataFrame:
+        """The chains' histories stacked, with a ``chain`` column first."""
+        frames = [s.history.assign(chain=c) for c, s in enumerate(self.sessions)]
+        h = pd.concat(frames, ignore_index=True)
+        return h[["chain"] + [col for col in h.columns if col != "chain"]]
+
+    def log_joint(self) -> np.ndarray:
+        """(chain, sweep) log joints of sweeps 1 .. n_sweeps (NaN where not evaluated)."""
+        out = np.full((self.n_chains, self.n_sweeps), np.nan)
+        for c, s in enumerate(self.sessions):
+            h = s.history
+            rows = h[(h["metric"] == "log_joint") & (h["sweep"] <= self.n_sweeps)]
+            out[c, rows["sweep"].to_numpy() - 1] = rows["value"].to_numpy()
+        return out
+
+    def topic_alignment(self) -> pd.DataFrame:
+        """Each chain's topics matched to chain 0's: one row per (chain, topic of chain 0)
+        with the matching ``chain_topic`` and the ``hellinger`` distance of the pair."""
+        ref = np.sqrt(self.sessions[0].topic_word())
+        rows = []
+        from scipy.optimize import linear_sum_assignment
+        for c, s in enumerate(self.sessions):
+            other = np.sqrt(s.topic_word())
+            cost = np.sqrt(np.clip(1.0 - ref @ other.T, 0.0, None))
+            r, perm = linear_sum_assignment(cost)
+            rows += [{"chain": c, "topic": int(k), "chain_topic": int(j),
+                      "hellinger": float(cost[k, j])} for k, j in zip(r, perm)]
+        return pd.DataFrame(rows, columns=["chain", "topic", "chain_topic", "hellinger"])
+
+    def _permutations(self) -> np.ndarray:
+        a = self.topic_alignment()
+        return a.pivot(index="chain", columns="topic", values="chain_topic").to_numpy()
+
+    def weight_draws(self, burn: int = 0, align: bool = True) -> np.ndarray:
+        """(chain, draw, task, feature) weights of sweeps ``burn + 1 .. n_sweeps``, topic
+        columns aligned to chain 0's (``topic_alignment``) unless ``align`` is False."""
+        self._check_supervised()
+        burn = self._burn(burn)
+        align = check.flag("align", align)
+        K = self.model.K
+        perms = self._permutations() if align else None
+        out = []
+        for c, s in enumerate(self.sessions):
+            eta = s.trace("eta").astype(np.float64)
+            first = s.n_sweeps - eta.shape[0] + 1     # the sweep of the first traced draw
+            if first > burn + 1:
+                raise ValueError(f"chain {c} keeps weights from sweep {first} only; use "
+                                 f"burn >= {first - 1}")
+            eta = eta[burn + 1 - first:self.n_sweeps + 1 - first]
+            if perms is not None:
+                eta = np.concatenate([eta[:, :, perms[c]], eta[:, :, K:]], axis=2)
+            out.append(eta)
+        return np.stack(out)
+
+    def _check_supervised(self) -> None:
+        if not self.model.supervised:
+            raise ValueError(f"{type(self.model).__name__} is unsupervised: it has no weights")
+
+    def _burn(self, burn: int | None) -> int:
+        if burn is None:
+            return self.n_sweeps // 2
+        return check.integer("burn", burn, low=0, high=max(self.n_sweeps - 1, 0))
+
+    def feature_names(self) -> list[str]:
+        """Chain 0's feature names (topics by their top words, then the covariates)."""
+        return self.sessions[0]._feature_names()
+
+    def diagnostics(self, burn: int | None = None, engine: str = "auto") -> pd.DataFrame:
+        """R-hat and effective sample sizes (``topicsup.diagnostics``, ArviZ's definitions)
+        over sweeps ``burn + 1 .. n_sweeps`` (default: the second half): one row for the log
+        joint and, for a supervised model, one per weight (topics aligned). Columns
+        ``quantity``, ``task``, ``feature``, ``mean``, ``sd``, ``r_hat``, ``ess_bulk``,
+        ``ess_tail``."""
+        burn = self._burn(burn)
+        rows = [{"quantity": "log_joint", "task": None, "feature": None,
+                 **diagnostics.summary(self.log_joint()[:, burn:], engine)}]
+        if self.model.supervised:
+            eta = self.weight_draws(burn)
+            tasks = self.model.task_names(self.sessions[0].corpus)
+            names = self.feature_names()
+            for t, task in enumerate(tasks):
+                for m, feature in enumerate(names):
+                    rows.append({"quantity": "eta", "task": task, "feature": feature,
+                                 **diagnostics.summary(eta[:, :, t, m], engine)})
+        return pd.DataFrame(rows, columns=["quantity", "task", "feature", "mean", "sd",
+                                           "r_hat", "ess_bulk", "ess_tail"])
+
+    def convergence(self, every: int = 1, weights: bool = False) -> pd.DataFrame:
+        """R-hat as the chains run: at every ``every``-th sweep s, over the second half of
+        the draws so far (sweeps s//2 + 1 .. s), the R-hat and bulk ESS of the log joint and,
+        with ``weights``, the largest R-hat over the (aligned) weights. A tidy frame:
+        ``sweep``, ``quantity`` (``log_joint``, ``max_weight``), ``r_hat``, ``ess_bulk``.
+        Computed by the port in ``topicsup.diagnostics`` (fast; equal to ArviZ's)."""
+        every = check.integer("every", every, low=1)
+        weights = check.flag("weights", weights)
+        lj = self.log_joint()
+        eta = self.weight_draws(0) if weights and self.model.supervised else None
+        rows = []
+        for s in range(every, self.n_sweeps + 1, every):
+            half = lj[:, s // 2:s]
+            rows.append({"sweep": s, "quantity": "log_joint",
+                         "r_hat": diagnostics.rhat(half, "topicsup"),
+                         "ess_bulk": diagnostics.ess_bulk(half, "topicsup")})
+            if eta is not None:
+                draws = eta[:, s // 2:s].reshape(self.n_chains, -1, eta.shape[2] * eta.shape[3])
+                r = diagnostics.rhat_many(draws)
+                rows.append({"sweep": s, "quantity": "max_weight",
+                             "r_hat": float(np.nanmax(r)) if np.isfinite(r).any()
+                             else float("nan"), "ess_bulk": float("nan")})
+        return pd.DataFrame(rows, columns=["sweep", "quantity", "r_hat", "ess_bulk"])
+
+    def to_arviz(self, burn: int = 0, align: bool = True) -> Any:
+        """An ArviZ ``InferenceData`` of sweeps ``burn + 1 .. n_sweeps``: ``posterior`` with
+        the weights ``eta`` (dims ``chain``, ``draw``, ``task``, ``feature``; topics aligned
+        to chain 0's unless ``align`` is False) and ``sample_stats`` with ``lp`` (the log
+        joint), ``acceptance_rate`` (samplers that make Metropolis-Hastings proposals: the
+        share of proposals accepted in the sweep) and ``topic_change_rate``. The draw
+        coordinate is the sweep number."""
+        return to_inference_data(self.sessions, self._burn(burn), align,
+                                 self.weight_draws if self.model.supervised else None)
+
+    def __repr__(self) -> str:
+        where = "threads" if self.client is None else "dask"
+        return (f"Chains({type(self.model).__name__}, n_chains={self.n_chains}, "
+                f"seed={self.seed}, sweeps={self.n_sweeps}, backend={where!r})")
+
+
+def run_chains(model: Any, corpus: Corpus, n_chains: int = 4, sweeps: int = 100,
+               seed: int = 0, *, backend: Any = "threads", **session_options: Any) -> Chains:
+    """``Chains(model, corpus, n_chains, seed, backend=...)`` run ``sweeps`` sweeps."""
+    chains = Chains(model, corpus, n_chains, seed, backend=backend, **session_options)
+    chains.run(sweeps)
+    return chains
+
+
+def _sweep_stats(session: Session, sweeps: np.ndarray) -> dict[str, np.ndarray]:
+    """Per sweep: ``lp``, ``acceptance_rate`` (when the sampler proposes),
+    ``topic_change_rate``."""
+    h = session.history
+    h = h[~is_timing(h["metric"])]
+
+    def series(rows: pd.DataFrame) -> np.ndarray:
+        return rows.groupby("sweep")["value"].sum().reindex(sweeps).to_numpy(np.float64)
+
+    out = {"lp": series(h[h["metric"] == "log_joint"]),
+           "topic_change_rate": series(h[h["metric"] == "topic_change_rate"])}
+    if session.model.proposal_kinds:
+        rate = h[h["metric"] == "acceptance_rate"].set_index(["sweep", "proposal"])["value"]
+        made = h[h["metric"] == "proposals"].set_index(["sweep", "proposal"])["value"]
+        both = pd.DataFrame({"rate": rate, "made": made}).dropna()
+        both["accepted"] = both["rate"] * both["made"]
+        g = both.groupby(level="sweep")[["accepted", "made"]].sum().reindex(sweeps)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out["acceptance_rate"] = (g["accepted"] / g["made"]).to_numpy(np.float64)
+    return out
+
+
+def to_inference_data(sessions: Sequence[Session], burn: int, align: bool,
+                      weight_draws: Callable[..., np.ndarray] | None) -> Any:
+    """The ArviZ export of ``Chains.to_arviz`` and ``Session.to_arviz``."""
+    try:
+        import arviz
+    except ImportError:
+        raise ImportError("to_arviz needs ArviZ: pip install 'topicsup[arviz]'") from None
+    n = min(s.n_sweeps for s in sessions)
+    if n <= burn:
+        raise ValueError(f"no draws after burn = {burn}: the chains have {n} sweep(s)")
+    sweeps = np.arange(burn + 1, n + 1)
+    stats = [_sweep_stats(s, sweeps) for s in sessions]
+    sample_stats = {k: np.stack([st[k] for st in stats]) for k in stats[0]}
+    s0 = sessions[0]
+    coords: dict[str, Any] = {"draw": sweeps}
+    dims: dict[str, list[str]] = {}
+    posterior = None
+    if weight_draws is not None:
+        posterior = {"eta": weight_draws(burn, align)}
+        coords.update({"task": s0.model.task_names(s0.corpus), "feature": s0._feature_names()})
+        dims["eta"] = ["task", "feature"]
+    attrs = {"inference_library": "topicsup", "inference_library_version": __version__,
+             "model": repr(s0.model), "seeds": [s.seed for s in sessions],
+             "topics_aligned": bool(align)}
+    return arviz.from_dict(posterior=posterior, sample_stats=sample_stats, coords=coords,
+                           dims=dims, attrs=attrs)
+
+
+__all__ = ["Chains", "run_chains", "to_inference_data"]

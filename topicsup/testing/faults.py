@@ -1,0 +1,19 @@
+"""Faults injected into a Dask worker, for the tests of ``topicsup.backends.dask``."""
+
+from __future__ import annotations
+
+import os
+
+
+def _exit_at(partition: int):
+    def hook(j: int) -> None:
+        if j == partition:
+            os._exit(1)   # the worker process dies as a lost machine would, mid-sweep
+    return hook
+
+
+def arm_worker_exit(partition: int) -> None:
+    """Run on a worker (``Client.run(arm_worker_exit, j, workers=[address])``): the worker's
+    process exits when it starts sweeping partition ``partition``."""
+    from ..backends import dask as backend
+    backend._before_partition_hook = _exit_at(partition)

@@ -1,0 +1,83 @@
+"""A live dashboard for several chains (``topicsup.chains.Chains``), for teaching
+convergence: Run / Pause / Step drive every chain at once, the log joints are overlaid one
+line per chain, and R-hat (of the log joint and, for a supervised model, the largest over
+the topic-aligned weights) is drawn against the sweep with the 1.01 threshold. Threading,
+errors and layout are the single-chain ``Dashboard``'s."""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+import altair as alt
+import numpy as np
+
+from topicsup import views
+from topicsup.chains import Chains
+
+from .dashboard import Dashboard
+
+CHAIN_VIEWS = ("loglik", "rhat")
+
+
+class ChainsDashboard(Dashboard):
+    """Live controls and views for :class:`~topicsup.chains.Chains`.
+
+    Parameters
+    ----------
+    chains : Chains
+        The chains to run together (never copied).
+    sweeps, sweeps_per_refresh, refresh_seconds, views
+        As for ``Dashboard``; the views are ``"loglik"`` (one line per chain) and ``"rhat"``.
+
+    Examples
+    --------
+    >>> dash = ChainsDashboard(Chains(LDA(K=20), corpus, n_chains=4))   # doctest: +SKIP
+    >>> dash                  # click Run: four chains, their log joints and R-hat
+    """
+
+    _TARGET = Chains
+
+    @property
+    def chains(self) -> Chains:
+        return self.session
+
+    def _supported_views(self) -> tuple[str, ...]:
+        return CHAIN_VIEWS
+
+    def _convergence(self):
+        c = self.chains
+        return c.convergence(weights=c.model.supervised)
+
+    def _view(self, name: str, history) -> alt.TopLevelMixin:
+        w_, h_ = 300, 180
+        if name == "loglik":
+            if not (history["metric"] == "log_joint_per_token").any():
+                raise ValueError("no log joint yet")
+            chart = views.loglik_chart(history, width=w_, height=h_)
+        else:
+            chart = views.rhat_chart(self._convergence(), width=w_, height=h_)
+        return chart
+
+    def _status_html(self) -> str:
+        c = self.chains
+        parts = [f"<b>{c.n_chains} chains &middot; sweep {c.n_sweeps}</b>"]
+        conv = self._convergence() if c.n_sweeps else None
+        if conv is not None and len(conv):
+            last = conv[conv["sweep"] == conv["sweep"].max()]
+            for q, r in zip(last["quantity"], last["r_hat"]):
+                label = "R-hat log joint" if q == "log_joint" else "max R-hat weights"
+                if np.isfinite(r):
+                    parts.append(f"{label} {r:.3f}")
+            ess = last.loc[last["quantity"] == "log_joint", "ess_bulk"]
+            if len(ess) and np.isfinite(ess.iloc[0]):
+                parts.append(f"ESS log joint {ess.iloc[0]:.0f}")
+        state = "running" if self.running else ("paused mid-sweep" if c.in_sweep else "idle")
+        parts.append(f"<i>{state}</i>")
+        if self.error is not None:
+            parts.append(f"<span style='color:#b00'>error: {type(self.error).__name__}: "
+                         f"{html.escape(str(self.error))} (Run retries)</span>")
+        return " &middot; ".join(parts)
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        return self.widget._repr_mimebundle_(**kwargs)
