@@ -96,7 +96,8 @@ def test_rhat_of_mixed_chains_is_near_one():
 
 def test_to_arviz(chains):
     """posterior eta (chain, draw, task, feature) equals the aligned traces; sample_stats lp
-    equals the log joints and acceptance_rate the accepted share of all proposals."""
+    equals the log joints and acceptance_rate the accepted share of all proposals; ArviZ's
+    own R-hat of the export equals the diagnostics table's."""
     pytest.importorskip("arviz")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)
@@ -111,6 +112,12 @@ def test_to_arviz(chains):
     made = h[(h.metric == "proposals") & (h.sweep == 5)].set_index("proposal").value
     assert idata.sample_stats["acceptance_rate"].sel(chain=0, draw=5).item() == \
         pytest.approx((acc * made).sum() / made.sum())
+    import arviz
+    d = chains.diagnostics(burn=2, engine="topicsup").iloc[1:]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        from_arviz = arviz.rhat(idata)["eta"].values.reshape(-1)
+    np.testing.assert_allclose(from_arviz, d["r_hat"].to_numpy(), rtol=1e-10)
     one = chains.sessions[1].to_arviz()
     assert one.posterior["eta"].shape[:2] == (1, 10)
     with pytest.raises(ValueError, match="no draws after burn"):

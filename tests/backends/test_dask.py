@@ -22,6 +22,13 @@ from topicsup.testing.faults import arm_worker_exit  # noqa: E402
 SWEEPS = 3
 
 
+def test_backend_dask_without_a_client_is_refused_by_name():
+    """Runs first in the module, before its cluster exists."""
+    corpus = make_synthetic(n_docs=10, n_topics=2, doc_length=5, seed=1).corpus
+    with pytest.raises(ValueError, match="no Dask client is running"):
+        Session(LDA(K=2, sampler="partially_collapsed"), corpus, backend="dask")
+
+
 @pytest.fixture(scope="module")
 def client():
     """Two worker processes of one thread each, the memory manager off; closed at the end
