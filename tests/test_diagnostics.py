@@ -24,7 +24,7 @@ CASES = {"iid": (0.0, None), "sticky": (0.9, None), "one chain apart": (0.5, [0,
 @pytest.mark.parametrize("case", list(CASES))
 def test_the_port_equals_arviz(case):
     """Every diagnostic of the port equals ArviZ's to 1e-10 on the same draws (AR(1)
-    chains, a chain off target, Cauchy draws with ties removed, an odd number of draws)."""
+    chains, a chain off target, Cauchy draws, an odd number of draws)."""
     pytest.importorskip("arviz", reason="ArviZ is what the port is checked against")
     rng = np.random.default_rng(len(case))
     rho, shift = CASES[case]

@@ -137,7 +137,10 @@ class Chains:
                        for s, k in zip(self.sessions, todo)]
             self.sessions = self.client.gather(futures)
             return
-        with concurrent.futures.ThreadPoolExecutor(max_workers=self.n_chains,
+        from .samplers.partially_collapsed import concurrent_kernels_safe
+        # numba's workqueue layer aborts on parallel kernels launched from two threads
+        workers = self.n_chains if concurrent_kernels_safe() else 1
+        with concurrent.futures.ThreadPoolExecutor(max_workers=workers,
                                                    thread_name_prefix="topicsup-chain") as ex:
             futures = [ex.submit(s.run, k) for s, k in zip(self.sessions, todo)]
             try:

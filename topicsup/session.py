@@ -237,14 +237,20 @@ class Session:
         # locks and events cannot be pickled: a copy starts without a run in progress
         with self._lock:
             state = self.__dict__.copy()
-        for k in ("_lock", "_stop", "_owner_lock", "_owner", "_backend"):
+        backend = state.pop("_backend", None)
+        for k in ("_lock", "_stop", "_owner_lock", "_owner"):
             state.pop(k, None)
+        # tables built elsewhere (a Dask backend's workers) are not in this state
+        state["_tables_elsewhere"] = backend is not None and not backend.tables_here
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        elsewhere = state.pop("_tables_elsewhere", False)
         self.__dict__.update(state)
         self._init_sync()
         self._backend = Threads()   # a copy runs on its own process's threads
+        if elsewhere:
+            self.model.topic_sampler.refresh(self.model, self.state.sampler)
 
     # ------------------------------------------------------------------ backend
     @property
@@ -271,9 +277,16 @@ class Session:
         return self
 
     def close(self) -> None:
-        """Release what the backend holds elsewhere (a Dask backend's placed documents);
-        the session goes on with this process's threads."""
+        """Release what the backend holds elsewhere (a Dask backend's placed documents; a
+        session dropped without it releases them when it is garbage collected); the session
+        goes on with this process's threads. ``with Session(...) as s:`` closes at the end."""
         self.use_backend(None)
+
+    def __enter__(self) -> "Session":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
 
     # ------------------------------------------------------------------ blocks and stopping
     def _make_blocks(self) -> np.ndarray:
@@ -299,7 +312,8 @@ class Session:
 
     def request_stop(self) -> None:
         """Ask the ``sweep``/``run`` in progress (in any thread) to return after the current
-        block. With no run in progress it does nothing: a later run starts afresh."""
+        block (with a Dask backend, after the current sweep: it hands the workers whole
+        sweeps). With no run in progress it does nothing: a later run starts afresh."""
         self._stop.set()
 
     pause = request_stop
@@ -340,9 +354,9 @@ class Session:
     # ------------------------------------------------------------------ sampling
     def _run_block(self) -> None:
         """The next block, or with a backend that takes ``whole_sweeps`` the rest of the
-        sweep. If it raises an error (a lost worker: nothing of the block is applied), the
-        random stream is put back where the block began, so running it again gives the
-        chain that never failed."""
+        sweep. If it raises an error (a lost worker: nothing of the block is applied), or an
+        interrupt before anything was applied, the random stream is put back where the block
+        began, so running it again gives the chain that never failed."""
         end = self.n_blocks if self._backend.whole_sweeps else self._block + 1
         d0, d1 = self._blocks[self._block], self._blocks[end]
         rng = self.rng.copy()
@@ -350,8 +364,10 @@ class Session:
         try:
             self.model.sweep_block(self.state, self.corpus, self.rng, d0, d1, self._info,
                                    self._backend)
-        except Exception:
-            self.rng[...] = rng
+        except BaseException as e:
+            # an error, or an interrupt the backend caught before applying anything
+            if isinstance(e, Exception) or getattr(e, "topicsup_nothing_applied", False):
+                self.rng[...] = rng
             raise
         self._seconds += time.perf_counter() - t0
         self._block = end

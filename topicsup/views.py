@@ -157,7 +157,8 @@ def rhat_chart(convergence: pd.DataFrame, width: int = 480, height: int = 200) -
                  "Chains.convergence()")
     df = convergence[np.isfinite(convergence["r_hat"].to_numpy(np.float64))]
     if df.empty:
-        raise ValueError("no R-hat yet: it needs at least 2 chains and 8 sweeps")
+        raise ValueError("no R-hat yet: it needs at least 2 chains and 7 sweeps with a log "
+                         "joint (log_joint_every=1)")
     df = thin(df[["sweep", "quantity", "r_hat"]])
     line = _line(df, width, height, "Convergence of the chains: R-hat").encode(
         x=alt.X("sweep:Q", title="sweep"),

@@ -17,7 +17,8 @@ from topicsup.backends.dask import DaskBackend, WorkerLostError  # noqa: E402
 from topicsup.models import DOLDA, LDA, LightMedLDA  # noqa: E402
 from topicsup.session import Session, is_timing  # noqa: E402
 from topicsup.synthetic import make_synthetic  # noqa: E402
-from topicsup.testing.faults import arm_worker_exit  # noqa: E402
+from topicsup.backends.dask import _drop  # noqa: E402
+from topicsup.testing.faults import arm_worker_exit, exit_now  # noqa: E402
 
 SWEEPS = 3
 
@@ -149,13 +150,59 @@ def test_a_worker_lost_mid_sweep_is_reported_and_the_chain_continues(client, cor
         # from the stream, which is back where the sweep began
         if k not in ("state/pc_phi", "state/pc_key"):
             np.testing.assert_array_equal(before[k], after[k], err_msg=k)
-    deadline = time.monotonic() + 60
-    while len(client.scheduler_info()["workers"]) < 2 and time.monotonic() < deadline:
-        time.sleep(0.2)
+    _wait_for_workers(client, gone=victim.worker)
     s.run(SWEEPS - 1)
     assert victim.worker not in {p.worker for p in backend.placements}
     assert_same_chain(ref, s)
     s.close()
+
+
+def _wait_for_workers(client, n=2, gone=None):
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        live = client.scheduler_info()["workers"]
+        if len(live) >= n and gone not in live:
+            return
+        time.sleep(0.2)
+    raise AssertionError("the cluster did not get its workers back")
+
+
+def test_a_worker_lost_between_sweeps_is_replaced_without_error(client, corpus):
+    """A worker holding a partition dies between two sweeps: the next sweep places the
+    documents again (from the Session's state) on the workers there are, and the chain is
+    the one that lost nothing."""
+    model = MODELS["lda-sparse"]
+    ref = Session(model, corpus, seed=5)
+    ref.run(SWEEPS)
+    backend = DaskBackend(client, partitions=2)
+    s = Session(model, corpus, seed=5, backend=backend)
+    s.run(1)
+    victim = backend.placements[0].worker
+    try:
+        client.run(exit_now, workers=[victim])
+    except Exception:   # the worker's connection closes under the call
+        pass
+    _wait_for_workers(client, gone=victim)
+    s.run(SWEEPS - 1)
+    assert victim not in {p.worker for p in backend.placements}
+    assert_same_chain(ref, s)
+    s.close()
+
+
+def test_a_dropped_session_releases_the_workers_memory(client, corpus):
+    """Dropping a Dask-backed Session without close() forgets its documents on the workers
+    (the backend holds the session weakly; a finalizer releases them)."""
+    import gc
+    backend = DaskBackend(client, partitions=2)
+    s = Session(MODELS["lda-sparse"], corpus, seed=1, backend=backend)
+    s.run(1)
+    token = backend.token
+    del s
+    gc.collect()
+    assert sum(client.run(_drop, token).values()) == 0
+    t = Session(MODELS["lda-sparse"], corpus, seed=1, backend=DaskBackend(client))
+    t.run(1)
+    assert sum(client.run(_drop, t.backend.token).values()) == 2   # held until dropped
 
 
 def test_bad_backends_are_refused_by_name(client, corpus):
@@ -168,10 +215,10 @@ def test_bad_backends_are_refused_by_name(client, corpus):
     with pytest.raises(TypeError, match="backend must be"):
         Session(MODELS["lda-sparse"], corpus, backend="spark")
     backend = DaskBackend(client)
-    Session(MODELS["lda-sparse"], corpus, backend=backend)
+    first = Session(MODELS["lda-sparse"], corpus, backend=backend)
     with pytest.raises(ValueError, match="another Session"):
         Session(MODELS["lda-sparse"], corpus, backend=backend)
-    backend.close()
+    first.close()
 
 
 def test_chains_on_the_workers_equal_chains_on_threads(client, corpus):

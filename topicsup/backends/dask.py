@@ -31,10 +31,12 @@ there are and continues the same chain.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import threading
 import time
 import uuid
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,11 +51,14 @@ except ImportError:   # pragma: no cover - the error names the extra
     distributed = None
 
 POLL_SECONDS = 0.2   # how often a waiting sweep checks that its workers are alive
+SEND_SECONDS = 60.0  # a scatter to a worker that does not answer within this is a lost worker
+GATHER_SECONDS = 120.0
 
 # worker side: (backend token, partition) -> _Partition; token -> (sweep key, tables)
 _RESIDENT: dict[tuple[str, int], "_Partition"] = {}
 _TABLES: dict[str, tuple[bytes, Any]] = {}
 _LOCK = threading.Lock()
+_SERIAL = threading.Lock()   # kernels one at a time under numba's workqueue layer
 # a test hook: called with the partition index at the start of a partition's sweep on this
 # worker (the tests set it on one worker, through Client.run, to lose that worker mid-sweep)
 _before_partition_hook = None
@@ -62,6 +67,11 @@ _before_partition_hook = None
 class WorkerLostError(RuntimeError):
     """A Dask worker holding documents was lost during a sweep. Nothing of the sweep was
     applied: the next ``Session.run`` places the documents again and continues."""
+
+
+class PartitionMissing(RuntimeError):
+    """Raised on a worker asked to sweep a partition it does not hold in the expected state
+    (the worker restarted at the same address, or the request is stale)."""
 
 
 @dataclass
@@ -77,6 +87,7 @@ class _Partition:
     doc_ptr: np.ndarray
     z: np.ndarray
     n_dk: np.ndarray
+    step: int = 0      # blocks swept since placement (a request names the step it expects)
 
 
 @dataclass
@@ -87,6 +98,7 @@ class _SweepInput:
     exp_prob, exp_alias)."""
 
     generation: int
+    step: int
     d_start: int
     d_end: int
     key: np.ndarray
@@ -141,14 +153,19 @@ def _worker_threads() -> int:
         return 1
 
 
-def _tables(token: str, key: np.ndarray, phi: np.ndarray, alpha: np.ndarray, sparse: bool,
-            use_G: bool, eta_kt: np.ndarray, w_t: np.ndarray) -> tuple:
+def _tables(token: str, j: int, generation: int, key: np.ndarray, phi: np.ndarray,
+            alpha: np.ndarray, sparse: bool, use_G: bool, eta_kt: np.ndarray,
+            w_t: np.ndarray) -> tuple:
     """The sweep's word tables and label matrix on this worker, built once per sweep (the
     sweep's key names it) whichever of its partitions asks first, into the arrays of the
     previous sweep (fresh arrays of V K entries each sweep cost their page faults again)."""
     from ..kernels import partially_collapsed as pc
     tag = key.tobytes() + bytes([bool(sparse), bool(use_G)])
     with _LOCK:
+        part = _RESIDENT.get((token, j))
+        if part is None or part.generation != generation:
+            # a request left over from a failed sweep must not rebuild the current tables
+            raise PartitionMissing(f"partition {j} was placed again meanwhile")
         cached = _TABLES.get(token)
         if cached is not None and cached[0] == tag:
             return cached[1]
@@ -176,17 +193,21 @@ def _sweep_partition(token: str, j: int, inp: _SweepInput, phi: np.ndarray) -> t
     from ..kernels import partially_collapsed as pc
     from ..kernels.supervised import Term
     from ..samplers.partially_collapsed import numba_threads
+    from ..samplers.partially_collapsed import concurrent_kernels_safe
     if _before_partition_hook is not None:
         _before_partition_hook(j)
     with _LOCK:
         part = _RESIDENT.get((token, j))
-    if part is None or part.generation != inp.generation:
-        raise RuntimeError(f"partition {j} of this session is not (or no longer) placed on "
-                           f"this worker")
+        if part is None or part.generation != inp.generation or part.step != inp.step:
+            raise PartitionMissing(f"partition {j} is not on this worker in the state the "
+                                   f"sweep expects (placement {inp.generation}, block "
+                                   f"{inp.step})")
+        part.step = inp.step + 1   # claimed: a repeated request now fails
     eta_kt, b, w, y, r, loss_params, exp_prob, exp_alias = inp.term_arrays
-    with numba_threads(_worker_threads()):
-        prob, alias, mass, G = _tables(token, inp.key, phi, inp.alpha, inp.sparse, inp.use_G,
-                                       eta_kt, inp.w_t)
+    serial = _SERIAL if not concurrent_kernels_safe() else contextlib.nullcontext()
+    with serial, numba_threads(_worker_threads()):
+        prob, alias, mass, G = _tables(token, j, inp.generation, inp.key, phi, inp.alpha,
+                                       inp.sparse, inp.use_G, eta_kt, inp.w_t)
         K, T = part.n_dk.shape[1], eta_kt.shape[1]
         term = Term(inp.factor, loss_params, eta_kt, b, w, y, r, np.zeros(K),
                     np.zeros((4, T)), np.zeros(T), exp_prob, exp_alias)
@@ -201,6 +222,15 @@ def _sweep_partition(token: str, j: int, inp: _SweepInput, phi: np.ndarray) -> t
 
 
 # ---------------------------------------------------------------------- driver side
+def _release(client: Any, token: str) -> None:
+    """Forget a session's partitions on every worker (at its garbage collection)."""
+    try:
+        client.run(_drop, token)
+    except Exception:   # the cluster is gone, or this runs where it cannot wait: nothing held
+        pass
+
+
+
 @dataclass(frozen=True)
 class Placement:
     """Partition ``index`` holds documents ``d0 .. d1-1`` on ``worker``."""
@@ -255,6 +285,8 @@ class DaskBackend(Backend):
         self.token = uuid.uuid4().hex
         self._session: Any = None
         self._placements: list[Placement] = []
+        self._steps: list[int] = []
+        self._finalizer: Any = None
         self._generation = 0
         self._placed = False
         self._phi: tuple[bytes, Any] | None = None
@@ -275,13 +307,19 @@ class DaskBackend(Backend):
                              f"sampler='partially_collapsed'")
 
     def attach(self, session: Any) -> None:
-        if self._session is not None and self._session is not session:
+        served = self._session() if self._session is not None else None
+        if served is not None and served is not session:
             raise ValueError("this DaskBackend already serves another Session: create one per "
                              "Session (they may share a Client)")
-        self._session = session
+        self._session = weakref.ref(session)   # the session owns the backend, not the reverse
         self._placed = False
+        # a Session dropped without close() still releases the workers' memory
+        self._finalizer = weakref.finalize(session, _release, self.client, self.token)
 
     def detach(self) -> None:
+        if self._finalizer is not None:
+            self._finalizer.detach()
+            self._finalizer = None
         self.close()
         self._session = None
 
@@ -337,107 +375,139 @@ class DaskBackend(Backend):
             part = _Partition(self._generation, d0, d1, tokens.words[p0:p1].copy(),
                               (doc_ptr[d0:d1 + 1] - p0).astype(np.int64),
                               counts.z[p0:p1].copy(), np.zeros((0, K), np.int32))
-            data = self.client.scatter(part, workers=[worker], direct=True, hash=False)
+            data = self.client.scatter(part, workers=[worker], direct=True, hash=False,
+                                       timeout=SEND_SECONDS)
             futures.append(self.client.submit(_install, self.token, j, data, workers=[worker],
                                               allow_other_workers=False, pure=False))
             placements.append(Placement(j, d0, d1, worker))
         self._placements = placements
+        self._steps = [0] * len(placements)
         self._wait(futures, placements, what="placing the documents")
         self._placed = True
 
     # ------------------------------------------------------------------ a block
+    def _workers_lost(self) -> bool:
+        live = set(self.client.scheduler_info(n_workers=-1).get("workers", {}))
+        return any(p.worker not in live for p in self._placements)
+
     def sweep_documents(self, tokens, counts, step: DocumentStep, d_start, d_end, z_prev,
                         info):
         from ..kernels import partially_collapsed as pc
         t0 = time.perf_counter()
-        if not self._placed:
-            self._place(tokens, counts)
-        t_place = time.perf_counter()
-        todo = [p for p in self._placements if p.d0 < d_end and p.d1 > d_start]
-        if not todo:
-            return
-        sent = 0
-        tag = step.key.tobytes()
-        if self._phi is None or self._phi[0] != tag:
+        futures: list = []
+        todo: list[Placement] = []
+        try:
+            if not self._placed or self._workers_lost():
+                # first block, or a worker left between sweeps: its documents come from here
+                self._place(tokens, counts)
+            t_place = time.perf_counter()
+            todo = [p for p in self._placements if p.d0 < d_end and p.d1 > d_start]
+            if not todo:
+                return
+            sent = 0
+            tag = step.key.tobytes()
+            if self._phi is None or self._phi[0] != tag:
+                self._release_phi()
+                workers = sorted({p.worker for p in self._placements})
+                phi = self.client.scatter(step.phi, workers=workers, broadcast=True,
+                                          direct=True, hash=False, timeout=SEND_SECONDS)
+                self._phi = (tag, phi)
+                sent += step.phi.nbytes * len(workers)
+            t_phi = time.perf_counter()
+            term = step.term
+            for p in todo:
+                a, e = max(d_start, p.d0), min(d_end, p.d1)
+                cols = slice(p.d0, p.d1)
+                arrays = (term.eta_kt, *(np.ascontiguousarray(x[:, cols])
+                                         for x in (term.b, term.w, term.y, term.r)),
+                          term.loss_params, term.exp_prob, term.exp_alias)
+                inp = _SweepInput(self._generation, self._steps[p.index], a, e,
+                                  step.key.copy(), step.alpha, step.sparse, step.mh_steps,
+                                  step.doc_slot, info.shape[0], step.use_G, step.w_t,
+                                  term.factor, arrays)
+                sent += _nbytes(inp)
+                data = self.client.scatter(inp, workers=[p.worker], direct=True, hash=False,
+                                           timeout=SEND_SECONDS)
+                futures.append(self.client.submit(
+                    _sweep_partition, self.token, p.index, data, self._phi[1],
+                    workers=[p.worker], allow_other_workers=False, pure=False,
+                    key=f"topicsup-sweep-{self.token[:8]}-{next(self._counter)}-{p.index}"))
+            results = self._wait(futures, todo, what="a sweep")
+        except BaseException as exc:
+            # nothing is applied yet: place the documents again at the next block
+            self._placed = False
             self._release_phi()
-            workers = sorted({p.worker for p in self._placements})
-            phi = self.client.scatter(step.phi, workers=workers, broadcast=True, direct=True,
-                                      hash=False)
-            self._phi = (tag, phi)
-            sent += step.phi.nbytes * len(workers)
-        t_phi = time.perf_counter()
-        term = step.term
-        futures = []
-        for p in todo:
-            a, e = max(d_start, p.d0), min(d_end, p.d1)
-            cols = slice(p.d0, p.d1)
-            arrays = (term.eta_kt, *(np.ascontiguousarray(x[:, cols])
-                                     for x in (term.b, term.w, term.y, term.r)),
-                      term.loss_params, term.exp_prob, term.exp_alias)
-            inp = _SweepInput(self._generation, a, e, step.key.copy(), step.alpha, step.sparse,
-                              step.mh_steps, step.doc_slot, info.shape[0], step.use_G,
-                              step.w_t, term.factor, arrays)
-            sent += _nbytes(inp)
-            data = self.client.scatter(inp, workers=[p.worker], direct=True, hash=False)
-            futures.append(self.client.submit(
-                _sweep_partition, self.token, p.index, data, self._phi[1], workers=[p.worker],
-                allow_other_workers=False, pure=False,
-                key=f"topicsup-sweep-{self.token[:8]}-{next(self._counter)}-{p.index}"))
-        results = self._wait(futures, todo, what="a sweep")
+            if futures:
+                self.client.cancel(futures)
+            if isinstance(exc, (TimeoutError, distributed.TimeoutError, OSError)):
+                worker = todo[len(futures)].worker if len(futures) < len(todo) else "?"
+                lost = WorkerLostError(f"Dask worker {worker} did not answer while a sweep's "
+                                       f"inputs were sent ({type(exc).__name__}: {exc}); "
+                                       f"nothing of this sweep was applied: run again to "
+                                       f"place the documents on the workers there are")
+                lost.topicsup_nothing_applied = True
+                raise lost from exc
+            try:
+                exc.topicsup_nothing_applied = True   # the Session puts its stream back
+            except AttributeError:
+                pass
+            raise
         t_work = time.perf_counter()
-        received = 0
-        # every partition answered: now (and only now) the state changes
-        for p, (z_new, rows) in zip(todo, results):
-            a, e = max(d_start, p.d0), min(d_end, p.d1)
-            pc.adopt_assignments(tokens.words, tokens.doc_ptr, a, e, z_new, counts.z,
-                                 counts.n_dk, counts.n_wk, counts.n_k)
-            pc.add_rows(info, rows)
-            received += z_new.nbytes + rows.nbytes
+        # every partition answered: the state changes now, in one call (all or nothing)
+        a0, e1 = max(d_start, todo[0].d0), min(d_end, todo[-1].d1)
+        z_new = np.concatenate([r[0] for r in results])
+        rows = np.concatenate([r[1] for r in results])
+        self._placed = False   # until the bookkeeping below is done too
+        pc.adopt_block(tokens.words, tokens.doc_ptr, a0, e1, z_new, counts.z, counts.n_dk,
+                       counts.n_wk, counts.n_k, rows, info)
+        for p in todo:
+            self._steps[p.index] += 1
+        self._placed = True
         t_end = time.perf_counter()
-        self.traffic.append({"bytes_sent": float(sent), "bytes_received": float(received),
+        self.traffic.append({"bytes_sent": float(sent),
+                             "bytes_received": float(z_new.nbytes + rows.nbytes),
                              "seconds_place": t_place - t0, "seconds_phi": t_phi - t_place,
                              "seconds_workers": t_work - t_phi,
                              "seconds_adopt": t_end - t_work})
 
     def _wait(self, futures: list, placements: list[Placement], what: str) -> list:
-        """Gather ``futures``, watching the workers: a lost one raises ``WorkerLostError``
-        (after cancelling the rest; the next block places the documents again)."""
-        try:
-            while True:
-                try:
-                    distributed.wait(futures, timeout=POLL_SECONDS)
-                except (TimeoutError, distributed.TimeoutError):
-                    pass
-                except FuturesCancelledError:
-                    pass   # the status below says which, and why
+        """Gather ``futures``, watching the workers: a lost one raises ``WorkerLostError``."""
+        while True:
+            try:
+                distributed.wait(futures, timeout=POLL_SECONDS)
+            except (TimeoutError, distributed.TimeoutError):
+                pass
+            except FuturesCancelledError:
+                pass   # the status below says which, and why
+            for f, p in zip(futures, placements):
+                if f.status == "cancelled":
+                    # the scheduler forgot the task: its worker, holding its inputs, left
+                    raise self._lost(p, what)
+                if f.status == "error":
+                    exc = f.exception()
+                    if isinstance(exc, (distributed.scheduler.KilledWorker,
+                                        distributed.comm.CommClosedError, PartitionMissing)):
+                        raise self._lost(p, what, f"{type(exc).__name__}: {exc}") from exc
+                    raise exc
+            if all(f.status == "finished" for f in futures):
+                out = []
                 for f, p in zip(futures, placements):
-                    if f.status == "cancelled":
-                        # the scheduler forgot the task: its worker, holding its inputs, left
-                        raise self._lost(p, what)
-                    if f.status == "error":
-                        exc = f.exception()
-                        if isinstance(exc, (distributed.scheduler.KilledWorker,
-                                            distributed.comm.CommClosedError)):
-                            raise self._lost(p, what) from exc
-                        raise exc
-                if all(f.status == "finished" for f in futures):
-                    return self.client.gather(futures, direct=True)
-                live = set(self.client.scheduler_info(n_workers=-1).get("workers", {}))
-                for f, p in zip(futures, placements):
-                    if f.status != "finished" and p.worker not in live:
-                        raise self._lost(p, what)
-        except BaseException:
-            self._placed = False
-            self._release_phi()
-            self.client.cancel(futures)
-            raise
+                    try:
+                        out.append(f.result(timeout=GATHER_SECONDS))
+                    except (TimeoutError, distributed.TimeoutError, OSError) as exc:
+                        raise self._lost(p, what, f"{type(exc).__name__}: {exc}") from exc
+                return out
+            live = set(self.client.scheduler_info(n_workers=-1).get("workers", {}))
+            for f, p in zip(futures, placements):
+                if f.status != "finished" and p.worker not in live:
+                    raise self._lost(p, what)
 
-    def _lost(self, p: Placement, what: str) -> WorkerLostError:
+    def _lost(self, p: Placement, what: str, why: str = "") -> WorkerLostError:
         return WorkerLostError(
             f"Dask worker {p.worker} holding documents {p.d0}..{p.d1 - 1} (partition "
-            f"{p.index}) was lost during {what}; nothing of this sweep was applied and the "
-            f"Session is at its last completed sweep: run again to place the documents on "
-            f"the workers there are and continue the same chain")
+            f"{p.index}) was lost during {what}{f' ({why})' if why else ''}; nothing of this "
+            f"sweep was applied and the Session is at its last completed sweep: run again "
+            f"to place the documents on the workers there are and continue the same chain")
 
     def traffic_frame(self):
         """Bytes sent to and received from the workers and the time split of each block, as

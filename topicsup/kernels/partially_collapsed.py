@@ -378,6 +378,14 @@ def add_rows(info, rows):
 
 
 @njit(cache=True, nogil=True)
+def adopt_block(words, doc_ptr, d0, d1, z_new, z, n_dk, n_wk, n_k, rows, info):
+    """``adopt_assignments`` then ``add_rows``, in one call: a distributed block is taken
+    in whole or not at all (an interrupt lands before or after, never between)."""
+    adopt_assignments(words, doc_ptr, d0, d1, z_new, z, n_dk, n_wk, n_k)
+    add_rows(info, rows)
+
+
+@njit(cache=True, nogil=True)
 def adopt_assignments(words, doc_ptr, d0, d1, z_new, z, n_dk, n_wk, n_k):
     """Take the topics ``z_new`` of documents d0 .. d1-1 that a partition drew elsewhere
     (``z_new[i - doc_ptr[d0]]`` for token i) into ``z`` and every count, by integer updates:

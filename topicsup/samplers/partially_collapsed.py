@@ -59,6 +59,19 @@ def numba_threads(n: int) -> Iterator[None]:
         numba.set_num_threads(before)
 
 
+def concurrent_kernels_safe() -> bool:
+    """Whether parallel kernels may be launched from several Python threads at once: numba's
+    OpenMP and TBB layers allow it, its fallback ``workqueue`` layer aborts the process
+    ("Concurrent access has been detected"). Callers that run chains or partitions side by
+    side in threads run them one at a time when it is False."""
+    try:
+        layer = numba.threading_layer()
+    except ValueError:   # no parallel kernel has run yet: run a tiny one to choose the layer
+        pc.label_matrix(np.zeros((1, 1)), np.zeros(1), np.zeros((1, 1)))
+        layer = numba.threading_layer()
+    return layer != "workqueue"
+
+
 @REGISTRY.register
 @dataclass(frozen=True)
 class PartiallyCollapsed(TopicSampler):

@@ -17,3 +17,8 @@ def arm_worker_exit(partition: int) -> None:
     process exits when it starts sweeping partition ``partition``."""
     from ..backends import dask as backend
     backend._before_partition_hook = _exit_at(partition)
+
+
+def exit_now() -> None:
+    """Run on a worker: its process exits at once (a machine lost between sweeps)."""
+    os._exit(1)
