@@ -18,7 +18,11 @@ adopting the topics, the rest: drawing Phi and the once-per-sweep steps here), a
 the two chains are identical at the end (the saved state: topics, Phi and its key, the
 weights, the augmentation and the prior's scales; the counts; the random stream).
 
-Outputs in benchmarks/results/dask/ (``quick/dask`` for --quick): README.md and overhead.csv.
+Last, Phi's draw and the word tables are timed alone on one thread at the largest K (the
+per-core rates the cost model of docs/scaling.md uses).
+
+Outputs in benchmarks/results/dask/ (``quick/dask`` for --quick): README.md, overhead.csv and
+constants.csv.
 """
 
 from __future__ import annotations
@@ -63,6 +67,31 @@ def same_chain(a, b) -> bool:
     return (all(np.array_equal(sa[k], sb[k]) for k in a.model.saved_state)
             and all(np.array_equal(x, y) for x, y in ((ca.n_dk, cb.n_dk), (ca.n_wk, cb.n_wk),
                                                      (a.rng, b.rng))))
+
+
+def kernel_constants(session, reps: int = 3) -> dict[str, float]:
+    """Per-core rates of the two O(V K) steps, timed alone on one thread on the session's
+    state: Phi's Gamma draws and the word tables' entries (docs/scaling.md uses them)."""
+    from topicsup.kernels import partially_collapsed as pc
+    from topicsup.samplers.partially_collapsed import numba_threads
+    c, own = session.state.counts, session.state.sampler
+    V, K = c.n_wk.shape
+    phi, part = np.zeros((V, K)), np.zeros(((V + pc.PHI_CHUNK - 1) // pc.PHI_CHUNK, K))
+    prob, alias, mass = np.zeros((V, K)), np.zeros((V, K), np.int32), np.zeros(V)
+    alpha = session.model.alpha_vector
+    t_phi, t_tab = [], []
+    with numba_threads(1):
+        for _ in range(reps):
+            t0 = time.perf_counter()
+            pc.draw_phi(c.n_wk, c.n_k, session.model.beta, own.key, phi, part)
+            t1 = time.perf_counter()
+            pc.build_word_tables(phi, alpha, prob, alias, mass)
+            t2 = time.perf_counter()
+            t_phi.append(t1 - t0)
+            t_tab.append(t2 - t1)
+    return {"K": K, "V": V, "phi_draws_per_s_per_core": V * K / min(t_phi),
+            "table_entries_per_s_per_core": V * K / min(t_tab),
+            "table_seconds_per_worker": min(t_tab)}
 
 
 def timed(session, sweeps: int) -> list[float]:
@@ -115,6 +144,8 @@ def main(argv: list[str] | None = None) -> int:
             t_dask = timed(dask, sweeps)
             traffic = backend.traffic_frame().iloc[n_before:]
             same = same_chain(threads, dask)
+            if name == "LDA" and K == max(k for n, k in cases if n == "LDA"):
+                consts = kernel_constants(threads)
             dask.close()
             med_t, med_d = float(np.median(t_threads)), float(np.median(t_dask))
             split = traffic.median()
@@ -138,12 +169,15 @@ def main(argv: list[str] | None = None) -> int:
         cluster.close()
     df = pd.DataFrame(rows)
     df.to_csv(out / "overhead.csv", index=False)
-    write_readme(out, df, corpus, args, sweeps)
+    pd.DataFrame([consts]).to_csv(out / "constants.csv", index=False)
+    print(consts)
+    write_readme(out, df, corpus, args, sweeps, consts)
     print(f"wrote {out}")
     return 0
 
 
-def write_readme(out: Path, df: pd.DataFrame, corpus, args, sweeps: int) -> None:
+def write_readme(out: Path, df: pd.DataFrame, corpus, args, sweeps: int,
+                 consts: dict[str, float]) -> None:
     v = versions()
     import dask
     lines = [
@@ -182,6 +216,20 @@ def write_readme(out: Path, df: pd.DataFrame, corpus, args, sweeps: int) -> None
         "the Session does here in both backends: drawing Phi, and for DOLDA the weights, "
         "the augmentation and the prior. The cost model for larger corpora is in "
         "docs/scaling.md.",
+        "",
+    ]
+    big = df[(df["model"] == "LDA") & (df["K"] == consts["K"])].iloc[0]
+    sweep_rate = big["n_tokens"] / 2 / (big["workers_s"] - consts["table_seconds_per_worker"])
+    lines += [
+        f"Per core, one thread, V = {consts['V']}, K = {consts['K']} (constants.csv): Phi's "
+        f"Gamma draws {consts['phi_draws_per_s_per_core'] / 1e6:.0f} million per second, "
+        f"word-table entries {consts['table_entries_per_s_per_core'] / 1e6:.0f} million per "
+        f"second ({consts['table_seconds_per_worker']:.3f} s for a worker's tables); a "
+        f"worker's sweep without its tables {sweep_rate / 1e6:.2f} million tokens per second "
+        f"(both workers at once); adopting the topics here "
+        f"{big['n_tokens'] / big['adopt_s'] / 1e6:.0f} million tokens per second; the "
+        f"broadcast {big['sent_mb_per_sweep'] / big['broadcast_s'] / 1e3:.1f} GB per second "
+        f"over loopback.",
     ]
     (out / "README.md").write_text("\n".join(lines) + "\n")
 
