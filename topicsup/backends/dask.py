@@ -131,6 +131,10 @@ def _install(token: str, j: int, part: _Partition) -> int:
     doc_of = np.repeat(np.arange(part.d1 - part.d0), np.diff(part.doc_ptr))
     np.add.at(n_dk, (doc_of, part.z), 1)
     part.n_dk = n_dk
+    # read-only as the Session's token arrays are: the kernels' compiled signature is the same,
+    # so the worker loads it from numba's cache instead of compiling it again
+    part.words.flags.writeable = False
+    part.doc_ptr.flags.writeable = False
     with _LOCK:
         _RESIDENT[(token, j)] = part
     return part.words.size

@@ -316,9 +316,11 @@ def sweep_documents(tokens, counts, alpha, phi_wk, prob, alias, mass, sparse, mh
     ``G`` (``label_matrix``)."""
     d0, d1 = chunk_ptr[0], chunk_ptr[chunk_ptr.shape[0] - 1]
     rows = np.zeros((d1 - d0, info.shape[0]))
+    # the offset typed int64, not as the literal 0: a distributed partition's call then
+    # finds this compiled sweep_chunks in the cache instead of compiling its own
     sweep_chunks(tokens.words, tokens.doc_ptr, counts.z, z_prev, counts.n_dk, alpha, phi_wk,
-                 prob, alias, mass, sparse, mh_steps, term, key, chunk_ptr, 0, rows, doc_slot,
-                 G, use_G)
+                 prob, alias, mass, sparse, mh_steps, term, key, chunk_ptr, np.int64(0), rows,
+                 doc_slot, G, use_G)
     commit_counts(tokens.words, tokens.doc_ptr, d0, d1, z_prev, counts.z, counts.n_wk,
                   counts.n_k, rows, info)
 
