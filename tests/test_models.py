@@ -269,11 +269,36 @@ class _StaleAugmentation:
         return self._augmented_order.end_sweep(state, corpus, rng, sweep)
 
 
+_TARGETS: dict = {}
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _forget_targets():
+    """The shared targets hold ~300 MB each: dropped when the module's tests are done."""
+    yield
+    _TARGETS.clear()
+
+
 def _joint_target(corpus, model, grid=np.linspace(-7.0, 7.0, 561)):
     """p(Z) with eta integrated out on a grid, and p(eta | Z) on that grid, for a binary
     model with K = 2 and no covariates: p(Z, eta) ∝ LDA(Z) N(eta; 0, I / nu)
-    prod_d psi(y_d | eta . zbar_d), psi the hinge pseudo-likelihood (MATH.md sec. 1). Returns
-    the assignments, the grid points (G, 2), the spacing, p(Z) and p(eta | Z) (S, G)."""
+    prod_d psi(y_d | eta . zbar_d), psi the loss's pseudo-likelihood (MATH.md sec. 1). Returns
+    the assignments, the grid points (G, 2), the spacing, p(Z) and p(eta | Z) (S, G).
+
+    The target depends on the corpus, the priors and the loss, not on the samplers, so it is
+    computed once per posterior and shared by the tests of every sampler (each costs seconds:
+    315,000 grid points x 128 assignments)."""
+    loss = model.loss_function
+    key = (corpus.words.tobytes(), corpus.doc_ptr.tobytes(),
+           model.targets(corpus).tobytes(), model.K, tuple(model.alpha_vector), model.beta,
+           model.nu, type(loss).__name__, tuple(sorted(loss.params().items())),
+           grid.tobytes())
+    if key not in _TARGETS:
+        _TARGETS[key] = _compute_joint_target(corpus, model, grid)
+    return _TARGETS[key]
+
+
+def _compute_joint_target(corpus, model, grid):
     K = model.K
     Z = enumerate_assignments(corpus.n_tokens, K)
     E = np.stack(np.meshgrid(grid, grid, indexing="ij"), -1).reshape(-1, K)

@@ -34,7 +34,13 @@ from topicsup.testing.exact import (TOPIC_KERNEL_VARIANTS, assert_matches_target
                                     goodness_of_fit, sample_final_states, state_index,
                                     tiny_corpus)
 
-from ..test_models import JOINT_CORPUS, _eta_ks, _whole_sweeps
+from ..test_models import _TARGETS, JOINT_CORPUS, _eta_ks, _whole_sweeps
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _forget_targets():
+    yield
+    _TARGETS.clear()
 
 
 def pg_mean(h, z):
