@@ -6,7 +6,6 @@ errors and layout are the single-chain ``Dashboard``'s."""
 
 from __future__ import annotations
 
-import html
 from typing import Any
 
 import altair as alt
@@ -72,12 +71,7 @@ class ChainsDashboard(Dashboard):
             ess = last.loc[last["quantity"] == "log_joint", "ess_bulk"]
             if len(ess) and np.isfinite(ess.iloc[0]):
                 parts.append(f"ESS log joint {ess.iloc[0]:.0f}")
-        state = "running" if self.running else ("paused mid-sweep" if c.in_sweep else "idle")
-        parts.append(f"<i>{state}</i>")
-        if self.error is not None:
-            parts.append(f"<span style='color:#b00'>error: {type(self.error).__name__}: "
-                         f"{html.escape(str(self.error))} (Run retries)</span>")
-        return " &middot; ".join(parts)
+        return " &middot; ".join(parts + self._status_tail(c.in_sweep))
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self.widget._repr_mimebundle_(**kwargs)

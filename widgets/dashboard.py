@@ -266,12 +266,16 @@ class Dashboard:
         for (m, _), v in latest.items():
             if m.startswith("train_"):
                 parts.append(f"{m.replace('_', ' ')} {v:.3f}")
-        state = "running" if self.running else ("paused mid-sweep" if s.in_sweep else "idle")
-        parts.append(f"<i>{state}</i>")
+        return " &middot; ".join(parts + self._status_tail(s.in_sweep))
+
+    def _status_tail(self, in_sweep: bool) -> list[str]:
+        """The status line's end: running, paused or idle, and the last error."""
+        state = "running" if self.running else ("paused mid-sweep" if in_sweep else "idle")
+        parts = [f"<i>{state}</i>"]
         if self.error is not None:
             parts.append(f"<span style='color:#b00'>error: {type(self.error).__name__}: "
                          f"{html.escape(str(self.error))} (Run retries)</span>")
-        return " &middot; ".join(parts)
+        return parts
 
     def _set_status(self, message: str) -> None:
         self.status.value = self._status_html() + f" &middot; {message}"

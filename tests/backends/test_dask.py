@@ -127,17 +127,23 @@ def test_checkpoint_and_resume_on_the_cluster(client, corpus, tmp_path):
     assert_same_chain(ref, u)
 
 
+def _threads_and_one_dask_sweep(client, corpus, name, seed):
+    """The reference chain on threads (SWEEPS sweeps), and the same chain's first sweep on
+    the cluster in 2 partitions."""
+    ref = Session(MODELS[name], corpus, seed=seed)
+    ref.run(SWEEPS)
+    backend = DaskBackend(client, partitions=2)
+    s = Session(MODELS[name], corpus, seed=seed, backend=backend)
+    s.run(1)
+    return ref, backend, s
+
+
 def test_a_worker_lost_mid_sweep_is_reported_and_the_chain_continues(client, corpus):
     """One worker's process dies as it starts its partition of sweep 2: the run raises
     ``WorkerLostError`` naming the worker and its documents, nothing of sweep 2 is applied,
     and running again (on the worker the nanny started in its place) gives the chain that
     never failed."""
-    model = MODELS["lightmedlda"]
-    ref = Session(model, corpus, seed=11)
-    ref.run(SWEEPS)
-    backend = DaskBackend(client, partitions=2)
-    s = Session(model, corpus, seed=11, backend=backend)
-    s.run(1)
+    ref, backend, s = _threads_and_one_dask_sweep(client, corpus, "lightmedlda", seed=11)
     before = chain_of(s)
     victim = backend.placements[1]
     client.run(arm_worker_exit, 1, workers=[victim.worker])
@@ -171,12 +177,7 @@ def test_a_worker_lost_between_sweeps_is_replaced_without_error(client, corpus):
     """A worker holding a partition dies between two sweeps: the next sweep places the
     documents again (from the Session's state) on the workers there are, and the chain is
     the one that lost nothing."""
-    model = MODELS["lda-sparse"]
-    ref = Session(model, corpus, seed=5)
-    ref.run(SWEEPS)
-    backend = DaskBackend(client, partitions=2)
-    s = Session(model, corpus, seed=5, backend=backend)
-    s.run(1)
+    ref, backend, s = _threads_and_one_dask_sweep(client, corpus, "lda-sparse", seed=5)
     victim = backend.placements[0].worker
     try:
         client.run(exit_now, workers=[victim])
