@@ -115,6 +115,23 @@ def crammer_singer_dual(X: np.ndarray, y: np.ndarray, C: float, cost: float = CO
     return DualSolution(lam, W, float(objective), int(epochs), float(violation), support)
 
 
+def tilt_term(multipliers: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Jiang's topic-step tilt as the frame's augmented factor: with the tasks' weights
+    eta = kappa (M tasks of K topics), the factor exp(sum_t b_td s_td - w_td s_td^2 / 2),
+    s_td = kappa_t . zbar_d, is exp((1/N_d) sum_y lambda_d^y (kappa_{y_d} - kappa_y) . n_d)
+    when
+
+        b_td = (sum_y lambda_d^y) [t = y_d] - lambda_d^t,   w_td = 0
+
+    (a pure b-term: MATH.md sec. 1 and 6). Returns (b, w), each (M, D), for the topic
+    kernels (``kernels.supervised``), which then need nothing new."""
+    lam = np.asarray(multipliers, dtype=np.float64)
+    D, M = lam.shape
+    b = -lam.T.copy()
+    b[np.asarray(y), np.arange(D)] += lam.sum(axis=1)
+    return b, np.zeros((M, D))
+
+
 def check_features(X: np.ndarray) -> np.ndarray:
     X = np.asarray(X)
     if X.ndim != 2 or not np.issubdtype(X.dtype, np.number):
@@ -138,4 +155,4 @@ def primal_objective(kappa: np.ndarray, X: np.ndarray, y: np.ndarray, C: float,
                                                                            0.0).sum())
 
 
-__all__ = ["COST", "DualSolution", "crammer_singer_dual", "primal_objective"]
+__all__ = ["COST", "DualSolution", "crammer_singer_dual", "primal_objective", "tilt_term"]
