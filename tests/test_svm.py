@@ -80,6 +80,11 @@ def test_a_warm_start_reaches_the_same_optimum_and_bad_input_is_named():
         crammer_singer_dual(X, y, 0.0)
     with pytest.raises(ValueError, match="finite"):
         crammer_singer_dual(np.full_like(X, np.nan), y, 1.0)
+    with pytest.raises(ValueError, match="X has no rows"):
+        crammer_singer_dual(X[:0], y[:0], 1.0)
+    with pytest.raises(ValueError, match="start.multipliers must hold finite"):
+        crammer_singer_dual(X, y, 50.0, start=rough._replace(
+            multipliers=np.full_like(rough.multipliers, np.nan)))
 
 
 # ------------------------------------------------------- the topic step with frozen multipliers

@@ -223,12 +223,7 @@ class Chains:
         perms = self._permutations() if align else None
         out = []
         for c, s in enumerate(self.sessions):
-            eta = s.trace("eta").astype(np.float64)
-            first = s.n_sweeps - eta.shape[0] + 1     # the sweep of the first traced draw
-            if first > burn + 1:
-                raise ValueError(f"chain {c} keeps weights from sweep {first} only; use "
-                                 f"burn >= {first - 1}")
-            eta = eta[burn + 1 - first:self.n_sweeps + 1 - first]
+            eta = traced_weights(s, burn, self.n_sweeps, f"chain {c}")
             if perms is not None:
                 eta = np.concatenate([eta[:, :, perms[c]], eta[:, :, K:]], axis=2)
             out.append(eta)
@@ -307,6 +302,18 @@ class Chains:
                 f"seed={self.seed}, sweeps={self.n_sweeps}, backend={where!r})")
 
 
+def traced_weights(session: Session, burn: int, last: int, who: str = "the chain"
+                   ) -> np.ndarray:
+    """A session's traced weights of sweeps ``burn + 1 .. last`` as float64 (draw, task,
+    feature); the trace holds the last ``len(trace)`` sweeps."""
+    eta = session.trace("eta").astype(np.float64)
+    first = session.n_sweeps - eta.shape[0] + 1     # the sweep of the first traced draw
+    if first > burn + 1:
+        raise ValueError(f"{who} keeps weights from sweep {first} only; use burn >= "
+                         f"{first - 1}")
+    return eta[burn + 1 - first:last + 1 - first]
+
+
 def run_chains(model: Any, corpus: Corpus, n_chains: int = 4, sweeps: int = 100,
                seed: int = 0, *, backend: Any = "threads", **session_options: Any) -> Chains:
     """``Chains(model, corpus, n_chains, seed, backend=...)`` run ``sweeps`` sweeps."""
@@ -365,4 +372,4 @@ def to_inference_data(sessions: Sequence[Session], burn: int, align: bool,
                            dims=dims, attrs=attrs)
 
 
-__all__ = ["Chains", "run_chains", "to_inference_data"]
+__all__ = ["Chains", "run_chains", "to_inference_data", "traced_weights"]

@@ -628,16 +628,11 @@ class Session:
         ``acceptance_rate`` (when the sampler makes Metropolis-Hastings proposals) and
         ``topic_change_rate``; the draw coordinate is the sweep. Several chains:
         ``topicsup.chains.Chains.to_arviz``."""
-        from .chains import to_inference_data
+        from .chains import to_inference_data, traced_weights
         burn = check.integer("burn", burn, low=0)
 
         def weights(b: int, align: bool) -> np.ndarray:
-            eta = self.trace("eta").astype(np.float64)
-            first = self.n_sweeps - eta.shape[0] + 1
-            if first > b + 1:
-                raise ValueError(f"the weights are kept from sweep {first} only; use burn >= "
-                                 f"{first - 1}")
-            return eta[b + 1 - first:][None]
+            return traced_weights(self, b, self.n_sweeps)[None]
 
         with self._lock:
             return to_inference_data([self], burn, False,

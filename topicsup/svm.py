@@ -78,6 +78,8 @@ def crammer_singer_dual(X: np.ndarray, y: np.ndarray, C: float, cost: float = CO
     """
     X = np.ascontiguousarray(check_features(X), dtype=np.float64)
     D, K = X.shape
+    if D == 0:
+        raise ValueError("X has no rows: the SVM needs at least one document")
     y = np.asarray(y)
     if y.shape != (D,) or not np.issubdtype(y.dtype, np.integer):
         raise ValueError(f"y must hold one integer class per row of X ({D}), got shape "
@@ -97,6 +99,8 @@ def crammer_singer_dual(X: np.ndarray, y: np.ndarray, C: float, cost: float = CO
         if start.multipliers.shape != (D, M) or start.kappa.shape != (M, K):
             raise ValueError(f"start has multipliers {start.multipliers.shape} and kappa "
                              f"{start.kappa.shape}; expected {(D, M)} and {(M, K)}")
+        if not np.isfinite(start.multipliers).all():
+            raise ValueError("start.multipliers must hold finite numbers")
         lam = np.maximum(np.asarray(start.multipliers, dtype=np.float64), 0.0)
         lam[np.arange(D), y] = 0.0
         total = lam.sum(axis=1)
