@@ -56,6 +56,27 @@ def test_bad_history():
         loglik_chart(pd.DataFrame({"sweep": [1]}))
 
 
+def test_alternation_chart_draws_the_outer_loop_on_a_log_scale_with_its_tolerance():
+    """Monte Carlo MedLDA's view: the objective's relative change (zero, which ends a run,
+    left out of the log scale) with epsilon as a rule above the support share and training
+    accuracy; a history without outer iterations is refused by name."""
+    from topicsup.views import alternation_chart
+    rows = [(s, m, v) for s, change, sup, acc in ((3, float("nan"), 0.5, 0.6),
+                                                  (6, 0.02, 0.3, 0.8), (9, 0.0, 0.2, 0.9))
+            for m, v in (("outer_iteration", s / 3), ("objective_change", change),
+                         ("support", sup), ("train_accuracy", acc))]
+    h = pd.DataFrame(rows, columns=["sweep", "metric", "value"])
+    spec = alternation_chart(h, epsilon=1e-4).to_dict()
+    top, bottom = spec["vconcat"]
+    assert top["layer"][0]["encoding"]["y"]["scale"]["type"] == "log"
+    data = spec["datasets"]
+    drawn = [r for rows in data.values() for r in rows if r.get("metric") == "objective_change"]
+    assert [r["value"] for r in drawn] == [0.02]
+    assert any(r.get("epsilon") == 1e-4 for rows in data.values() for r in rows)
+    with pytest.raises(ValueError, match="no outer_iteration rows"):
+        alternation_chart(h[h["metric"] == "support"].assign(metric="log_joint"))
+
+
 # ---------------------------------------------------------------------- the supervised views
 def _values(d):
     """The rows of a chart's (single) inline dataset."""

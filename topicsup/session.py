@@ -415,7 +415,8 @@ class Session:
     def sweep(self, n: int = 1) -> int:
         """Run ``n`` sweeps (finishing a stopped one first); return how many completed.
 
-        Fewer than ``n`` complete only if ``request_stop`` was called meanwhile.
+        Fewer than ``n`` complete only if ``request_stop`` was called meanwhile, or once the
+        model's algorithm has ended (``model.finished``).
         """
         return self.run(n)
 
@@ -438,7 +439,9 @@ class Session:
         Returns
         -------
         int
-            Number of sweeps completed by this call.
+            Number of sweeps completed by this call: fewer than ``n`` after a stop request,
+            or once the model's algorithm has ended (``model.finished``: Monte Carlo
+            MedLDA's alternation has converged), after which runs complete none.
         """
         n = check.integer("n", n, low=0)
         every = check.integer("every", every, low=1)
@@ -452,7 +455,7 @@ class Session:
                 from tqdm.auto import tqdm
                 bar = tqdm(total=n, unit="sweep", desc=type(self.model).__name__)
             try:
-                while done < n:
+                while done < n and not self.model.finished(self.state):
                     with self._lock:
                         while self._block < self.n_blocks and not self._stop.is_set():
                             self._run_block()
@@ -545,7 +548,8 @@ class Session:
     @property
     def views(self) -> tuple[str, ...]:
         """The views that apply to this session's model (``loglik``, ``acceptance``,
-        ``draws``, ``score``, ``coefficients``, ``throughput``, ``time``): one rule, the model's
+        ``draws``, ``alternation``, ``score``, ``coefficients``, ``throughput``, ``time``): one
+        rule, the model's
         (``LDA.views``), for the dashboard and the report."""
         return self.model.views
 

@@ -197,6 +197,53 @@ def draw_share_chart(history: pd.DataFrame, width: int = 480,
         tooltip=["sweep:Q", alt.Tooltip("value:Q", format=".3f")])
 
 
+ALTERNATION = {"objective_change": "objective's relative change",
+               "support": "support documents (share)",
+               "train_accuracy": "training accuracy"}
+
+
+def alternation_chart(history: pd.DataFrame, epsilon: float | None = None, width: int = 480,
+                      height: int = 160) -> alt.Chart:
+    """Monte Carlo MedLDA's outer loop (``MCMedLDA``): at each SVM step (x = the sweep it
+    ended), the relative change of Jiang's objective on a log scale with the stopping
+    tolerance ``epsilon`` as a rule, and the share of support documents (non-zero
+    multipliers) with the SVM's training accuracy; one panel above the other.
+
+    Parameters
+    ----------
+    history : DataFrame
+        ``Session.history`` of an ``MCMedLDA`` session (or several with a ``chain`` column).
+    epsilon : float, optional
+        The model's ``epsilon``, drawn as a dashed rule.
+    width, height : int
+        Size of each panel in pixels.
+    """
+    _check_history(history)
+    df = history[history["metric"].isin(list(ALTERNATION))]
+    df = df[np.isfinite(df["value"].astype(float))]
+    if df.empty and not (history["metric"] == "outer_iteration").any():
+        raise ValueError("history has no outer_iteration rows (only MCMedLDA records them)")
+    df = df.assign(what=df["metric"].map(ALTERNATION))
+    # a change of exactly 0 (which ends the run) has no place on a log scale
+    change = df[(df["metric"] == "objective_change") & (df["value"] > 0)]
+    top = _line(change, width, height, "Outer iterations: objective").encode(
+        x=alt.X("sweep:Q", title="sweep"),
+        y=alt.Y("value:Q", title="relative change", scale=alt.Scale(type="log")),
+        tooltip=["sweep:Q", alt.Tooltip("value:Q", format=".2e")], **_chain_dashes(change))
+    if epsilon is not None:
+        rule = alt.Chart(pd.DataFrame({"epsilon": [float(epsilon)]})).mark_rule(
+            strokeDash=[4, 4], color="gray").encode(y="epsilon:Q")
+        top = top + rule
+    rest = df[df["metric"] != "objective_change"]
+    bottom = _line(rest, width, height, "Outer iterations: classifier").encode(
+        x=alt.X("sweep:Q", title="sweep"),
+        y=alt.Y("value:Q", title="share", scale=alt.Scale(domain=[0, 1])),
+        color=alt.Color("what:N", title=None),
+        tooltip=["sweep:Q", "what:N", alt.Tooltip("value:Q", format=".3f")],
+        **_chain_dashes(rest))
+    return alt.vconcat(top, bottom)
+
+
 def step_time_chart(history: pd.DataFrame, width: int = 480, height: int = 200) -> alt.Chart:
     """Seconds of each sweep split over its steps, stacked: topic sampling, the weights,
     the loss's augmentation, the prior's update (the split of Zhu et al. 2013 Table 1).

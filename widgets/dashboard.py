@@ -38,8 +38,10 @@ from topicsup.session import Session
 # the status line and progress bar update at most this often (seconds)
 STATUS_SECONDS = 0.1
 MAX_SWEEPS = 10**9
-VIEWS = ("loglik", "acceptance", "draws", "score", "coefficients", "throughput", "time")
-SWEEP_VIEWS = ("loglik", "acceptance", "draws", "score", "throughput", "time")   # x = sweep: changes marked
+VIEWS = ("loglik", "acceptance", "draws", "alternation", "score", "coefficients", "throughput",
+         "time")
+# x = sweep: changes marked
+SWEEP_VIEWS = ("loglik", "acceptance", "draws", "alternation", "score", "throughput", "time")
 ON_REQUEST = ("throughput", "time")   # timing views: shown only when asked for
 # controls keep their size and wrap onto further rows instead of shrinking to nothing
 _WRAP = w.Layout(display="flex", flex_flow="row wrap", align_items="center", width="100%")
@@ -82,8 +84,9 @@ class Dashboard:
     views : sequence of str, optional
         Which charts to show, from ``"loglik"``, ``"acceptance"``, ``"score"``,
         ``"coefficients"``, ``"throughput"``, ``"time"`` (seconds per step), ``"draws"`` (the
-        partially collapsed sparse kernel's share of draws from the document part); by default those
-        the model supports except the two timing views.
+        partially collapsed sparse kernel's share of draws from the document part),
+        ``"alternation"`` (Monte Carlo MedLDA's outer loop); by default those the model
+        supports except the two timing views.
 
     Examples
     --------
@@ -233,6 +236,9 @@ class Dashboard:
         if name == "coefficients":
             return views.coefficient_heatmap(self.session.coefficients(), top=12,
                                              target=self.session.target)
+        if name == "alternation":   # two panels: no settings marks (they need one chart)
+            return views.alternation_chart(history, epsilon=self.session.model.epsilon,
+                                           width=w_, height=h_ // 2 + 10)
         if name == "loglik":
             if not (history["metric"] == "log_joint_per_token").any():
                 raise ValueError("no log joint yet")
@@ -266,6 +272,11 @@ class Dashboard:
         for (m, _), v in latest.items():
             if m.startswith("train_"):
                 parts.append(f"{m.replace('_', ' ')} {v:.3f}")
+        outer = latest.get(("outer_iteration", None))
+        if outer is not None:   # Monte Carlo MedLDA's alternation
+            parts.append(f"outer iteration {outer:.0f}, support "
+                         f"{latest[('support', None)]:.3f}"
+                         + (" (converged)" if s.model.finished(s.state) else ""))
         return " &middot; ".join(parts + self._status_tail(s.in_sweep))
 
     def _status_tail(self, in_sweep: bool) -> list[str]:

@@ -284,3 +284,23 @@ def test_several_chains_live(corpus):
     assert "R-hat log joint" in dash.status.value and "3 chains" in dash.status.value
     with pytest.raises(TypeError, match="Chains"):
         ChainsDashboard(Session(LDA(K=3), corpus))
+
+
+def test_monte_carlo_medlda_runs_live_and_stops_when_converged(corpus):
+    """MCMedLDA's alternation in the dashboard: the "alternation" view (the objective's
+    change with its tolerance, support documents, training accuracy) renders, the status
+    line names the outer iteration and says when it has converged, and Run stops by itself
+    then; the report has its section."""
+    from topicsup import MCMedLDA
+    from topicsup.report import session_views
+    s = Session(MCMedLDA(K=4, C=2000.0, epsilon=1e-2, max_iterations=4, max_inner=3), corpus,
+                seed=0)
+    assert "alternation" in s.views
+    dash = Dashboard(s, refresh_seconds=0.0)
+    dash.run(100)
+    assert dash.wait(60) and dash.error is None
+    assert s.model.finished(s.state) and s.n_sweeps < 100
+    spec = json.dumps(dash.chart.spec)
+    assert "Outer iterations: objective" in spec and "support documents (share)" in spec
+    assert "outer iteration" in dash.status.value and "(converged)" in dash.status.value
+    assert "Outer iterations" in [h for h, _ in session_views(s, 5)]

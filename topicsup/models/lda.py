@@ -23,6 +23,7 @@ from ..kernels import info as info_layout
 from ..kernels.counts import Counts, Tokens, allocate_counts, doc_topic_counts, \
     init_assignments, rebuild_counts, tokens_of
 from ..kernels import partially_collapsed as pc_kernels
+from ..kernels import importance as importance_kernels
 from ..kernels.fold_in import content_labels
 from ..kernels.loglik import lda_log_joint
 from ..kernels.supervised import Term, no_term
@@ -266,6 +267,11 @@ class LDA(Model):
         """Whether the chain is in a supervised model's LDA initialisation (never, for LDA)."""
         return False
 
+    def finished(self, state: State) -> bool:
+        """Whether the model's algorithm has ended, so ``Session.run`` runs no more sweeps
+        (never for a sampler; ``MCMedLDA`` once its alternation has converged)."""
+        return False
+
     def term(self, state: State) -> tuple[Term, bool]:
         """The supervised term the topic kernels read and whether it is active (LDA: the
         term of zero tasks)."""
@@ -313,8 +319,12 @@ class LDA(Model):
         return rows
 
     def log_joint(self, state: State, corpus: Corpus) -> float:
-        """log p(W, Z) with Theta and Phi collapsed (MATH.md sec. 4)."""
+        """log p(W, Z) with Theta and Phi collapsed (MATH.md sec. 4); for a sampler that keeps
+        point estimates instead of a chain (``importance``), log p(W | Theta, Phi) of them."""
         t = state.tokens
+        est = self.topic_sampler.estimates(state.sampler)
+        if est is not None:
+            return float(importance_kernels.log_likelihood(t.words, t.doc_ptr, *est))
         return float(lda_log_joint(t.doc_ptr, state.counts.z, t.word_ptr, t.word_tok,
                                    state.counts.n_k, self.alpha_vector, self.beta))
 
@@ -326,7 +336,11 @@ class LDA(Model):
         return doc_topic_counts(corpus.doc_ptr, state.counts.z, self.K)
 
     def topic_word(self, state: State) -> np.ndarray:
-        """Point estimate phi[k, w] = (n_kw + beta) / (n_k + V beta) (MATH.md sec. 5)."""
+        """Point estimate phi[k, w] = (n_kw + beta) / (n_k + V beta) (MATH.md sec. 5), or the
+        sampler's own (``importance``: eq. 19 of Jiang et al. 2012)."""
+        est = self.topic_sampler.estimates(state.sampler)
+        if est is not None:
+            return est[1].T.copy()
         n_wk = state.counts.n_wk
         V = n_wk.shape[0]
         return ((n_wk.T + self.beta) / (state.counts.n_k[:, None] + V * self.beta))
@@ -351,7 +365,11 @@ class LDA(Model):
             raise ValueError(f"phi_wk must have shape (V, K) = ({V}, {self.K}), "
                              f"got {phi_wk.shape}")
         phi_wk = np.ascontiguousarray(phi_wk, dtype=np.float64)
+        own = self.topic_sampler.fold_in(self, phi_wk, corpus, rng, n_burn, n_keep)
         a = self.alpha_vector
+        if own is not None:
+            own[corpus.doc_lengths == 0] = a / a.sum()
+            return own
         zbar = np.zeros((corpus.n_docs, self.K))
         # Phi fixed: the documents are independent, so the partially collapsed sampler's
         # exact sparse kernel folds them in, in parallel (kernels.partially_collapsed)
@@ -372,7 +390,8 @@ class LDA(Model):
         fixed at their point estimate, theta_d = (N1 zbar_d + alpha) / (N1 + sum alpha), and
         its second half is scored, sum_i log sum_k theta_dk phi[w_i, k]. Returns (log
         likelihood, number of scored tokens); ``exp(-ll / n)`` is the perplexity. The same
-        for every sampler: it reads only the counts (``topic_word``)."""
+        for every sampler: it reads only the point estimate (``topic_word``: the counts', or
+        the estimates the importance sampler keeps) and the sampler's fold-in."""
         lengths = corpus.doc_lengths
         first = lengths // 2
         ptr = corpus.doc_ptr
@@ -400,7 +419,11 @@ class LDA(Model):
         return np.ascontiguousarray(self.topic_word(state).T, dtype=np.float32)
 
     def doc_topic(self, state: State, corpus: Corpus) -> np.ndarray:
-        """Point estimate theta[d, k] = (n_kd + alpha_k) / (N_d + sum alpha)."""
+        """Point estimate theta[d, k] = (n_kd + alpha_k) / (N_d + sum alpha), or the
+        sampler's own."""
+        est = self.topic_sampler.estimates(state.sampler)
+        if est is not None:
+            return est[0].copy()
         a = self.alpha_vector
         n_dk = self.doc_topic_counts(state, corpus)
         return (n_dk + a) / (n_dk.sum(axis=1, keepdims=True) + a.sum())

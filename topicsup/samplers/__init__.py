@@ -42,6 +42,11 @@ class TopicSampler(Part):
     # whether its documents' step can run on any backend (``topicsup.backends``): its
     # ``sweep`` then takes ``backend=``; the others run on this process's threads only
     distributable: ClassVar[bool] = False
+    # whether it is a Markov chain on Z (every sampler but iMedLDA's importance estimator)
+    markov: ClassVar[bool] = True
+    # whether it takes a label term linear in zbar (w = 0: Monte Carlo MedLDA's tilt); the
+    # samplers that take any label term (``supports_supervision``) take this one
+    supports_tilt: ClassVar[bool] = False
 
     def kinds(self, supervised: bool) -> tuple[str, ...]:
         """The Metropolis-Hastings proposal kinds it records acceptance for."""
@@ -83,6 +88,17 @@ class TopicSampler(Part):
     def state_bytes(self, model: Any, corpus: Any) -> float:
         """Bytes of its own largest arrays on ``corpus``."""
         return 0.0
+
+    def estimates(self, own: NamedTuple) -> tuple[np.ndarray, np.ndarray] | None:
+        """The point estimates (theta (D, K), phi (V, K) word-major) a sampler that is not a
+        Markov chain keeps as its state (``importance``), or None: the model estimates them
+        from the counts."""
+        return None
+
+    def fold_in(self, model: Any, phi_wk: np.ndarray, corpus: Any, rng: np.ndarray,
+                n_burn: int, n_keep: int) -> np.ndarray | None:
+        """Held-out topic proportions (D, K) its own way, or None: the common fold-in."""
+        return None
 
     def sweep(self, model: Any, tokens: Any, counts: Any, own: NamedTuple, term: Any,
               supervised: bool, rng: np.ndarray, d_start: int, d_end: int,
