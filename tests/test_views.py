@@ -73,6 +73,9 @@ def test_alternation_chart_draws_the_outer_loop_on_a_log_scale_with_its_toleranc
     drawn = [r for rows in data.values() for r in rows if r.get("metric") == "objective_change"]
     assert [r["value"] for r in drawn] == [0.02]
     assert any(r.get("epsilon") == 1e-4 for rows in data.values() for r in rows)
+    with pytest.raises(ValueError, match="epsilon must be"):
+        alternation_chart(h, epsilon=-1.0)
+    assert "layer" not in alternation_chart(h, epsilon=0.0).to_dict()["vconcat"][0]
     with pytest.raises(ValueError, match="no outer_iteration rows"):
         alternation_chart(h[h["metric"] == "support"].assign(metric="log_joint"))
 

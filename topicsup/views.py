@@ -219,6 +219,8 @@ def alternation_chart(history: pd.DataFrame, epsilon: float | None = None, width
         Size of each panel in pixels.
     """
     _check_history(history)
+    if epsilon is not None:
+        epsilon = check.number("epsilon", epsilon, low=0.0, high=1.0)
     df = history[history["metric"].isin(list(ALTERNATION))]
     df = df[np.isfinite(df["value"].astype(float))]
     if df.empty and not (history["metric"] == "outer_iteration").any():
@@ -230,7 +232,7 @@ def alternation_chart(history: pd.DataFrame, epsilon: float | None = None, width
         x=alt.X("sweep:Q", title="sweep"),
         y=alt.Y("value:Q", title="relative change", scale=alt.Scale(type="log")),
         tooltip=["sweep:Q", alt.Tooltip("value:Q", format=".2e")], **_chain_dashes(change))
-    if epsilon is not None:
+    if epsilon:   # 0 (never converged by the rule) has no place on a log scale either
         rule = alt.Chart(pd.DataFrame({"epsilon": [float(epsilon)]})).mark_rule(
             strokeDash=[4, 4], color="gray").encode(y="epsilon:Q")
         top = top + rule

@@ -107,6 +107,15 @@ def test_a_checkpoint_mid_sweep_resumes_the_alternation_exactly(data, tmp_path, 
                                total=9)
     # gibbs, J = 3: a step every 2 + 2 sweeps (the settling sweep is the first of the 3)
     assert r.state.supervision.loop.counts[0] == (2 if sampler == "gibbs" else 4)
+    # a forged loop position is refused by name (a checkpoint is untrusted)
+    loop = r.state.supervision.loop
+    for forge, msg in ((lambda: loop.zbar_sum.__setitem__((0, 0), -1.0), "mc_zbar_sum"),
+                       (lambda: loop.counts.__setitem__(1, 10**6), "inner sweeps")):
+        saved = (loop.zbar_sum.copy(), loop.counts.copy())
+        forge()
+        with pytest.raises(ValueError, match=msg):
+            r.model.validate_state(r.state, train)
+        loop.zbar_sum[...], loop.counts[...] = saved
 
 
 def test_it_learns_and_predicts_in_the_labels_type(data):

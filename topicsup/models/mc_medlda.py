@@ -333,9 +333,13 @@ class MCMedLDA(SupervisedLDA):
                                       "finished flag"), counts, limits):
             if not 0 <= value <= high:
                 raise ValueError(f"state/mc_counts: {name} {value} is outside 0..{high}")
-        if not np.isfinite(values).all() or not np.isfinite(state.supervision.loop.zbar_sum
-                                                             ).all():
+        zbar_sum = state.supervision.loop.zbar_sum
+        if not np.isfinite(values).all() or not np.isfinite(zbar_sum).all():
             raise ValueError("state/mc_values and state/mc_zbar_sum must be finite")
+        # the sum of counts[AVERAGED] topic proportions: non-negative, rows summing to it
+        if (zbar_sum < 0).any() or (zbar_sum.sum(axis=1) > counts[AVERAGED] + 1e-9).any():
+            raise ValueError(f"state/mc_zbar_sum must hold non-negative rows summing to at most "
+                             f"the {counts[AVERAGED]} averaged samples")
 
     # ------------------------------------------------------------------ the alternation
     def finished(self, state: State) -> bool:
