@@ -6,9 +6,9 @@
 
 from ._version import __version__
 from .corpus import Corpus, Labels, tokenize
-from .models import LDA, MCMedLDA, SupervisedLDA, presets
+from .models import HDPLDA, LDA, MCMedLDA, PDPLDA, SupervisedLDA, presets
 from .models.presets import *  # noqa: F403  (every preset: MedLDA, LightMedLDA, ...)
 from .session import Session
 
-__all__ = ["Corpus", "LDA", "Labels", "MCMedLDA", "Session", "SupervisedLDA", "tokenize", "__version__",
+__all__ = ["Corpus", "HDPLDA", "LDA", "Labels", "MCMedLDA", "PDPLDA", "Session", "SupervisedLDA", "tokenize", "__version__",
            *presets.__all__]

@@ -313,10 +313,14 @@ class TokenInspector:
                 raise TypeError(f"session must be a topicsup Session, got "
                                 f"{type(session).__name__}")
         sampler = session.model.sampler
-        if sampler not in SAMPLER_NAMES:   # the sampler declares whether it has stepping
+        # the sampler part declares whether it has stepping (a model's own "gibbs", such as
+        # HDP-LDA's, is not LDA's)
+        if not session.model.topic_sampler.stepping:
             raise ValueError(f"TokenInspector steps the topic samplers "
-                             f"{sorted(SAMPLER_NAMES)}; {type(session.model).__name__} samples "
-                             f"with sampler {sampler!r}, which has no token stepping yet: use "
+                             f"{sorted(SAMPLER_NAMES)} of LDA and the supervised models; "
+                             f"{type(session.model).__name__} samples with sampler "
+                             f"{sampler!r}, which has no token stepping yet "
+                             f"({type(session.model.topic_sampler).__name__}): use "
                              f"LDA(sampler='light') or LDA(sampler='gibbs') to inspect tokens")
         corpus = session.corpus
         doc = check.integer("doc", doc, low=0, high=corpus.n_docs - 1)

@@ -124,3 +124,15 @@ class Registry:
 
     def classes(self) -> list[type[Part]]:
         return [self._parts[n] for n in self.names()]
+
+
+class OwnParts(Registry):
+    """A registry of the given parts only, for a model whose parts go with each other and
+    with nothing else (Monte Carlo MedLDA's loss and weight step, the table-indicator
+    samplers of the PDP and HDP topic models), so they are not offered to other models."""
+
+    def __init__(self, role: str, *parts: type[Part]) -> None:
+        super().__init__(role, __name__)
+        self._loaded = True
+        for part in parts:
+            self.register(part)

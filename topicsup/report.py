@@ -15,7 +15,8 @@ from . import validation as check
 from .session import Session
 from .views import (ACCEPTANCE, STEP_SECONDS, TRAIN_PREFIX, acceptance_chart,
                     alternation_chart, coefficient_heatmap, draw_share_chart, loglik_chart,
-                    score_chart, step_time_chart, throughput_chart, topic_words_chart, weight_trace_chart)
+                    score_chart, step_time_chart, tables_chart, throughput_chart,
+                    topic_words_chart, weight_trace_chart)
 
 
 def _vega_script() -> str:
@@ -51,6 +52,8 @@ def session_views(session: Session, n_words: int = 10) -> list[tuple[str, alt.To
         views.append(("Sparse draws", draw_share_chart(h)))
     if "alternation" in applies and h["metric"].astype(str).eq("outer_iteration").any():
         views.append(("Outer iterations", alternation_chart(h, epsilon=session.model.epsilon)))
+    if "tables" in applies and h["metric"].astype(str).eq("live_topics").any():
+        views.append(("Topics and tables", tables_chart(h)))
     if "score" in applies and h["metric"].astype(str).str.startswith(TRAIN_PREFIX).any():
         views += [("Training score", alt.hconcat(score_chart(h, width=400),
                                                  score_chart(h, x="seconds", width=400))),

@@ -877,7 +877,8 @@ class Session:
                             columns=pd.Index(range(theta.shape[1]), name="topic"))
 
     def topics(self, n_words: int = 10) -> pd.DataFrame:
-        """Top words of each topic: one row per topic with its share of tokens and words.
+        """Top words of each topic: one row per topic with its share of tokens and words
+        (the topics the model shows: HDP-LDA's live ones).
 
         Columns: ``share`` (fraction of corpus tokens in the topic), ``top_words`` (a readable
         string), and ``word_1 .. word_n`` with the words in order of phi.
@@ -888,14 +889,16 @@ class Session:
             n_k = self.state.counts.n_k.astype(np.float64)
             # phi_k is increasing in n_kw: the top words by count, ties by word id, one
             # topic at a time (O(V) memory, not a (K, V) copy)
-            top = np.stack([metrics.top_indices(n_wk[:, k], n_words)
-                            for k in range(self.model.K)])
+            shown = self.model.shown_topics(self.state)
+            top = np.stack([metrics.top_indices(n_wk[:, k], n_words) for k in shown]) \
+                if len(shown) else np.zeros((0, min(n_words, n_wk.shape[0])), np.int64)
         vocab = np.asarray(self.corpus.vocabulary, dtype=object)
         words = vocab[top]
         df = pd.DataFrame(words, columns=[f"word_{i + 1}" for i in range(top.shape[1])])
         df.insert(0, "top_words", [" ".join(r) for r in words])
-        df.insert(0, "share", n_k / max(n_k.sum(), 1.0))
-        df.index.name = "topic"
+        df.insert(0, "share", n_k[shown] / max(n_k.sum(), 1.0))
+        df.index = (pd.RangeIndex(len(shown), name="topic") if len(shown) == self.model.K
+                    else pd.Index(shown, name="topic"))
         return df
 
     def coherence(self, n_words: int = 10, measure: str = "npmi") -> pd.DataFrame:

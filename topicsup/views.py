@@ -197,6 +197,37 @@ def draw_share_chart(history: pd.DataFrame, width: int = 480,
         tooltip=["sweep:Q", alt.Tooltip("value:Q", format=".3f")])
 
 
+TABLES = {"live_topics": "live topics", "tables": "tables (root customers)"}
+
+
+def tables_chart(history: pd.DataFrame, width: int = 480, height: int = 200) -> alt.Chart:
+    """The table-indicator models' structure per sweep (``PDPLDA``, ``HDPLDA``): the number
+    of live topics (HDP-LDA's inferred number of topics) and of tables, each on its own
+    scale, one panel above the other.
+
+    Parameters
+    ----------
+    history : DataFrame
+        ``Session.history`` (its ``live_topics`` and ``tables`` rows), or several with a
+        ``chain`` column.
+    width, height : int
+        Size of each panel in pixels.
+    """
+    _check_history(history)
+    df = history[history["metric"].isin(list(TABLES))]
+    if df.empty:
+        raise ValueError("history has no live_topics rows (only PDPLDA and HDPLDA record "
+                         "them)")
+    panels = []
+    for metric, title in TABLES.items():
+        part = thin(df[df["metric"] == metric])
+        panels.append(_line(part, width, height // 2 + 10, title.capitalize()).encode(
+            x=alt.X("sweep:Q", title="sweep"),
+            y=alt.Y("value:Q", title=title, scale=alt.Scale(zero=False)),
+            tooltip=["sweep:Q", alt.Tooltip("value:Q", format=".0f")], **_chain_dashes(part)))
+    return alt.vconcat(*panels)
+
+
 ALTERNATION = {"objective_change": "objective's relative change",
                "support": "support documents (share)",
                "train_accuracy": "training accuracy"}

@@ -38,10 +38,11 @@ from topicsup.session import Session
 # the status line and progress bar update at most this often (seconds)
 STATUS_SECONDS = 0.1
 MAX_SWEEPS = 10**9
-VIEWS = ("loglik", "acceptance", "draws", "alternation", "score", "coefficients", "throughput",
-         "time")
+VIEWS = ("loglik", "acceptance", "draws", "alternation", "tables", "score", "coefficients",
+         "throughput", "time")
 # x = sweep: changes marked
-SWEEP_VIEWS = ("loglik", "acceptance", "draws", "alternation", "score", "throughput", "time")
+SWEEP_VIEWS = ("loglik", "acceptance", "draws", "alternation", "tables", "score", "throughput",
+               "time")
 ON_REQUEST = ("throughput", "time")   # timing views: shown only when asked for
 # controls keep their size and wrap onto further rows instead of shrinking to nothing
 _WRAP = w.Layout(display="flex", flex_flow="row wrap", align_items="center", width="100%")
@@ -85,7 +86,8 @@ class Dashboard:
         Which charts to show, from ``"loglik"``, ``"acceptance"``, ``"score"``,
         ``"coefficients"``, ``"throughput"``, ``"time"`` (seconds per step), ``"draws"`` (the
         partially collapsed sparse kernel's share of draws from the document part),
-        ``"alternation"`` (Monte Carlo MedLDA's outer loop); by default those the model
+        ``"alternation"`` (Monte Carlo MedLDA's outer loop), ``"tables"`` (live topics and
+        tables of the PDP and HDP topic models); by default those the model
         supports except the two timing views.
 
     Examples
@@ -239,6 +241,8 @@ class Dashboard:
         if name == "alternation":   # two panels: no settings marks (they need one chart)
             return views.alternation_chart(history, epsilon=self.session.model.epsilon,
                                            width=w_, height=h_ // 2 + 10)
+        if name == "tables":   # two panels, like the alternation
+            return views.tables_chart(history, width=w_, height=h_)
         if name == "loglik":
             if not (history["metric"] == "log_joint_per_token").any():
                 raise ValueError("no log joint yet")
@@ -272,6 +276,9 @@ class Dashboard:
         for (m, _), v in latest.items():
             if m.startswith("train_"):
                 parts.append(f"{m.replace('_', ' ')} {v:.3f}")
+        live = latest.get(("live_topics", None))
+        if live is not None:   # the table-indicator models (PDP, HDP)
+            parts.append(f"{live:.0f} live topics, {latest[('tables', None)]:.0f} tables")
         outer = latest.get(("outer_iteration", None))
         if outer is not None:   # Monte Carlo MedLDA's alternation
             parts.append(f"outer iteration {outer:.0f}, support "

@@ -37,6 +37,8 @@ class Model:
     OWN: ClassVar[dict[str, Any]] = {}
     ROLES: ClassVar[dict[str, Registry]] = {}
     DEFAULTS: ClassVar[dict[str, Any]] = {}
+    # parameters of a parent class this model does not have (HDP-LDA has no alpha)
+    REMOVED: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, **params: Any) -> None:
         self._set(params)
@@ -48,6 +50,8 @@ class Model:
         for klass in reversed(cls.__mro__):
             out.update(klass.__dict__.get("OWN", {}))
             out.update(klass.__dict__.get("DEFAULTS", {}))
+        for name in cls.REMOVED:
+            out.pop(name, None)
         return out
 
     @classmethod
@@ -68,7 +72,8 @@ class Model:
             if name not in defaults and name not in part_params:
                 raise TypeError(f"{cls.__name__}() got an unexpected keyword argument {name!r}")
         merged = {**defaults, **given}
-        own_names = [k for klass in reversed(cls.__mro__) for k in klass.__dict__.get("OWN", {})]
+        own_names = [k for klass in reversed(cls.__mro__) for k in klass.__dict__.get("OWN", {})
+                     if k not in cls.REMOVED]
         own = self._check_own({k: merged[k] for k in dict.fromkeys(own_names)})
         parts: dict[str, Part] = {}
         for role, registry in cls.ROLES.items():

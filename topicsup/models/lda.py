@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, Callable, ClassVar, NamedTuple
 
 import numpy as np
 
@@ -63,6 +63,8 @@ class State:
     counts: Counts
     sampler: NamedTuple
     supervision: Any = None
+    # a nonparametric model's table state (``models.pdp``, ``models.hdp``)
+    tables: Any = None
 
     @property
     def z(self) -> np.ndarray:
@@ -173,7 +175,7 @@ class LDA(Model):
         out = ["loglik"]
         if self.proposal_kinds:
             out.append("acceptance")
-        if self.topic_sampler.counters(self.supervised):
+        if pc_kernels.DOC_PART in self.topic_sampler.counters(self.supervised):
             out.append("draws")
         if self.supervised:
             out += ["score", "coefficients"]
@@ -366,21 +368,11 @@ class LDA(Model):
                              f"got {phi_wk.shape}")
         phi_wk = np.ascontiguousarray(phi_wk, dtype=np.float64)
         own = self.topic_sampler.fold_in(self, phi_wk, corpus, rng, n_burn, n_keep)
-        a = self.alpha_vector
+        a = self.doc_prior(state)
         if own is not None:
             own[corpus.doc_lengths == 0] = a / a.sum()
             return own
-        zbar = np.zeros((corpus.n_docs, self.K))
-        # Phi fixed: the documents are independent, so the partially collapsed sampler's
-        # exact sparse kernel folds them in, in parallel (kernels.partially_collapsed)
-        prob, alias, mass = np.empty((V, self.K)), np.empty((V, self.K), np.int32), np.empty(V)
-        pc_kernels.build_word_tables(phi_wk, a, prob, alias, mass)
-        pc_kernels.fold_in(corpus.words, corpus.doc_ptr, phi_wk, prob, alias, mass, a,
-                           int(n_burn), int(n_keep), rng,
-                           content_labels(corpus.words, corpus.doc_ptr),
-                           np.zeros(corpus.n_tokens, np.int32), zbar)
-        zbar[corpus.doc_lengths == 0] = a / a.sum()
-        return zbar
+        return fold_in_topics(phi_wk, a, corpus, rng, n_burn, n_keep)
 
     def completion_log_likelihood(self, state: State, corpus: Corpus, rng: np.ndarray,
                                   n_burn: int = FOLD_IN_BURN,
@@ -392,27 +384,26 @@ class LDA(Model):
         likelihood, number of scored tokens); ``exp(-ll / n)`` is the perplexity. The same
         for every sampler: it reads only the point estimate (``topic_word``: the counts', or
         the estimates the importance sampler keeps) and the sampler's fold-in."""
-        lengths = corpus.doc_lengths
-        first = lengths // 2
-        ptr = corpus.doc_ptr
-        keep = np.zeros(corpus.n_tokens, bool)
-        for d in np.flatnonzero(first):
-            keep[ptr[d]:ptr[d] + first[d]] = True
-        seen = dataclasses.replace(corpus, words=corpus.words[keep],
-                                   doc_ptr=np.concatenate([[0], np.cumsum(first)]).astype(
-                                       corpus.doc_ptr.dtype), labels=None, covariates=None,
-                                   covariate_names=())
         # the topic proportions alone (LDA's fold-in): a supervised model's would append its
         # intercept and covariates
-        zbar = LDA.fold_in(self, state, seen, rng, n_burn, n_keep)
-        a = self.alpha_vector
-        theta = (zbar * first[:, None] + a) / (first[:, None] + a.sum())
-        phi_wk = self.topic_word(state).T
-        doc_of = np.repeat(np.arange(corpus.n_docs), lengths)
-        scored = ~keep
-        w, d = corpus.words[scored], doc_of[scored]
-        ll = np.log(np.einsum("ik,ik->i", theta[d], phi_wk[w])).sum() if w.size else 0.0
-        return float(ll), int(w.size)
+        return document_completion(
+            corpus, lambda seen: self.topic_proportions(state, seen, rng, n_burn, n_keep),
+            self.topic_word(state).T, self.doc_prior(state))
+
+    def topic_proportions(self, state: State, corpus: Corpus, rng: np.ndarray, n_burn: int,
+                          n_keep: int) -> np.ndarray:
+        """The held-out topic proportions alone (D, K) (``LDA.fold_in``; a supervised
+        model's ``fold_in`` appends its intercept and covariates)."""
+        return LDA.fold_in(self, state, corpus, rng, n_burn, n_keep)
+
+    def doc_prior(self, state: State) -> np.ndarray:
+        """The documents' Dirichlet parameters (K,) for fold-in and estimates: alpha (HDP-LDA:
+        the document concentration times the root's topic weights)."""
+        return self.alpha_vector
+
+    def shown_topics(self, state: State) -> np.ndarray:
+        """The topics the tables and views show: all K (HDP-LDA: the live ones)."""
+        return np.arange(self.K)
 
     def topic_snapshot(self, state: State) -> np.ndarray:
         """The current topics phi as a (V, K) float32 array, for ``fold_in`` later."""
@@ -424,7 +415,50 @@ class LDA(Model):
         est = self.topic_sampler.estimates(state.sampler)
         if est is not None:
             return est[0].copy()
-        a = self.alpha_vector
+        a = self.doc_prior(state)
         n_dk = self.doc_topic_counts(state, corpus)
         return (n_dk + a) / (n_dk.sum(axis=1, keepdims=True) + a.sum())
 
+
+
+def fold_in_topics(phi_wk: np.ndarray, a: np.ndarray, corpus: Corpus, rng: np.ndarray,
+                   n_burn: int, n_keep: int) -> np.ndarray:
+    """zbar (D, K) of ``corpus`` with the topics fixed at ``phi_wk`` (V, K) and the documents'
+    Dirichlet ``a`` (K,) (``LDA.fold_in``). Phi fixed: the documents are independent, so the
+    partially collapsed sampler's exact sparse kernel folds them in, in parallel
+    (kernels.partially_collapsed)."""
+    V, K = phi_wk.shape
+    zbar = np.zeros((corpus.n_docs, K))
+    prob, alias, mass = np.empty((V, K)), np.empty((V, K), np.int32), np.empty(V)
+    pc_kernels.build_word_tables(phi_wk, a, prob, alias, mass)
+    pc_kernels.fold_in(corpus.words, corpus.doc_ptr, phi_wk, prob, alias, mass, a,
+                       int(n_burn), int(n_keep), rng,
+                       content_labels(corpus.words, corpus.doc_ptr),
+                       np.zeros(corpus.n_tokens, np.int32), zbar)
+    zbar[corpus.doc_lengths == 0] = a / a.sum()
+    return zbar
+
+
+def document_completion(corpus: Corpus, proportions: Callable[[Corpus], np.ndarray],
+                        phi_wk: np.ndarray, a: np.ndarray) -> tuple[float, int]:
+    """Document completion (``LDA.completion_log_likelihood``) for any topics: each
+    document's first floor(N_d / 2) tokens go to ``proportions`` (a corpus -> zbar (D, K)
+    fold-in), theta_d = (N1 zbar_d + a) / (N1 + sum a), and the second halves are scored with
+    ``phi_wk`` (V, K). Returns (log likelihood, scored tokens)."""
+    lengths = corpus.doc_lengths
+    first = lengths // 2
+    ptr = corpus.doc_ptr
+    keep = np.zeros(corpus.n_tokens, bool)
+    for d in np.flatnonzero(first):
+        keep[ptr[d]:ptr[d] + first[d]] = True
+    seen = dataclasses.replace(corpus, words=corpus.words[keep],
+                               doc_ptr=np.concatenate([[0], np.cumsum(first)]).astype(
+                                   ptr.dtype), labels=None, covariates=None,
+                               covariate_names=())
+    zbar = proportions(seen)
+    theta = (zbar * first[:, None] + a) / (first[:, None] + a.sum())
+    doc_of = np.repeat(np.arange(corpus.n_docs), lengths)
+    scored = ~keep
+    w, d = corpus.words[scored], doc_of[scored]
+    ll = np.log(np.einsum("ik,ik->i", theta[d], phi_wk[w])).sum() if w.size else 0.0
+    return float(ll), int(w.size)

@@ -42,7 +42,7 @@ from ..corpus import Corpus
 from ..kernels.rng import next_u64
 from ..kernels.supervised import no_term
 from ..losses import Loss
-from ..parts import LiveSetting, Registry
+from ..parts import LiveSetting, OwnParts
 from ..priors.normal import Normal
 from ..tasks import Multiclass, Task
 from ..weight_samplers import WeightStep
@@ -52,17 +52,6 @@ from .lda import LDA, State
 from .supervised import Supervision, SupervisedLDA, _StepClock
 
 C_RANGE = (1e-12, 1e15)
-
-
-class _Only(Registry):
-    """A registry of the given parts only: Monte Carlo MedLDA's loss and weight step go with
-    each other and with nothing else, so they are not offered to other models."""
-
-    def __init__(self, role: str, *parts: type) -> None:
-        super().__init__(role, __name__)
-        self._loaded = True
-        for part in parts:
-            self.register(part)
 
 
 class Dual(NamedTuple):
@@ -222,8 +211,9 @@ class MCMedLDA(SupervisedLDA):
 
     OWN: ClassVar[dict[str, Any]] = {"epsilon": 1e-4, "max_iterations": 100, "max_inner": 100,
                                      "J": 1}
-    ROLES = {**LDA.ROLES, "loss": _Only("loss", CrammerSinger),
-             "prior": _Only("prior", Normal), "weight_sampler": _Only("weight_sampler", SVMDual)}
+    ROLES = {**LDA.ROLES, "loss": OwnParts("loss", CrammerSinger),
+             "prior": OwnParts("prior", Normal),
+             "weight_sampler": OwnParts("weight_sampler", SVMDual)}
     DEFAULTS: ClassVar[dict[str, Any]] = {"sampler": "gibbs", "loss": "crammer_singer",
                                           "prior": "normal", "weight_sampler": "svm_dual"}
     trace_names = ("eta",)

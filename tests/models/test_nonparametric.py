@@ -1,0 +1,146 @@
+"""The PDP and HDP topic models in the frame: sessions, history, checkpoints, estimates,
+views and bad input (their kernels' exactness is tests/kernels/test_pdp.py, test_hdp.py)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from topicsup import HDPLDA, PDPLDA, Session, views
+from topicsup.checkpoint import checksum
+from topicsup.datasets import make_synthetic
+from tests.test_session import assert_resumes_exactly
+
+MODELS = {"pdp-gibbs": PDPLDA(K=6), "pdp-alias": PDPLDA(K=6, sampler="alias"),
+          "hdp-gibbs": HDPLDA(K=12), "hdp-alias": HDPLDA(K=12, sampler="alias")}
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return make_synthetic(n_docs=120, n_topics=4, doc_length=30, seed=5).corpus
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_a_session_records_topics_tables_and_acceptance(corpus, name):
+    """History per sweep: live topics, tables, the share of blocked tokens, acceptance for the
+    alias samplers; the log joint rises from the random start; views and topics work."""
+    s = Session(MODELS[name], corpus, seed=1)
+    s.run(12)
+    lj = s.metric("log_joint")
+    assert lj.iloc[-1] > lj.iloc[0]
+    live = s.metric("live_topics")
+    assert ((live >= 1) & (live <= s.model.K)).all()
+    assert (s.metric("tables") >= live).all()
+    assert ((s.metric("blocked_share") >= 0) & (s.metric("blocked_share") < 1)).all()
+    if "alias" in name:
+        rate = s.metric("acceptance_rate", proposal="alias")
+        assert ((rate > 0.5) & (rate <= 1)).all()
+    assert "tables" in s.views and "draws" not in s.views
+    views.tables_chart(s.history).to_dict()
+    topics = s.topics(3)
+    assert len(topics) == live.iloc[-1] and (topics["share"] > 0).all()
+    ll, n = s.model.completion_log_likelihood(s.state, corpus, s.rng)
+    assert n > 0 and 1 < math.exp(-ll / n) < corpus.n_words
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_a_checkpoint_mid_sweep_resumes_exactly(corpus, tmp_path, name):
+    """z, the table indicators, the alias tables and every derived array equal an
+    uninterrupted run's (the Stirling table is shared and grows when needed: no effect)."""
+    assert_resumes_exactly(MODELS[name], corpus, tmp_path / "c.npz", block_tokens=600,
+                           before=2, total=5)
+
+
+@pytest.mark.parametrize("sampler", ["gibbs", "alias"])
+def test_hdp_retires_topics_and_reports_only_the_live_ones(corpus, sampler):
+    """Started with all 40 slots live on a corpus of 4 topics, the sampler retires topics
+    (AliasHDP too: its stale table keeps a new topic's mass when every slot is live, else a
+    token alone in its topic could never leave it); dead slots get no proportions in fold-in
+    and no row in ``topics``."""
+    s = Session(HDPLDA(K=40, b0=1.0, b1=1.0, sampler=sampler), corpus, seed=2)
+    s.run(40)
+    live = s.metric("live_topics")
+    assert live.iloc[-1] < 40
+    shown = s.model.shown_topics(s.state)
+    assert list(s.topics(2).index) == list(shown)
+    theta = s.model.fold_in(s.state, corpus, s.rng, 5, 5)
+    dead = np.setdiff1d(np.arange(40), shown)
+    assert (theta[:, dead] == 0).all()
+    np.testing.assert_allclose(theta.sum(axis=1), 1.0)
+
+
+def test_the_dashboard_and_the_report_show_topics_and_tables(corpus, tmp_path):
+    """The dashboard's status line and its "tables" view, and the report's section."""
+    from topicsup.report import session_views
+    from topicsup.widgets import Dashboard
+    s = Session(HDPLDA(K=8, sampler="alias"), corpus, seed=0)
+    s.run(3)
+    dash = Dashboard(s)
+    dash.refresh()
+    assert "live topics" in dash.status.value and "tables" in dash.status.value
+    assert "tables" in dash.views
+    dash.chart.chart.to_dict()
+    titles = [t for t, _ in session_views(s)]
+    assert "Topics and tables" in titles and "Metropolis-Hastings acceptance" in titles
+
+
+def test_the_token_inspector_refuses_their_samplers_by_name(corpus):
+    """HDP-LDA's "gibbs" is its own sampler, not LDA's: the inspector has no stepping for
+    it and says so, naming the part."""
+    s = Session(HDPLDA(K=5), corpus, seed=0)
+    with pytest.raises(ValueError, match="HDPGibbs"):
+        s.inspector(0)
+
+
+def test_presets_are_the_papers_settings():
+    p, h = PDPLDA.as_published(), HDPLDA.as_published()
+    assert (p.K, p.alpha, p.beta, p.discount, p.concentration, p.sampler, p.mh_steps,
+            p.refresh) == (1024, 0.1, 0.1, 0.1, 10.0, "alias", 2, "draws")
+    assert (h.K, h.b0, h.b1, h.beta, h.sampler, h.mh_steps) == (1024, 10.0, 10.0, 0.1, "alias", 2)
+
+
+@pytest.mark.parametrize("make, err, msg", [
+    (lambda: PDPLDA(discount=1.0), ValueError, "discount"),
+    (lambda: PDPLDA(discount=0.5, concentration=-0.5), ValueError, "concentration"),
+    (lambda: PDPLDA(sampler="light"), ValueError, "sampler must be one of"),
+    (lambda: PDPLDA(mh_steps=3), ValueError, "mh_steps=3"),
+    (lambda: HDPLDA(b0=0.0), ValueError, "b0"),
+    (lambda: HDPLDA(b1="x"), TypeError, "b1"),
+    (lambda: HDPLDA(alpha=0.5), TypeError, "alpha"),
+])
+def test_bad_parameters_are_named(make, err, msg):
+    with pytest.raises(err, match=msg):
+        make()
+
+
+@pytest.mark.parametrize("name", ["pdp-alias", "hdp-gibbs"])
+def test_a_forged_checkpoint_is_refused_by_name(corpus, tmp_path, name):
+    """Indicators other than 0/1, or a dish with customers and no table, are refused naming
+    state/r; forged alias tables naming them."""
+    s = Session(MODELS[name], corpus, seed=0)
+    s.run(1)
+    path = s.save(tmp_path / "ok.npz")
+    data = dict(np.load(path, allow_pickle=False))
+    forged = []
+    r = data["state/r"].copy()
+    r[0] = 2
+    forged.append(("state/r", r, "table indicators"))
+    r = np.zeros_like(data["state/r"])
+    forged.append(("state/r", r, "has no table"))
+    if name == "pdp-alias":
+        q = data["state/wt_q"].copy()
+        q[0, 0] = -1.0
+        forged.append(("state/wt_q", q, "wt_q"))
+    for key, value, msg in forged:
+        bad = dict(data)
+        bad[key] = value
+        # a forger recomputes the checksum
+        meta = json.loads(bad.pop("meta").tobytes())
+        meta["checksum"] = {"algorithm": "sha256", "digest": checksum(bad)}
+        np.savez(tmp_path / "bad.npz", meta=np.frombuffer(json.dumps(meta).encode(), np.uint8),
+                 **bad)
+        with pytest.raises(ValueError, match=msg):
+            Session.load(tmp_path / "bad.npz")

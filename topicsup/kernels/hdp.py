@@ -1,0 +1,538 @@
+"""HDP-LDA with document table indicators: exact Gibbs and AliasHDP (Li et al. 2014 sec. 2.3
+and 4.3; eq. 9 corrected and derived in docs/math.md sec. 4).
+
+theta_0 ~ DP(b0, H) (H continuous: every root table serves a new topic), theta_d ~ DP(b1,
+theta_0), z ~ theta_d, phi_t ~ Dir(beta), w ~ phi_z. Document d is a restaurant: its n_dt
+tokens of topic t sit at t_dt tables; token i carries r_i = 1 if it heads one. The root sees
+T_t = sum_d t_dt customers of topic t, T in all, K live topics. Collapsed,
+
+    p(W, Z, R) = prod_d b1^{t_d.} / (b1)_{N_d} prod_t S^{n_dt}_{t_dt,0} t_dt! (n_dt - t_dt)! / n_dt!
+                 * b0^K prod_t (T_t - 1)! / (b0)_T  *  prod_t DirMult(m_t. | beta)
+
+and a token (d, w), counts without it, goes to (the common 1 / (b1 + N_d) dropped):
+
+    live t, r = 0: (m_tw + beta) / (m_t + V beta) * join[n_dt, t_dt]
+    live t, r = 1: (m_tw + beta) / (m_t + V beta) * b1 open[n_dt, t_dt] T_t / (b0 + T)
+    new topic:     (1 / V) * b1 b0 / (b0 + T)          (only while K < K_max)
+
+(``kernels.stirling`` at a = 0). The truncation K_max restricts the target to states with at
+most K_max live topics; the Gibbs step of the restricted target is the conditional above
+without the new topic when K = K_max, so it is exact for it. A token heading the only table of
+its topic in its document while others sit there is kept (``blocked``). Topics live in slots
+0..K_max-1; the live ones are kept in ascending order (``live``), so the order the kernel
+visits them in derives from the counts alone and a resumed chain is the same chain; a new
+topic takes the lowest free slot.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from .alias import build_alias, draw_alias
+from .aliaslda import _add_topic, _remove_topic
+from .info import CHANGED, TOKENS, record_mh
+from .rng import uniform
+from .stirling import cover
+
+KINDS = ("alias",)
+
+
+class HDPPrior(NamedTuple):
+    """``b0`` root and ``b1`` document concentrations, the topics' symmetric ``beta``."""
+
+    b0: float
+    b1: float
+    beta: float
+
+
+class DocTables(NamedTuple):
+    """``r`` (N,) int8 table indicators, ``t_dk`` (D, K_max) tables per document and topic,
+    ``t_k`` (K_max,) the root's customers per topic, ``t_total`` (1,), ``live`` (K_max,) the
+    live topics ascending, ``n_live`` (1,)."""
+
+    r: np.ndarray
+    t_dk: np.ndarray
+    t_k: np.ndarray
+    t_total: np.ndarray
+    live: np.ndarray
+    n_live: np.ndarray
+
+
+def allocate_tables(n_tokens: int, D: int, K: int) -> DocTables:
+    return DocTables(np.zeros(n_tokens, np.int8), np.zeros((D, K), np.int32),
+                     np.zeros(K, np.int32), np.zeros(1, np.int64), np.zeros(K, np.int32),
+                     np.zeros(1, np.int64))
+
+
+@njit(cache=True, nogil=True)
+def first_heads(doc_ptr, z, r, K):
+    """A start: the first token of each (document, topic) heads its only table."""
+    seen = np.zeros(K, np.bool_)
+    for d in range(doc_ptr.shape[0] - 1):
+        for i in range(doc_ptr[d], doc_ptr[d + 1]):
+            r[i] = 0 if seen[z[i]] else 1
+            seen[z[i]] = True
+        for i in range(doc_ptr[d], doc_ptr[d + 1]):
+            seen[z[i]] = False
+
+
+@njit(cache=True, nogil=True)
+def rebuild_tables(doc_ptr, z, r, t_dk, t_k, t_total, live, n_live):
+    """Table counts and the live list from (z, r)."""
+    t_dk[:] = 0
+    t_k[:] = 0
+    total = 0
+    for d in range(doc_ptr.shape[0] - 1):
+        for i in range(doc_ptr[d], doc_ptr[d + 1]):
+            if r[i]:
+                t_dk[d, z[i]] += 1
+                t_k[z[i]] += 1
+                total += 1
+    t_total[0] = total
+    n = 0
+    live[:] = 0
+    for k in range(t_k.shape[0]):
+        if t_k[k] > 0:
+            live[n] = k
+            n += 1
+    n_live[0] = n
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _blocked(rr, t, n):
+    return rr == 1 and t == 1 and n > 1
+
+
+@njit(cache=True, nogil=True)
+def _kill(k, live, n_live):
+    n = n_live[0]
+    j = 0
+    while live[j] != k:
+        j += 1
+    for i in range(j, n - 1):
+        live[i] = live[i + 1]
+    live[n - 1] = 0
+    n_live[0] = n - 1
+
+
+@njit(cache=True, nogil=True)
+def _birth(live, n_live):
+    """Insert the lowest free slot into the ascending live list; returns it."""
+    n = n_live[0]
+    k = 0
+    j = 0
+    while j < n and live[j] == k:
+        j += 1
+        k += 1
+    for i in range(n, j, -1):
+        live[i] = live[i - 1]
+    live[j] = k
+    n_live[0] = n + 1
+    return k
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _doc(rr, n, t, T_t, T, b0, b1, join, open_):
+    """The document and root factor of (topic, r) (counts without the token)."""
+    if rr:
+        return b1 * open_[n, t] * T_t / (b0 + T)
+    return join[n, t]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _remove(d, w, k, rr, ndk, nwk, n_k, tab):
+    ndk[k] -= 1
+    nwk[k] -= 1
+    n_k[k] -= 1
+    if rr:
+        tab.t_dk[d, k] -= 1
+        tab.t_k[k] -= 1
+        tab.t_total[0] -= 1
+        if tab.t_k[k] == 0:
+            _kill(k, tab.live, tab.n_live)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _add(d, w, k, rr, ndk, nwk, n_k, tab):
+    ndk[k] += 1
+    nwk[k] += 1
+    n_k[k] += 1
+    if rr:
+        tab.t_dk[d, k] += 1
+        tab.t_k[k] += 1
+        tab.t_total[0] += 1
+
+
+@njit(cache=True, nogil=True)
+def gibbs_sweep(tokens, counts, tab, prior, st, rng, d_start, d_end, info, blocked_at, p):
+    """The exact conditional over the live topics' 2 K outcomes and a new topic, for each
+    token of documents ``d_start .. d_end-1``; ``p`` float64 scratch (2 K_max + 1). Returns
+    the Stirling record."""
+    words, doc_ptr = tokens.words, tokens.doc_ptr
+    z, n_dk, n_wk, n_k = counts.z, counts.n_dk, counts.n_wk, counts.n_k
+    r, t_dk, t_k, live, n_live = tab.r, tab.t_dk, tab.t_k, tab.live, tab.n_live
+    b0, b1, beta = prior.b0, prior.b1, prior.beta
+    K_max = n_k.shape[0]
+    V = n_wk.shape[0]
+    V_beta = V * beta
+    join, open_ = st.join, st.open
+    R, C = join.shape
+    changed = 0
+    blocked = 0
+    for d in range(d_start, d_end):
+        ndk, tdk = n_dk[d], t_dk[d]
+        for i in range(doc_ptr[d], doc_ptr[d + 1]):
+            w = words[i]
+            nwk = n_wk[w]
+            old, old_r = z[i], r[i]
+            if _blocked(old_r, tdk[old], ndk[old]):
+                blocked += 1
+                continue
+            _remove(d, w, old, old_r, ndk, nwk, n_k, tab)
+            T = tab.t_total[0]
+            L = n_live[0]
+            root = b1 / (b0 + T)
+            total = 0.0
+            for j in range(L):
+                k = live[j]
+                n = ndk[k]
+                word = (nwk[k] + beta) / (n_k[k] + V_beta)
+                if n == 0:   # most topics: absent from d, a new table (open[0, 0] = 1)
+                    p[2 * j] = total
+                    total += word * t_k[k] * root
+                    p[2 * j + 1] = total
+                    continue
+                t = tdk[k]
+                if n >= R or t >= C:
+                    st = cover(st, n, t)
+                    join, open_ = st.join, st.open
+                    R, C = join.shape
+                total += word * join[n, t]
+                p[2 * j] = total
+                total += word * open_[n, t] * t_k[k] * root
+                p[2 * j + 1] = total
+            top = 2 * L
+            if L < K_max:
+                total += b1 * b0 / (b0 + T) / V
+                p[top] = total
+                top += 1
+            u = uniform(rng) * total
+            lo, hi = 0, top - 1
+            while lo < hi:
+                mid = (lo + hi) >> 1
+                if p[mid] > u:
+                    hi = mid
+                else:
+                    lo = mid + 1
+            if lo == 2 * L:
+                k, rr = _birth(live, n_live), 1
+            else:
+                k, rr = live[lo >> 1], lo & 1
+            z[i], r[i] = k, rr
+            _add(d, w, k, rr, ndk, nwk, n_k, tab)
+            if k != old:
+                changed += 1
+    info[TOKENS] += doc_ptr[d_end] - doc_ptr[d_start]
+    info[CHANGED] += changed
+    info[blocked_at] += blocked
+    return st
+
+
+# ---------------------------------------------------------------------------------- AliasHDP
+class HDPTables(NamedTuple):
+    """AliasHDP's arrays. The stale dense part is ONE table over the K_max + 1 outcomes (topic
+    t with a new document table, or a new topic), word- and document-free: stored ``samples``
+    (K_max + 1,), stale values ``q``, ``mass`` (1,), ``used`` (1,), Walker scratch ``prob``,
+    ``alias``, ``work``. The word's topics (m_tw > 0) in ascending order: ``word_topics``
+    (N,) with word w's list at ``word_ptr[w]:word_ptr[w] + word_len[w]``. The document's
+    topics ``nz``/``pos`` (K_max,), and cumulative masses ``p_w`` (2 K_max), ``p_d``
+    (2 K_max)."""
+
+    samples: np.ndarray
+    q: np.ndarray
+    mass: np.ndarray
+    used: np.ndarray
+    prob: np.ndarray
+    alias: np.ndarray
+    work: np.ndarray
+    word_topics: np.ndarray
+    word_len: np.ndarray
+    nz: np.ndarray
+    pos: np.ndarray
+    p_w: np.ndarray
+    p_d: np.ndarray
+
+
+def allocate_alias(n_tokens: int, V: int, K: int) -> HDPTables:
+    L = K + 1
+    return HDPTables(np.zeros(L, np.int32), np.zeros(L), np.zeros(1), np.full(1, L, np.int32),
+                     np.zeros(L), np.zeros(L, np.int32), np.zeros(L, np.int32),
+                     np.zeros(n_tokens, np.int32), np.zeros(V, np.int32), np.zeros(K, np.int32),
+                     np.full(K, -1, np.int32), np.zeros(2 * K), np.zeros(2 * K))
+
+
+@njit(cache=True, nogil=True)
+def rebuild_word_topics(word_ptr, n_wk, word_topics, word_len):
+    """Each word's topics with m_tw > 0, ascending (derived from the counts)."""
+    V, K = n_wk.shape
+    for w in range(V):
+        n = 0
+        for k in range(K):
+            if n_wk[w, k] > 0:
+                word_topics[word_ptr[w] + n] = k
+                n += 1
+        word_len[w] = n
+        for j in range(word_ptr[w] + n, word_ptr[w + 1]):
+            word_topics[j] = 0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _word_remove(w, k, word_ptr, word_topics, word_len):
+    base = word_ptr[w]
+    n = word_len[w]
+    j = 0
+    while word_topics[base + j] != k:
+        j += 1
+    for i in range(j, n - 1):
+        word_topics[base + i] = word_topics[base + i + 1]
+    word_topics[base + n - 1] = 0   # so the array is a function of the counts alone
+    word_len[w] = n - 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _word_insert(w, k, word_ptr, word_topics, word_len):
+    base = word_ptr[w]
+    n = word_len[w]
+    j = n
+    while j > 0 and word_topics[base + j - 1] > k:
+        word_topics[base + j] = word_topics[base + j - 1]
+        j -= 1
+    word_topics[base + j] = k
+    word_len[w] = n + 1
+
+
+@njit(cache=True, nogil=True)
+def _ensure_dense(n_k, t_k, T, K_max, b0, b1, beta, V, at, rng):
+    L = at.samples.shape[0]   # draws stored per build (1: a fresh table every draw)
+    if at.used[0] < L:
+        return
+    V_beta = V * beta
+    for k in range(K_max):
+        at.q[k] = beta / (n_k[k] + V_beta) * b1 * t_k[k] / (b0 + T) if t_k[k] > 0 else 0.0
+    # the new topic keeps its mass even when every slot is live: a token whose topic dies
+    # with it has "new topic" as its current state, and a proposal of zero mass there would
+    # hold it (the topic could never die while the slots are full). Proposed at capacity, it
+    # has no target mass and is rejected.
+    at.q[K_max] = b1 * b0 / (b0 + T) / V
+    at.mass[0] = build_alias(at.q, at.prob, at.alias, at.work)
+    for j in range(L):
+        at.samples[j] = draw_alias(at.prob, at.alias, rng)
+    at.used[0] = 0
+
+
+@njit(cache=True, nogil=True)
+def alias_sweep(tokens, counts, tab, prior, st, mh_steps, at, rng, d_start, d_end, info,
+                blocked_at):
+    """AliasHDP (Li et al. 2014 sec. 4.3): the target's word factor splits into the sparse
+    m_tw / (m_t + V beta), exact over the word's k_w topics, and the dense beta / (m_t + V
+    beta); the dense part's document factor is exact on the document's k_d topics and, for
+    the others (a new document table: b1 T_t / (b0 + T), or a new topic), the same for every
+    document and word, so one stale alias table serves it. Proposal = the sum of the three;
+    ``mh_steps`` independent MH steps from the token's current (t, r), outcomes 2 t + r and
+    the new topic 2 K_max. O(k_w + k_d) per token. Returns the Stirling record."""
+    words, doc_ptr, word_ptr = tokens.words, tokens.doc_ptr, tokens.word_ptr
+    z, n_dk, n_wk, n_k = counts.z, counts.n_dk, counts.n_wk, counts.n_k
+    r, t_dk, t_k, live, n_live = tab.r, tab.t_dk, tab.t_k, tab.live, tab.n_live
+    b0, b1, beta = prior.b0, prior.b1, prior.beta
+    word_topics, word_len, nz, pos = at.word_topics, at.word_len, at.nz, at.pos
+    p_w, p_d = at.p_w, at.p_d
+    K_max = n_k.shape[0]
+    V = n_wk.shape[0]
+    V_beta = V * beta
+    NEW = 2 * K_max
+    changed = 0
+    blocked = 0
+    for d in range(d_start, d_end):
+        ndk, tdk = n_dk[d], t_dk[d]
+        n_nz = 0
+        for i in range(doc_ptr[d], doc_ptr[d + 1]):
+            if pos[z[i]] < 0:
+                n_nz = _add_topic(z[i], nz, pos, n_nz)
+        for i in range(doc_ptr[d], doc_ptr[d + 1]):
+            w = words[i]
+            nwk = n_wk[w]
+            old, old_r = z[i], r[i]
+            if _blocked(old_r, tdk[old], ndk[old]):
+                blocked += 1
+                continue
+            _remove(d, w, old, old_r, ndk, nwk, n_k, tab)
+            if ndk[old] == 0:
+                n_nz = _remove_topic(old, nz, pos, n_nz)
+            if nwk[old] == 0:
+                _word_remove(w, old, word_ptr, word_topics, word_len)
+            T = tab.t_total[0]
+            L = n_live[0]
+            # fresh parts: the word's topics (m_tw term), the document's (beta term)
+            PW = 0.0
+            base = word_ptr[w]
+            # the document's topics first: they cover the table for every (n_dt, t_dt) of d
+            PD = 0.0
+            for j in range(n_nz):
+                k = nz[j]
+                n, t = ndk[k], tdk[k]
+                if n >= st.join.shape[0] or t >= st.join.shape[1]:
+                    st = cover(st, n, t)
+                join, open_ = st.join, st.open
+                c = beta / (n_k[k] + V_beta)
+                PD += c * join[n, t]
+                p_d[2 * j] = PD
+                PD += c * _doc(1, n, t, t_k[k], T, b0, b1, join, open_)
+                p_d[2 * j + 1] = PD
+            join, open_ = st.join, st.open
+            PW = 0.0
+            base = word_ptr[w]
+            for j in range(word_len[w]):
+                k = word_topics[base + j]
+                n, t = ndk[k], tdk[k]
+                c = nwk[k] / (n_k[k] + V_beta)
+                PW += c * join[n, t]
+                p_w[2 * j] = PW
+                PW += c * _doc(1, n, t, t_k[k], T, b0, b1, join, open_)
+                p_w[2 * j + 1] = PW
+            x = NEW if t_k[old] == 0 else 2 * old + old_r   # the topic died: x is "new"
+            pi_x = _pi(x, nwk, ndk, tdk, n_k, t_k, T, L, K_max, V, V_beta, b0, b1, beta, join,
+                       open_)
+            q_x = -1.0
+            for step in range(mh_steps):
+                if at.used[0] >= at.samples.shape[0]:
+                    q_x = -1.0
+                    _ensure_dense(n_k, t_k, T, K_max, b0, b1, beta, V, at, rng)
+                if q_x < 0.0:
+                    q_x = _q(x, nwk, ndk, tdk, n_k, t_k, T, V_beta, b0, b1, beta, join, open_,
+                             at, K_max)
+                u = uniform(rng) * (PW + PD + at.mass[0])
+                if u < PW:
+                    lo = 0
+                    while p_w[lo] <= u:
+                        lo += 1
+                    y = 2 * word_topics[base + (lo >> 1)] + (lo & 1)
+                elif u < PW + PD:
+                    u -= PW
+                    lo = 0
+                    while lo < 2 * n_nz - 1 and p_d[lo] <= u:
+                        lo += 1
+                    y = 2 * nz[lo >> 1] + (lo & 1)
+                else:
+                    y = at.samples[at.used[0]]
+                    at.used[0] += 1
+                    y = NEW if y == K_max else 2 * y + 1
+                if y == x:
+                    record_mh(info, 0, 1.0, True)
+                    continue
+                pi_y = _pi(y, nwk, ndk, tdk, n_k, t_k, T, L, K_max, V, V_beta, b0, b1, beta,
+                           join, open_)
+                if pi_y <= 0.0:   # a stale outcome: a topic gone, a table gone, no room
+                    record_mh(info, 0, 0.0, False)
+                    continue
+                q_y = _q(y, nwk, ndk, tdk, n_k, t_k, T, V_beta, b0, b1, beta, join, open_, at,
+                         K_max)
+                acc = pi_y * q_x / (pi_x * q_y)
+                if acc >= 1.0 or uniform(rng) < acc:
+                    record_mh(info, 0, min(acc, 1.0), True)
+                    x, pi_x, q_x = y, pi_y, q_y
+                else:
+                    record_mh(info, 0, acc, False)
+            if x == NEW:
+                k, rr = _birth(live, n_live), 1
+            else:
+                k, rr = x >> 1, x & 1
+            z[i], r[i] = k, rr
+            _add(d, w, k, rr, ndk, nwk, n_k, tab)
+            if ndk[k] == 1:
+                n_nz = _add_topic(k, nz, pos, n_nz)
+            if nwk[k] == 1:
+                _word_insert(w, k, word_ptr, word_topics, word_len)
+            if k != old:
+                changed += 1
+        for j in range(n_nz):
+            pos[nz[j]] = -1
+    info[TOKENS] += doc_ptr[d_end] - doc_ptr[d_start]
+    info[CHANGED] += changed
+    info[blocked_at] += blocked
+    return st
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _pi(x, nwk, ndk, tdk, n_k, t_k, T, L, K_max, V, V_beta, b0, b1, beta, join, open_):
+    """The target's unnormalised mass of outcome x (0 where impossible now)."""
+    if x == 2 * K_max:
+        return b1 * b0 / (b0 + T) / V if L < K_max else 0.0
+    k = x >> 1
+    if t_k[k] == 0:
+        return 0.0
+    return (nwk[k] + beta) / (n_k[k] + V_beta) * _doc(x & 1, ndk[k], tdk[k], t_k[k], T, b0, b1,
+                                                      join, open_)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _q(x, nwk, ndk, tdk, n_k, t_k, T, V_beta, b0, b1, beta, join, open_, at, K_max):
+    """The proposal's unnormalised mass of outcome x: fresh word part + fresh document part +
+    stale dense table."""
+    if x == 2 * K_max:
+        return at.q[K_max]
+    k = x >> 1
+    out = at.q[k] if x & 1 else 0.0
+    if t_k[k] > 0:
+        c = (nwk[k] + (beta if ndk[k] > 0 else 0.0)) / (n_k[k] + V_beta)
+        out += c * _doc(x & 1, ndk[k], tdk[k], t_k[k], T, b0, b1, join, open_)
+    return out
+
+
+# ---------------------------------------------------------------------------------- the joint
+@njit(cache=True, nogil=True)
+def log_joint(doc_ptr, word_ptr, word_tok, counts, tab, prior, st):
+    """log p(W, Z, R) of the formula above; returns (value, Stirling record)."""
+    z, n_k = counts.z, counts.n_k
+    t_k, t_dk = tab.t_k, tab.t_dk
+    b0, b1, beta = prior.b0, prior.b1, prior.beta
+    K = n_k.shape[0]
+    V = word_ptr.shape[0] - 1
+    D = doc_ptr.shape[0] - 1
+    V_beta = V * beta
+    out = 0.0
+    row = np.zeros(K, np.int64)
+    for d in range(D):
+        N_d = doc_ptr[d + 1] - doc_ptr[d]
+        out -= math.lgamma(b1 + N_d) - math.lgamma(b1)
+        for i in range(doc_ptr[d], doc_ptr[d + 1]):
+            row[z[i]] += 1
+        for i in range(doc_ptr[d], doc_ptr[d + 1]):
+            k = z[i]
+            n = row[k]
+            if n > 0:
+                t = t_dk[d, k]
+                st = cover(st, n, t)
+                out += t * math.log(b1) + st.log_s[n, t] + math.lgamma(t + 1.0) \
+                    + math.lgamma(n - t + 1.0) - math.lgamma(n + 1.0)
+                row[k] = 0
+    T = 0
+    for k in range(K):
+        if t_k[k] > 0:
+            out += math.log(b0) + math.lgamma(t_k[k]) + math.lgamma(V_beta) \
+                - math.lgamma(n_k[k] + V_beta)
+            T += t_k[k]
+    out -= math.lgamma(b0 + T) - math.lgamma(b0)
+    lg_beta = math.lgamma(beta)
+    for w in range(V):
+        for j in range(word_ptr[w], word_ptr[w + 1]):
+            row[z[word_tok[j]]] += 1
+        for j in range(word_ptr[w], word_ptr[w + 1]):
+            k = z[word_tok[j]]
+            if row[k] > 0:
+                out += math.lgamma(row[k] + beta) - lg_beta
+                row[k] = 0
+    return out, st

@@ -1,0 +1,438 @@
+"""The Pitman-Yor (PDP) topic model with table indicators: exact Gibbs and AliasPDP
+(Li et al. 2014 sec. 2.2 and 4.2; the conditionals derived in docs/math.md sec. 3).
+
+theta_d ~ Dir(alpha), psi_0 ~ Dir(gamma), psi_t ~ PDP(b, a, psi_0), w ~ psi_z. Each topic is a
+restaurant: m_tw customers (tokens) of word w in topic t sit at s_tw tables; token i carries
+r_i = 1 if it heads one of them (Chen, Du, Buntine 2011). With psi_0 and the psi_t collapsed,
+
+    p(W, Z, R) = prod_d DirMult(n_d. | alpha)
+                 * prod_t (b|a)_{s_t} / (b)_{m_t} prod_w S^{m_tw}_{s_tw,a} s_tw! (m_tw - s_tw)! / m_tw!
+                 * DirMult(S_. | gamma)       (S_w = sum_t s_tw: the root's customers)
+
+and the conditional of one token (d, w), counts without it (eq. 7-8 of the paper, with the
+root's factor over the shared base, S_w / S, where the print has s_tw / s_t):
+
+    r = 0: (alpha_t + n_dt) / (b + m_t) * join[m_tw, s_tw]
+    r = 1: (alpha_t + n_dt) / (b + m_t) * (b + a s_t) * open[m_tw, s_tw] * (gamma + S_w) / (V gamma + S)
+
+(``kernels.stirling``). A token that heads the only table of a (t, w) others still sit at
+cannot leave: every other value of (z_i, r_i) has probability 0 given the rest, so the exact
+Gibbs step keeps it (counted as ``blocked``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from .alias import build_alias, draw_alias
+from .aliaslda import _add_topic, _remove_topic
+from .info import CHANGED, TOKENS, record_mh
+from .rng import uniform
+from .stirling import cover
+
+KINDS = ("alias",)
+
+
+class PitmanYor(NamedTuple):
+    """The prior: ``alpha`` (K,), discount ``a`` in [0, 1), concentration ``b`` > -a, the
+    base's symmetric Dirichlet ``gamma``."""
+
+    alpha: np.ndarray
+    a: float
+    b: float
+    gamma: float
+
+
+class Tables(NamedTuple):
+    """The table state: ``r`` (N,) int8 table indicators, ``s_wk`` (V, K) tables per word and
+    topic, ``s_k`` (K,), ``s_w`` (V,) (the root's customers) and ``s_total`` (1,)."""
+
+    r: np.ndarray
+    s_wk: np.ndarray
+    s_k: np.ndarray
+    s_w: np.ndarray
+    s_total: np.ndarray
+
+
+def allocate_tables(n_tokens: int, V: int, K: int) -> Tables:
+    return Tables(np.zeros(n_tokens, np.int8), np.zeros((V, K), np.int32), np.zeros(K, np.int32),
+                  np.zeros(V, np.int32), np.zeros(1, np.int64))
+
+
+@njit(cache=True, nogil=True)
+def first_heads(words, z, r, K):
+    """A start: the first token of each (word, topic) heads its only table."""
+    V = 0
+    for i in range(words.shape[0]):
+        V = max(V, words[i] + 1)
+    seen = np.zeros((V, K), np.bool_)
+    for i in range(words.shape[0]):
+        w, k = words[i], z[i]
+        r[i] = 0 if seen[w, k] else 1
+        seen[w, k] = True
+
+
+@njit(cache=True, nogil=True)
+def rebuild_tables(words, z, r, s_wk, s_k, s_w, s_total):
+    """Table counts from (z, r)."""
+    s_wk[:] = 0
+    s_k[:] = 0
+    s_w[:] = 0
+    total = 0
+    for i in range(z.shape[0]):
+        if r[i]:
+            s_wk[words[i], z[i]] += 1
+            s_k[z[i]] += 1
+            s_w[words[i]] += 1
+            total += 1
+    s_total[0] = total
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _move(i, w, k, rr, delta, ndk, nwk, n_k, swk, s_k, s_w, s_total):
+    ndk[k] += delta
+    nwk[k] += delta
+    n_k[k] += delta
+    if rr:
+        swk[k] += delta
+        s_k[k] += delta
+        s_w[w] += delta
+        s_total[0] += delta
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _blocked(rr, s, m):
+    """Token heads the only table of a dish others still eat: the exact move keeps it."""
+    return rr == 1 and s == 1 and m > 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _lm(o, m, s, n_k, s_k, a, b, root, join, open_):
+    """The language-model factor of outcome o = 2 t + r (counts without the token)."""
+    t = o >> 1
+    if o & 1:
+        return (b + a * s_k[t]) * open_[m, s] * root / (b + n_k[t])
+    return join[m, s] / (b + n_k[t])
+
+
+@njit(cache=True, nogil=True)
+def gibbs_sweep(tokens, counts, tab, prior, st, rng, d_start, d_end, info, blocked_at, p):
+    """The exact conditional over the 2K outcomes (t, r) of each token of documents
+    ``d_start .. d_end-1``; ``p`` is float64 scratch of length 2K. Returns the Stirling
+    record (grown if the counts needed it)."""
+    words, doc_ptr = tokens.words, tokens.doc_ptr
+    z, n_dk, n_wk, n_k = counts.z, counts.n_dk, counts.n_wk, counts.n_k
+    r, s_wk, s_k, s_w, s_total = tab.r, tab.s_wk, tab.s_k, tab.s_w, tab.s_total
+    alpha, a, b, gamma = prior.alpha, prior.a, prior.b, prior.gamma
+    K = n_k.shape[0]
+    V_gamma = n_wk.shape[0] * gamma
+    join, open_ = st.join, st.open
+    R, C = join.shape
+    # per topic 1 / (b + m_t) and (b + a s_t) / (b + m_t), updated as tokens move
+    inv = np.empty(K)
+    opening = np.empty(K)
+    for k in range(K):
+        _topic_factors(k, n_k, s_k, a, b, inv, opening)
+    changed = 0
+    blocked = 0
+    for d in range(d_start, d_end):
+        ndk = n_dk[d]
+        for i in range(doc_ptr[d], doc_ptr[d + 1]):
+            w = words[i]
+            nwk, swk = n_wk[w], s_wk[w]
+            old, old_r = z[i], r[i]
+            if _blocked(old_r, swk[old], nwk[old]):
+                blocked += 1
+                continue
+            _move(i, w, old, old_r, -1, ndk, nwk, n_k, swk, s_k, s_w, s_total)
+            _topic_factors(old, n_k, s_k, a, b, inv, opening)
+            root = (gamma + s_w[w]) / (V_gamma + s_total[0])   # psi_0 collapsed: S_w / S
+            total = 0.0
+            for k in range(K):
+                m = nwk[k]
+                ak = alpha[k] + ndk[k]
+                if m == 0:   # most topics: no table of w to join, open[0, 0] = 1
+                    p[2 * k] = total
+                    total += ak * opening[k] * root
+                    p[2 * k + 1] = total
+                    continue
+                base = ak * inv[k]
+                s = swk[k]
+                if m >= R or s >= C:
+                    st = cover(st, m, s)
+                    join, open_ = st.join, st.open
+                    R, C = join.shape
+                total += base * join[m, s]                                  # eq. 7, r = 0
+                p[2 * k] = total
+                total += base * (b + a * s_k[k]) * open_[m, s] * root       # eq. 8, r = 1
+                p[2 * k + 1] = total
+            u = uniform(rng) * total
+            lo, hi = 0, 2 * K - 1
+            while lo < hi:
+                mid = (lo + hi) >> 1
+                if p[mid] > u:
+                    hi = mid
+                else:
+                    lo = mid + 1
+            k, rr = lo >> 1, lo & 1
+            z[i], r[i] = k, rr
+            _move(i, w, k, rr, 1, ndk, nwk, n_k, swk, s_k, s_w, s_total)
+            _topic_factors(k, n_k, s_k, a, b, inv, opening)
+            if k != old:
+                changed += 1
+    info[TOKENS] += doc_ptr[d_end] - doc_ptr[d_start]
+    info[CHANGED] += changed
+    info[blocked_at] += blocked
+    return st
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _topic_factors(k, n_k, s_k, a, b, inv, opening):
+    inv[k] = 1.0 / (b + n_k[k])
+    opening[k] = (b + a * s_k[k]) * inv[k]
+
+
+# ---------------------------------------------------------------------------------- AliasPDP
+class WordTables(NamedTuple):
+    """AliasPDP's stale dense part per word over the 2K outcomes: stored ``samples`` (V, 2K)
+    of which the first ``supply`` (V,) were drawn at the last build, stale values ``q`` (V,
+    2K) = alpha_t * (language-model factor when built) and their ``mass`` (V,), samples
+    ``used`` (V,); the sweep ``epoch`` (1,) and each table's ``built`` (V,) epoch. A table is
+    rebuilt before a draw once its supply is used up or, refreshing per sweep, once it is from
+    an earlier sweep. Walker build scratch ``prob``, ``alias``, ``work`` (2K,)."""
+
+    samples: np.ndarray
+    q: np.ndarray
+    mass: np.ndarray
+    used: np.ndarray
+    supply: np.ndarray
+    built: np.ndarray
+    epoch: np.ndarray
+    prob: np.ndarray
+    alias: np.ndarray
+    work: np.ndarray
+
+
+def allocate_word_tables(V: int, K: int) -> WordTables:
+    L = 2 * K
+    return WordTables(np.zeros((V, L), np.int32), np.zeros((V, L)), np.zeros(V),
+                      np.full(V, L, np.int32), np.full(V, L, np.int32), np.zeros(V, np.int64),
+                      np.zeros(1, np.int64), np.zeros(L), np.zeros(L, np.int32),
+                      np.zeros(L, np.int32))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _stale(w, wt):
+    return wt.used[w] >= wt.supply[w] or wt.built[w] < wt.epoch[0]
+
+
+@njit(cache=True, nogil=True)
+def _rebuild_word(w, nwk, swk, n_k, s_k, alpha, a, b, root, st, wt, rng, need):
+    """Word w's stale table from the current counts: its masses and a supply of ``need``
+    draws (at most 2K)."""
+    qw = wt.q[w]
+    m_max, s_max = 0, 0
+    for k in range(nwk.shape[0]):
+        m_max = max(m_max, nwk[k])
+        s_max = max(s_max, swk[k])
+    st = cover(st, m_max, s_max)
+    join, open_ = st.join, st.open
+    for o in range(qw.shape[0]):
+        m, s = nwk[o >> 1], swk[o >> 1]
+        qw[o] = alpha[o >> 1] * _lm(o, m, s, n_k, s_k, a, b, root, join, open_)
+    wt.mass[w] = build_alias(qw, wt.prob, wt.alias, wt.work)
+    sw = wt.samples[w]
+    n = min(max(need, 1), sw.shape[0])
+    for j in range(n):
+        sw[j] = draw_alias(wt.prob, wt.alias, rng)
+    wt.used[w] = 0
+    wt.supply[w] = n
+    wt.built[w] = wt.epoch[0]
+    return st
+
+
+@njit(cache=True, nogil=True)
+def alias_sweep(tokens, counts, tab, prior, st, mh_steps, per_sweep, wt, nz, pos, p_dw, rng,
+                d_start, d_end, info, blocked_at):
+    """AliasPDP (Li et al. 2014 sec. 4.2): the proposal is the exact sparse document part
+    n_dt f(t, r) over the document's k_d topics (2 outcomes each) plus the word's stale dense
+    part alpha_t f~(t, r); ``mh_steps`` independent Metropolis-Hastings steps from the token's
+    current (t, r). A word's table is rebuilt after it served 2K draws (the paper) or, with
+    ``per_sweep``, also when it is from an earlier sweep (then with the draws one sweep can
+    use, ``mh_steps`` per token of the word). ``nz``/``pos`` (int32, K; ``pos`` all -1 on
+    entry) hold the document's topic list, ``p_dw`` (2K) the sparse part's cumulative masses.
+    Returns the Stirling record."""
+    words, doc_ptr, word_ptr = tokens.words, tokens.doc_ptr, tokens.word_ptr
+    z, n_dk, n_wk, n_k = counts.z, counts.n_dk, counts.n_wk, counts.n_k
+    r, s_wk, s_k, s_w, s_total = tab.r, tab.s_wk, tab.s_k, tab.s_w, tab.s_total
+    alpha, a, b, gamma = prior.alpha, prior.a, prior.b, prior.gamma
+    V_gamma = n_wk.shape[0] * gamma
+    L = wt.samples.shape[1]
+    K = n_k.shape[0]
+    inv = np.empty(K)
+    opening = np.empty(K)
+    for k in range(K):
+        _topic_factors(k, n_k, s_k, a, b, inv, opening)
+    changed = 0
+    blocked = 0
+    for d in range(d_start, d_end):
+        ndk = n_dk[d]
+        n_nz = 0
+        for i in range(doc_ptr[d], doc_ptr[d + 1]):
+            if pos[z[i]] < 0:
+                n_nz = _add_topic(z[i], nz, pos, n_nz)
+        for i in range(doc_ptr[d], doc_ptr[d + 1]):
+            w = words[i]
+            nwk, swk = n_wk[w], s_wk[w]
+            old, old_r = z[i], r[i]
+            if _blocked(old_r, swk[old], nwk[old]):
+                blocked += 1
+                continue
+            _move(i, w, old, old_r, -1, ndk, nwk, n_k, swk, s_k, s_w, s_total)
+            _topic_factors(old, n_k, s_k, a, b, inv, opening)
+            if ndk[old] == 0:
+                n_nz = _remove_topic(old, nz, pos, n_nz)
+            root = (gamma + s_w[w]) / (V_gamma + s_total[0])
+            P = 0.0   # the sparse document part, exact
+            join, open_ = st.join, st.open
+            for j in range(n_nz):
+                k = nz[j]
+                m = nwk[k]
+                if m == 0:   # no table of w in topic k: only a new one (open[0, 0] = 1)
+                    p_dw[2 * j] = P
+                    P += ndk[k] * opening[k] * root
+                    p_dw[2 * j + 1] = P
+                    continue
+                s = swk[k]
+                if m >= join.shape[0] or s >= join.shape[1]:
+                    st = cover(st, m, s)
+                    join, open_ = st.join, st.open
+                c = ndk[k] * inv[k]
+                P += c * join[m, s]
+                p_dw[2 * j] = P
+                P += c * (b + a * s_k[k]) * open_[m, s] * root
+                p_dw[2 * j + 1] = P
+            x = 2 * old + old_r
+            q_x = -1.0   # the proposal mass of the current state; recomputed after a rebuild
+            for step in range(mh_steps):
+                if _stale(w, wt):
+                    q_x = -1.0
+                    need = mh_steps * (word_ptr[w + 1] - word_ptr[w]) if per_sweep else L
+                    st = _rebuild_word(w, nwk, swk, n_k, s_k, alpha, a, b, root, st, wt, rng,
+                                       need)
+                if nwk[x >> 1] >= st.join.shape[0] or swk[x >> 1] >= st.join.shape[1]:
+                    st = cover(st, nwk[x >> 1], swk[x >> 1])
+                f_x = _lm(x, nwk[x >> 1], swk[x >> 1], n_k, s_k, a, b, root, st.join, st.open)
+                if q_x < 0.0:
+                    q_x = ndk[x >> 1] * f_x + wt.q[w, x]
+                u = uniform(rng) * (P + wt.mass[w])
+                if u < P:
+                    lo = 0
+                    while p_dw[lo] <= u:
+                        lo += 1
+                    y = 2 * nz[lo >> 1] + (lo & 1)
+                else:
+                    y = wt.samples[w, wt.used[w]]
+                    wt.used[w] += 1
+                if y == x:
+                    record_mh(info, 0, 1.0, True)
+                    continue
+                t = y >> 1
+                if nwk[t] >= st.join.shape[0] or swk[t] >= st.join.shape[1]:
+                    st = cover(st, nwk[t], swk[t])
+                f_y = _lm(y, nwk[t], swk[t], n_k, s_k, a, b, root, st.join, st.open)
+                pi_y = (alpha[t] + ndk[t]) * f_y
+                q_y = ndk[t] * f_y + wt.q[w, y]
+                if pi_y <= 0.0:   # a stale outcome: joining a table that is gone
+                    record_mh(info, 0, 0.0, False)
+                    continue
+                # pi(y) q(x) / (pi(x) q(y)), q = sparse exact + dense stale (eq. 10's ratio)
+                acc = pi_y * q_x / ((alpha[x >> 1] + ndk[x >> 1]) * f_x * q_y)
+                if acc >= 1.0 or uniform(rng) < acc:
+                    record_mh(info, 0, min(acc, 1.0), True)
+                    x = y
+                    q_x = q_y
+                else:
+                    record_mh(info, 0, acc, False)
+            k, rr = x >> 1, x & 1
+            z[i], r[i] = k, rr
+            _move(i, w, k, rr, 1, ndk, nwk, n_k, swk, s_k, s_w, s_total)
+            _topic_factors(k, n_k, s_k, a, b, inv, opening)
+            if ndk[k] == 1:
+                n_nz = _add_topic(k, nz, pos, n_nz)
+            if k != old:
+                changed += 1
+        for j in range(n_nz):
+            pos[nz[j]] = -1
+    info[TOKENS] += doc_ptr[d_end] - doc_ptr[d_start]
+    info[CHANGED] += changed
+    info[blocked_at] += blocked
+    return st
+
+
+# ---------------------------------------------------------------------------------- the joint
+@njit(cache=True, nogil=True)
+def log_pochhammer(b, a, n):
+    """log (b|a)_n = sum_{i<n} log(b + i a)."""
+    if a > 0.0:
+        return n * math.log(a) + math.lgamma(b / a + n) - math.lgamma(b / a)
+    return n * math.log(b)
+
+
+@njit(cache=True, nogil=True)
+def log_joint(doc_ptr, counts, tab, prior, st):
+    """log p(W, Z, R) of the formula above; returns (value, Stirling record)."""
+    z, n_wk, n_k = counts.z, counts.n_wk, counts.n_k
+    s_wk, s_k, s_w = tab.s_wk, tab.s_k, tab.s_w
+    alpha, a, b, gamma = prior.alpha, prior.a, prior.b, prior.gamma
+    V, K = n_wk.shape
+    D = doc_ptr.shape[0] - 1
+    out = 0.0
+    alpha_sum = 0.0
+    for k in range(K):
+        alpha_sum += alpha[k]
+    row = np.zeros(K, np.int64)
+    for d in range(D):
+        out += math.lgamma(alpha_sum) - math.lgamma(doc_ptr[d + 1] - doc_ptr[d] + alpha_sum)
+        for i in range(doc_ptr[d], doc_ptr[d + 1]):
+            row[z[i]] += 1
+        for i in range(doc_ptr[d], doc_ptr[d + 1]):
+            k = z[i]
+            if row[k] > 0:
+                out += math.lgamma(row[k] + alpha[k]) - math.lgamma(alpha[k])
+                row[k] = 0
+    for k in range(K):
+        out += log_pochhammer(b, a, s_k[k]) - (math.lgamma(b + n_k[k]) - math.lgamma(b))
+    S = 0
+    for w in range(V):
+        for k in range(K):
+            m, s = n_wk[w, k], s_wk[w, k]
+            if m > 0:
+                st = cover(st, m, s)
+                out += st.log_s[m, s] + math.lgamma(s + 1.0) + math.lgamma(m - s + 1.0) \
+                    - math.lgamma(m + 1.0)
+        out += math.lgamma(gamma + s_w[w]) - math.lgamma(gamma)
+        S += s_w[w]
+    out += math.lgamma(V * gamma) - math.lgamma(V * gamma + S)
+    return out, st
+
+
+@njit(cache=True, nogil=True)
+def topic_word(counts, tab, prior, phi):
+    """Posterior-mean topics phi[w, t] = (m_tw - a s_tw + (b + a s_t) psi0_w) / (b + m_t),
+    psi0_w = (gamma + S_w) / (V gamma + S) (the PDP's predictive rule)."""
+    n_wk, n_k = counts.n_wk, counts.n_k
+    s_wk, s_k, s_w = tab.s_wk, tab.s_k, tab.s_w
+    a, b, gamma = prior.a, prior.b, prior.gamma
+    V, K = n_wk.shape
+    S = 0
+    for w in range(V):
+        S += s_w[w]
+    for w in range(V):
+        psi0 = (gamma + s_w[w]) / (V * gamma + S)
+        for k in range(K):
+            phi[w, k] = (n_wk[w, k] - a * s_wk[w, k] + (b + a * s_k[k]) * psi0) / (b + n_k[k])

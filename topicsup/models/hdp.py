@@ -1,0 +1,218 @@
+"""HDP-LDA: the number of topics inferred, up to a truncation K (Li et al. 2014 sec. 2.3; Teh
+et al. 2006). Its state adds per-token document-table indicators to z (``kernels.hdp``);
+topics are born into free slots and die when their last token leaves. Samplers: the exact
+Gibbs step over (z, r) and AliasHDP. The conditionals (the paper's eq. 9 corrected) are
+derived in docs/math.md sec. 4.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar, NamedTuple
+
+import numpy as np
+
+from .. import validation as check
+from ..corpus import Corpus
+from ..kernels import hdp, stirling
+from ..kernels.counts import rebuild_counts
+from ..parts import LiveSetting, OwnParts
+from ..samplers import MAX_MH_STEPS
+from .base import register
+from .lda import FOLD_IN_BURN, FOLD_IN_KEEP, State, fold_in_topics
+from .tables import GibbsScratch, TableModel, TableSampler, check_stale_tables
+
+CONCENTRATION_RANGE = (1e-6, 1e6)
+
+
+@dataclass(frozen=True)
+class HDPGibbs(TableSampler):
+    """The exact conditional over the live topics (join a table, open one) and a new topic,
+    O(K_live) per token."""
+
+    name = "gibbs"
+
+    def allocate(self, model: Any, corpus: Any) -> GibbsScratch:
+        return GibbsScratch(np.zeros(2 * model.K + 1))
+
+    def sweep_tables(self, model, state, rng, d_start, d_end, info) -> None:
+        st = hdp.gibbs_sweep(state.tokens, state.counts, state.tables, model.prior,
+                             stirling.shared(0.0), rng, d_start, d_end, info,
+                             self.blocked_at(), state.sampler.p)
+        stirling.keep(st)
+
+
+_DT_NAMES = ("dt_samples", "dt_q", "dt_mass", "dt_used")
+
+
+class AliasHDPArrays(NamedTuple):
+    tables: hdp.HDPTables
+
+
+@dataclass(frozen=True)
+class AliasHDP(TableSampler):
+    """AliasHDP (Li et al. 2014 sec. 4.3): the word factor's sparse part m_tw exact over the
+    word's topics, its dense beta part exact over the document's topics and from one stale
+    alias table elsewhere, corrected by ``mh_steps`` Metropolis-Hastings steps. O(k_w + k_d)
+    per token."""
+
+    name = "alias"
+
+    mh_steps: int = 2
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "mh_steps", check.integer("mh_steps", self.mh_steps, low=1,
+                                                           high=MAX_MH_STEPS))
+
+    def kinds(self, supervised: bool) -> tuple[str, ...]:
+        return hdp.KINDS
+
+    def live_settings(self, model: Any) -> tuple[LiveSetting, ...]:
+        return (LiveSetting("mh_steps", "MH steps", "int", low=1, high=MAX_MH_STEPS),)
+
+    def allocate(self, model: Any, corpus: Any) -> AliasHDPArrays:
+        return AliasHDPArrays(hdp.allocate_alias(corpus.n_tokens, corpus.n_words, model.K))
+
+    def refresh(self, model: Any, own: AliasHDPArrays) -> None:
+        """The word topic lists derive from the counts (``HDPLDA.refresh_state``)."""
+
+    def saved_names(self) -> tuple[str, ...]:
+        return _DT_NAMES
+
+    def saved(self, own: AliasHDPArrays) -> dict[str, np.ndarray]:
+        t = own.tables
+        return dict(zip(_DT_NAMES, (t.samples, t.q, t.mass, t.used)))
+
+    def validate(self, model: Any, own: AliasHDPArrays) -> None:
+        t = own.tables
+        check_stale_tables(t.samples[None, :], t.q[None, :], t.mass, t.used, model.K + 1, "dt")
+
+    def state_bytes(self, model: Any, corpus: Any) -> float:
+        return 4.0 * corpus.n_tokens + 16.0 * model.K
+
+    def sweep_tables(self, model, state, rng, d_start, d_end, info) -> None:
+        st = hdp.alias_sweep(state.tokens, state.counts, state.tables, model.prior,
+                             stirling.shared(0.0), self.mh_steps, state.sampler.tables, rng,
+                             d_start, d_end, info, self.blocked_at())
+        stirling.keep(st)
+
+
+SAMPLERS = OwnParts("sampler", HDPGibbs, AliasHDP)
+
+
+@register
+class HDPLDA(TableModel):
+    """HDP-LDA: theta_0 ~ DP(b0, H), theta_d ~ DP(b1, theta_0), topics ~ Dir(beta) (Li et
+    al. 2014 sec. 2.3), restricted to at most K live topics.
+
+    Parameters
+    ----------
+    K : int
+        The truncation: at most K topics live at once (a new topic is offered only while
+        fewer live); the chain starts with every slot live and the sampler retires topics.
+    b0, b1 : float
+        Root and document concentrations (10 and 10 in the paper).
+    beta : float
+        Topic-word Dirichlet parameter (the paper's gamma, 0.1).
+    sampler : {"gibbs", "alias"}
+        ``"gibbs"``: the exact conditional, O(K_live) per token; ``"alias"``: AliasHDP,
+        O(k_w + k_d), with ``mh_steps``.
+    """
+
+    OWN: ClassVar[dict[str, Any]] = {"b0": 10.0, "b1": 10.0}
+    REMOVED = ("alpha",)
+    restaurant = "document"
+    ROLES = {"sampler": SAMPLERS}
+    DEFAULTS: ClassVar[dict[str, Any]] = {"sampler": "gibbs", "K": 100, "beta": 0.1}
+
+    @classmethod
+    def as_published(cls, K: int = 1024, **params: Any) -> "HDPLDA":
+        """Li et al. 2014 sec. 5.2: b0 = b1 = 10, gamma 0.1, k 1024, AliasHDP with 2 MH
+        steps."""
+        return cls(**{"K": K, "b0": 10.0, "b1": 10.0, "beta": 0.1, "sampler": "alias",
+                      **params})
+
+    def _check_own(self, own: dict[str, Any]) -> dict[str, Any]:
+        own["alpha"] = 0.1   # LDA's check reads it; HDP-LDA has none (``doc_prior``)
+        own = super()._check_own(own)
+        del own["alpha"]
+        for name in ("b0", "b1"):
+            own[name] = check.number(name, own[name], low=CONCENTRATION_RANGE[0],
+                                     high=CONCENTRATION_RANGE[1])
+        return own
+
+    @property
+    def alpha_vector(self) -> np.ndarray:
+        raise AttributeError("HDP-LDA has no alpha: its documents' prior is doc_prior(state)")
+
+    @property
+    def prior(self) -> hdp.HDPPrior:
+        return hdp.HDPPrior(float(self.b0), float(self.b1), float(self.beta))
+
+    # ------------------------------------------------------------------ state
+    def state_bytes(self, corpus: Corpus) -> float:
+        return super().state_bytes(corpus) + 8.0 * corpus.n_docs * self.K \
+            + 1.0 * corpus.n_tokens
+
+    def allocate_state(self, corpus: Corpus) -> State:
+        state = super().allocate_state(corpus)
+        state.tables = hdp.allocate_tables(corpus.n_tokens, corpus.n_docs, self.K)
+        return state
+
+    def restaurant_of(self, corpus: Corpus) -> np.ndarray:
+        return np.repeat(np.arange(corpus.n_docs, dtype=np.int64), corpus.doc_lengths)
+
+    def first_heads(self, corpus: Corpus, state: State) -> None:
+        """Every slot live at the start (z uniform over the K slots): the sampler retires
+        topics."""
+        hdp.first_heads(corpus.doc_ptr, state.counts.z, state.tables.r, self.K)
+
+    def structure(self, state: State) -> tuple[int, int]:
+        return int(state.tables.n_live[0]), int(state.tables.t_total[0])
+
+    def refresh_state(self, state: State, corpus: Corpus) -> None:
+        c, t = state.counts, state.tables
+        rebuild_counts(corpus.words, corpus.doc_ptr, c.z, c.n_dk, c.n_wk, c.n_k)
+        hdp.rebuild_tables(corpus.doc_ptr, c.z, t.r, t.t_dk, t.t_k, t.t_total, t.live,
+                           t.n_live)
+        own = state.sampler
+        if isinstance(own, AliasHDPArrays):
+            hdp.rebuild_word_topics(state.tokens.word_ptr, c.n_wk, own.tables.word_topics,
+                                    own.tables.word_len)
+
+    def log_joint(self, state: State, corpus: Corpus) -> float:
+        """log p(W, Z, R) (docs/math.md sec. 4)."""
+        t = state.tokens
+        lj, st = hdp.log_joint(t.doc_ptr, t.word_ptr, t.word_tok, state.counts, state.tables,
+                               self.prior, stirling.shared(0.0))
+        stirling.keep(st)
+        return float(lj)
+
+    # ------------------------------------------------------------------ estimates
+    def doc_prior(self, state: State) -> np.ndarray:
+        """b1 theta_0 over the K slots, theta_0k = T_k / (T + b0) (0 for a dead slot): the
+        documents' prior weights on the live topics (the new-topic mass b0 / (T + b0) is
+        left out)."""
+        t_k = state.tables.t_k.astype(np.float64)
+        return self.b1 * t_k / (t_k.sum() + self.b0)
+
+    def shown_topics(self, state: State) -> np.ndarray:
+        return state.tables.live[:state.tables.n_live[0]].copy()
+
+    def fold_in(self, state: State, corpus: Corpus, rng: np.ndarray,
+                n_burn: int = FOLD_IN_BURN, n_keep: int = FOLD_IN_KEEP,
+                phi_wk: np.ndarray | None = None) -> np.ndarray:
+        """Held-out topic proportions (D, K) over the live topics with the topics fixed, each
+        document's Dirichlet b1 theta_0 (``doc_prior``); dead slots get 0."""
+        live = self.shown_topics(state)
+        if phi_wk is None:
+            phi_wk = self.topic_word(state).T
+        V = state.counts.n_wk.shape[0]
+        if phi_wk.shape != (V, self.K):
+            raise ValueError(f"phi_wk must have shape (V, K) = ({V}, {self.K}), "
+                             f"got {phi_wk.shape}")
+        out = np.zeros((corpus.n_docs, self.K))
+        phi = np.ascontiguousarray(phi_wk[:, live], dtype=np.float64)
+        out[:, live] = fold_in_topics(phi, self.doc_prior(state)[live], corpus, rng, n_burn,
+                                      n_keep)
+        return out

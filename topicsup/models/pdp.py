@@ -1,0 +1,211 @@
+"""The Pitman-Yor (PDP) topic model: LDA's documents, power-law topics (Li et al. 2014 sec.
+2.2; Buntine & Hutter 2012). Its state adds per-token table indicators to z
+(``kernels.pdp``); its samplers are the exact Gibbs step over (z, r) and AliasPDP. The
+conditionals are derived in docs/math.md sec. 3.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar, NamedTuple
+
+import numpy as np
+
+from .. import validation as check
+from ..corpus import Corpus
+from ..kernels import pdp, stirling
+from ..kernels.counts import rebuild_counts
+from ..parts import LiveSetting, OwnParts
+from ..samplers import MAX_MH_STEPS
+from .base import register
+from .lda import State
+from .tables import GibbsScratch, TableModel, TableSampler, check_stale_tables
+
+DISCOUNT_RANGE = (0.0, 0.99)
+CONCENTRATION_MAX = 1e6
+
+
+@dataclass(frozen=True)
+class PDPGibbs(TableSampler):
+    """The exact conditional over the 2K outcomes (topic, opens a table), O(K) per token."""
+
+    name = "gibbs"
+
+    def allocate(self, model: Any, corpus: Any) -> GibbsScratch:
+        return GibbsScratch(np.zeros(2 * model.K))
+
+    def sweep_tables(self, model, state, rng, d_start, d_end, info) -> None:
+        st = pdp.gibbs_sweep(state.tokens, state.counts, state.tables, model.prior,
+                             stirling.shared(model.discount), rng, d_start, d_end, info,
+                             self.blocked_at(), state.sampler.p)
+        stirling.keep(st)
+
+
+_WT_NAMES = ("wt_samples", "wt_q", "wt_mass", "wt_used", "wt_supply", "wt_built", "wt_epoch")
+REFRESH = ("sweep", "draws")
+
+
+class AliasPDPArrays(NamedTuple):
+    tables: pdp.WordTables
+    nz: np.ndarray
+    pos: np.ndarray
+    p_dw: np.ndarray
+
+
+@dataclass(frozen=True)
+class AliasPDP(TableSampler):
+    """AliasPDP (Li et al. 2014 sec. 4.2): the exact sparse document part and a stale
+    per-word alias table over the 2K outcomes, corrected by ``mh_steps`` Metropolis-Hastings
+    steps (2 in the paper). O(k_d) per token, amortised. A word's table is rebuilt once it
+    has served 2K draws (``refresh="draws"``, the paper: a rare word's table then stays from
+    the random start for dozens of sweeps) or also once per sweep (``"sweep"``, the default:
+    O(K) per word and sweep, benchmarks/results/nonparametric). Like AliasLDA, only
+    approximately invariant once a table holds the token being resampled (measured in
+    tests/kernels/test_pdp.py)."""
+
+    name = "alias"
+
+    mh_steps: int = 2
+    refresh: str = "sweep"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "mh_steps", check.integer("mh_steps", self.mh_steps, low=1,
+                                                           high=MAX_MH_STEPS))
+        check.choice("refresh", self.refresh, REFRESH)
+
+    def kinds(self, supervised: bool) -> tuple[str, ...]:
+        return pdp.KINDS
+
+    def end_sweep(self, model: Any, state: State) -> None:
+        if self.refresh == "sweep":   # every table from an earlier sweep is now stale
+            state.sampler.tables.epoch[0] += 1
+
+    def live_settings(self, model: Any) -> tuple[LiveSetting, ...]:
+        return (LiveSetting("mh_steps", "MH steps", "int", low=1, high=MAX_MH_STEPS),)
+
+    def allocate(self, model: Any, corpus: Any) -> AliasPDPArrays:
+        K = model.K
+        return AliasPDPArrays(pdp.allocate_word_tables(corpus.n_words, K),
+                              np.zeros(K, np.int32), np.full(K, -1, np.int32), np.zeros(2 * K))
+
+    def saved_names(self) -> tuple[str, ...]:
+        return _WT_NAMES
+
+    def saved(self, own: AliasPDPArrays) -> dict[str, np.ndarray]:
+        t = own.tables
+        return dict(zip(_WT_NAMES, (t.samples, t.q, t.mass, t.used, t.supply, t.built,
+                                    t.epoch)))
+
+    def validate(self, model: Any, own: AliasPDPArrays) -> None:
+        t = own.tables
+        check_stale_tables(t.samples, t.q, t.mass, t.used, 2 * model.K, "wt", t.supply)
+        if t.epoch[0] < 0 or t.built.min(initial=0) < 0 or (t.built > t.epoch[0]).any():
+            raise ValueError("state/wt_built and wt_epoch: tables built in sweeps that have "
+                             "not happened")
+
+    def state_bytes(self, model: Any, corpus: Any) -> float:
+        return 24.0 * corpus.n_words * model.K
+
+    def sweep_tables(self, model, state, rng, d_start, d_end, info) -> None:
+        own = state.sampler
+        st = pdp.alias_sweep(state.tokens, state.counts, state.tables, model.prior,
+                             stirling.shared(model.discount), self.mh_steps,
+                             self.refresh == "sweep", own.tables,
+                             own.nz, own.pos, own.p_dw, rng, d_start, d_end, info,
+                             self.blocked_at())
+        stirling.keep(st)
+
+
+SAMPLERS = OwnParts("sampler", PDPGibbs, AliasPDP)
+
+
+@register
+class PDPLDA(TableModel):
+    """The Pitman-Yor topic model: theta_d ~ Dir(alpha), psi_0 ~ Dir(beta), psi_t ~ PDP(b, a,
+    psi_0) (Li et al. 2014 sec. 2.2, the model of Buntine & Hutter and Chen et al.).
+
+    Parameters
+    ----------
+    K : int
+        Number of topics.
+    alpha : float or sequence of float
+        Document-topic Dirichlet parameter.
+    beta : float
+        The base distribution's symmetric Dirichlet parameter (the paper's gamma, 0.1).
+    discount : float
+        The Pitman-Yor discount a in [0, 0.99] (0.1 in the paper; 0 is a Dirichlet process).
+    concentration : float
+        The Pitman-Yor concentration b > -a (10 in the paper).
+    sampler : {"gibbs", "alias"}
+        ``"gibbs"``: the exact conditional over (topic, table indicator), O(K) per token;
+        ``"alias"``: AliasPDP, O(k_d) amortised, with ``mh_steps``.
+    """
+
+    OWN: ClassVar[dict[str, Any]] = {"discount": 0.1, "concentration": 10.0}
+    restaurant = "word"
+    ROLES = {"sampler": SAMPLERS}
+    DEFAULTS: ClassVar[dict[str, Any]] = {"sampler": "gibbs", "alpha": 0.1, "beta": 0.1}
+
+    @classmethod
+    def as_published(cls, K: int = 1024, **params: Any) -> "PDPLDA":
+        """Li et al. 2014 sec. 5.2: alpha 0.1, a 0.1, b 10, gamma 0.1, k 1024, AliasPDP with 2
+        MH steps and its tables rebuilt after serving 2K draws (``refresh="draws"``)."""
+        return cls(**{"K": K, "alpha": 0.1, "beta": 0.1, "discount": 0.1,
+                      "concentration": 10.0, "sampler": "alias", "refresh": "draws", **params})
+
+    def _check_own(self, own: dict[str, Any]) -> dict[str, Any]:
+        own = super()._check_own(own)
+        own["discount"] = a = check.number("discount", own["discount"], low=DISCOUNT_RANGE[0],
+                                           high=DISCOUNT_RANGE[1])
+        own["concentration"] = check.number(
+            "concentration", own["concentration"], low=-a, high=CONCENTRATION_MAX,
+            why="the Pitman-Yor process needs b > -a")
+        if own["concentration"] + a <= 1e-9:
+            raise ValueError(f"concentration must be greater than -discount = {-a}, got "
+                             f"{own['concentration']}")
+        return own
+
+    @property
+    def prior(self) -> pdp.PitmanYor:
+        return pdp.PitmanYor(self.alpha_vector, float(self.discount), float(self.concentration),
+                             float(self.beta))
+
+    # ------------------------------------------------------------------ state
+    def state_bytes(self, corpus: Corpus) -> float:
+        return super().state_bytes(corpus) + 4.0 * (corpus.n_words + corpus.n_docs) * self.K \
+            + 1.0 * corpus.n_tokens
+
+    def allocate_state(self, corpus: Corpus) -> State:
+        state = super().allocate_state(corpus)
+        state.tables = pdp.allocate_tables(corpus.n_tokens, corpus.n_words, self.K)
+        return state
+
+    def restaurant_of(self, corpus: Corpus) -> np.ndarray:
+        return corpus.words
+
+    def first_heads(self, corpus: Corpus, state: State) -> None:
+        pdp.first_heads(corpus.words, state.counts.z, state.tables.r, self.K)
+
+    def structure(self, state: State) -> tuple[int, int]:
+        return int((state.counts.n_k > 0).sum()), int(state.tables.s_total[0])
+
+    def refresh_state(self, state: State, corpus: Corpus) -> None:
+        c, t = state.counts, state.tables
+        rebuild_counts(corpus.words, corpus.doc_ptr, c.z, c.n_dk, c.n_wk, c.n_k)
+        pdp.rebuild_tables(corpus.words, c.z, t.r, t.s_wk, t.s_k, t.s_w, t.s_total)
+
+    def log_joint(self, state: State, corpus: Corpus) -> float:
+        """log p(W, Z, R) with Theta, the topics and the base collapsed (docs/math.md
+        sec. 3)."""
+        lj, st = pdp.log_joint(state.tokens.doc_ptr, state.counts, state.tables, self.prior,
+                               stirling.shared(self.discount))
+        stirling.keep(st)
+        return float(lj)
+
+    def topic_word(self, state: State) -> np.ndarray:
+        """The PDP's predictive topics phi[k, w] = (m_kw - a s_kw + (b + a s_k) psi0_w) /
+        (b + m_k), psi0_w = (beta + S_w) / (V beta + S)."""
+        V = state.counts.n_wk.shape[0]
+        phi = np.empty((V, self.K))
+        pdp.topic_word(state.counts, state.tables, self.prior, phi)
+        return phi.T.copy()
