@@ -105,6 +105,7 @@ def test_presets_are_the_papers_settings():
 @pytest.mark.parametrize("make, err, msg", [
     (lambda: PDPLDA(discount=1.0), ValueError, "discount"),
     (lambda: PDPLDA(discount=0.5, concentration=-0.5), ValueError, "concentration"),
+    (lambda: PDPLDA(discount=0.5, concentration=0.0), ValueError, "concentration"),
     (lambda: PDPLDA(sampler="light"), ValueError, "sampler must be one of"),
     (lambda: PDPLDA(mh_steps=3), ValueError, "mh_steps=3"),
     (lambda: HDPLDA(b0=0.0), ValueError, "b0"),
@@ -144,3 +145,18 @@ def test_a_forged_checkpoint_is_refused_by_name(corpus, tmp_path, name):
                  **bad)
         with pytest.raises(ValueError, match=msg):
             Session.load(tmp_path / "bad.npz")
+
+
+def test_a_state_whose_stirling_numbers_would_not_fit_is_refused(corpus, monkeypatch):
+    """A forged r with a table per token makes s = m everywhere, whose Stirling numbers grow
+    with the square of the largest count: the state is refused by name before any kernel
+    allocates them (here with the memory made small)."""
+    from topicsup import validation
+    m = PDPLDA(K=6)
+    s = Session(m, corpus, seed=0)
+    s.state.tables.r[:] = 1
+    m.refresh_state(s.state, corpus)
+    m.validate_state(s.state, corpus)   # fits in the machine's memory
+    monkeypatch.setattr(validation, "available_memory", lambda: 1e5)
+    with pytest.raises(ValueError, match="Stirling numbers of state/r"):
+        m.validate_state(s.state, corpus)

@@ -341,7 +341,9 @@ def alias_sweep(tokens, counts, tab, prior, st, mh_steps, at, rng, d_start, d_en
     m_tw / (m_t + V beta), exact over the word's k_w topics, and the dense beta / (m_t + V
     beta); the dense part's document factor is exact on the document's k_d topics and, for
     the others (a new document table: b1 T_t / (b0 + T), or a new topic), the same for every
-    document and word, so one stale alias table serves it. Proposal = the sum of the three;
+    document and word, so one stale alias table over every live topic and the new one serves
+    it (the document's topics' new tables so get stale mass as well: the ratio's q counts it).
+    Proposal = the sum of the three;
     ``mh_steps`` independent MH steps from the token's current (t, r), outcomes 2 t + r and
     the new topic 2 K_max. O(k_w + k_d) per token. Returns the Stirling record."""
     words, doc_ptr, word_ptr = tokens.words, tokens.doc_ptr, tokens.word_ptr
@@ -392,6 +394,8 @@ def alias_sweep(tokens, counts, tab, prior, st, mh_steps, at, rng, d_start, d_en
                 p_d[2 * j] = PD
                 PD += c * _doc(1, n, t, t_k[k], T, b0, b1, join, open_)
                 p_d[2 * j + 1] = PD
+            # covers the word's topics too: one in d was covered above, one absent has
+            # (n_dt, t_dt) = (0, 0); the same holds for _pi and _q below
             join, open_ = st.join, st.open
             PW = 0.0
             base = word_ptr[w]

@@ -86,6 +86,9 @@ class AliasHDP(TableSampler):
     def validate(self, model: Any, own: AliasHDPArrays) -> None:
         t = own.tables
         check_stale_tables(t.samples[None, :], t.q[None, :], t.mass, t.used, model.K + 1, "dt")
+        if t.used[0] < t.samples.shape[0] and not t.q[-1] > 0:
+            raise ValueError("state/dt_q: the new topic's stale mass must be positive (a token "
+                             "whose topic dies could not leave it)")
 
     def state_bytes(self, model: Any, corpus: Any) -> float:
         return 4.0 * corpus.n_tokens + 16.0 * model.K

@@ -22,7 +22,7 @@ from .lda import State
 from .tables import GibbsScratch, TableModel, TableSampler, check_stale_tables
 
 DISCOUNT_RANGE = (0.0, 0.99)
-CONCENTRATION_MAX = 1e6
+CONCENTRATION_MIN, CONCENTRATION_MAX = 1e-6, 1e6
 
 
 @dataclass(frozen=True)
@@ -134,8 +134,12 @@ class PDPLDA(TableModel):
         The base distribution's symmetric Dirichlet parameter (the paper's gamma, 0.1).
     discount : float
         The Pitman-Yor discount a in [0, 0.99] (0.1 in the paper; 0 is a Dirichlet process).
+        A large discount opens many tables, and the Stirling numbers' table grows with the
+        largest table count (a checkpoint whose counts would need more memory than there is
+        is refused).
     concentration : float
-        The Pitman-Yor concentration b > -a (10 in the paper).
+        The Pitman-Yor concentration b (10 in the paper): the process allows b > -a, the
+        samplers b > 0.
     sampler : {"gibbs", "alias"}
         ``"gibbs"``: the exact conditional over (topic, table indicator), O(K) per token;
         ``"alias"``: AliasPDP, O(k_d) amortised, with ``mh_steps``.
@@ -155,14 +159,14 @@ class PDPLDA(TableModel):
 
     def _check_own(self, own: dict[str, Any]) -> dict[str, Any]:
         own = super()._check_own(own)
-        own["discount"] = a = check.number("discount", own["discount"], low=DISCOUNT_RANGE[0],
-                                           high=DISCOUNT_RANGE[1])
+        own["discount"] = check.number("discount", own["discount"], low=DISCOUNT_RANGE[0],
+                                       high=DISCOUNT_RANGE[1])
+        # the Pitman-Yor process allows b > -a; b <= 0 makes an empty topic's factors 0 / 0
+        # in the kernels' arithmetic, so it is refused rather than special-cased
         own["concentration"] = check.number(
-            "concentration", own["concentration"], low=-a, high=CONCENTRATION_MAX,
-            why="the Pitman-Yor process needs b > -a")
-        if own["concentration"] + a <= 1e-9:
-            raise ValueError(f"concentration must be greater than -discount = {-a}, got "
-                             f"{own['concentration']}")
+            "concentration", own["concentration"], low=CONCENTRATION_MIN,
+            high=CONCENTRATION_MAX, why="b in (-a, 0] is a Pitman-Yor process the samplers do "
+                                        "not support")
         return own
 
     @property

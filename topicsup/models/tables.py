@@ -8,6 +8,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .. import validation as check
 from ..corpus import Corpus
 from ..kernels import info as info_layout
 from ..kernels.counts import init_assignments
@@ -69,7 +70,8 @@ def check_stale_tables(samples: np.ndarray, q: np.ndarray, mass: np.ndarray, use
             raise ValueError(f"state/{name} must hold finite non-negative numbers")
     live = used < supply
     q2 = q.reshape(len(used), -1)[live]
-    if not ((mass[live] > 0).all() and np.allclose(mass[live], q2.sum(axis=1), rtol=1e-9)):
+    if not ((mass[live] > 0).all()
+            and np.allclose(mass[live], q2.sum(axis=1), rtol=1e-9, atol=0.0)):
         raise ValueError(f"state/{prefix}_q and {prefix}_mass: a table in use must hold "
                          f"values summing to its positive mass")
     drawn = samples.reshape(len(used), -1)[live]
@@ -140,6 +142,12 @@ class TableModel(LDA):
         if ((n > 0) & (t == 0)).any():
             raise ValueError(f"state/r: a ({self.restaurant}, topic) with tokens has no table "
                              f"(no token heads one)")
+        # the Stirling numbers this state needs (the kernels grow the table by doubling):
+        # a forged r with a table per token could ask for gigabytes
+        rows = 1 << int(n.max(initial=0) + 1).bit_length()
+        cols = 1 << int(t.max(initial=0) + 1).bit_length()
+        check.allocation("the Stirling numbers of state/r's table counts",
+                         24.0 * (rows + 1) * (cols + 1))
 
     def sweep_block(self, state: State, corpus: Corpus, rng: np.ndarray, d_start: int,
                     d_end: int, info: np.ndarray, backend: Any = None) -> None:
