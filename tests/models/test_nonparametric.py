@@ -100,6 +100,9 @@ def test_presets_are_the_papers_settings():
     assert (p.K, p.alpha, p.beta, p.discount, p.concentration, p.sampler, p.mh_steps,
             p.refresh) == (1024, 0.1, 0.1, 0.1, 10.0, "alias", 2, "draws")
     assert (h.K, h.b0, h.b1, h.beta, h.sampler, h.mh_steps) == (1024, 10.0, 10.0, 0.1, "alias", 2)
+    # the exact samplers with the paper's hyper-parameters (the benchmark's baselines)
+    assert PDPLDA.as_published(64, sampler="gibbs").concentration == 10.0
+    assert HDPLDA.as_published(64, sampler="gibbs").b1 == 10.0
 
 
 @pytest.mark.parametrize("make, err, msg", [

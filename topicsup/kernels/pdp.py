@@ -111,12 +111,13 @@ def _blocked(rr, s, m):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _lm(o, m, s, n_k, s_k, a, b, root, join, open_):
-    """The language-model factor of outcome o = 2 t + r (counts without the token)."""
+def _lm(o, m, s, inv, opening, root, join, open_):
+    """The language-model factor of outcome o = 2 t + r (counts without the token; ``inv``,
+    ``opening``: the per-topic factors of ``_topic_factors``)."""
     t = o >> 1
     if o & 1:
-        return (b + a * s_k[t]) * open_[m, s] * root / (b + n_k[t])
-    return join[m, s] / (b + n_k[t])
+        return opening[t] * open_[m, s] * root
+    return join[m, s] * inv[t]
 
 
 @njit(cache=True, nogil=True)
@@ -231,19 +232,25 @@ def _stale(w, wt):
 
 
 @njit(cache=True, nogil=True)
-def _rebuild_word(w, nwk, swk, n_k, s_k, alpha, a, b, root, st, wt, rng, need):
-    """Word w's stale table from the current counts: its masses and a supply of ``need``
-    draws (at most 2K)."""
+def _rebuild_word(w, nwk, swk, s_k, alpha, a, b, inv, opening, root, st, wt, rng, need):
+    """Word w's stale table from the current counts: its masses alpha_t f(t, r) (``inv``,
+    ``opening``: the per-topic factors of ``_topic_factors``) and a supply of ``need`` draws
+    (at most 2K)."""
     qw = wt.q[w]
-    m_max, s_max = 0, 0
-    for k in range(nwk.shape[0]):
-        m_max = max(m_max, nwk[k])
-        s_max = max(s_max, swk[k])
-    st = cover(st, m_max, s_max)
     join, open_ = st.join, st.open
-    for o in range(qw.shape[0]):
-        m, s = nwk[o >> 1], swk[o >> 1]
-        qw[o] = alpha[o >> 1] * _lm(o, m, s, n_k, s_k, a, b, root, join, open_)
+    for k in range(nwk.shape[0]):
+        m = nwk[k]
+        if m == 0:   # no table of w in topic k: only a new one
+            qw[2 * k] = 0.0
+            qw[2 * k + 1] = alpha[k] * opening[k] * root
+            continue
+        s = swk[k]
+        if m >= join.shape[0] or s >= join.shape[1]:
+            st = cover(st, m, s)
+            join, open_ = st.join, st.open
+        c = alpha[k] * inv[k]
+        qw[2 * k] = c * join[m, s]
+        qw[2 * k + 1] = c * (b + a * s_k[k]) * open_[m, s] * root
     wt.mass[w] = build_alias(qw, wt.prob, wt.alias, wt.work)
     sw = wt.samples[w]
     n = min(max(need, 1), sw.shape[0])
@@ -322,18 +329,22 @@ def alias_sweep(tokens, counts, tab, prior, st, mh_steps, per_sweep, wt, nz, pos
                 if _stale(w, wt):
                     q_x = -1.0
                     need = mh_steps * (word_ptr[w + 1] - word_ptr[w]) if per_sweep else L
-                    st = _rebuild_word(w, nwk, swk, n_k, s_k, alpha, a, b, root, st, wt, rng,
-                                       need)
+                    st = _rebuild_word(w, nwk, swk, s_k, alpha, a, b, inv, opening, root, st,
+                                       wt, rng, need)
                 if nwk[x >> 1] >= st.join.shape[0] or swk[x >> 1] >= st.join.shape[1]:
                     st = cover(st, nwk[x >> 1], swk[x >> 1])
-                f_x = _lm(x, nwk[x >> 1], swk[x >> 1], n_k, s_k, a, b, root, st.join, st.open)
+                f_x = _lm(x, nwk[x >> 1], swk[x >> 1], inv, opening, root, st.join, st.open)
                 if q_x < 0.0:
                     q_x = ndk[x >> 1] * f_x + wt.q[w, x]
                 u = uniform(rng) * (P + wt.mass[w])
-                if u < P:
-                    lo = 0
-                    while p_dw[lo] <= u:
-                        lo += 1
+                if u < P:   # the first cumulative mass above u, by bisection
+                    lo, hi = 0, 2 * n_nz - 1
+                    while lo < hi:
+                        mid = (lo + hi) >> 1
+                        if p_dw[mid] > u:
+                            hi = mid
+                        else:
+                            lo = mid + 1
                     y = 2 * nz[lo >> 1] + (lo & 1)
                 else:
                     y = wt.samples[w, wt.used[w]]
@@ -344,7 +355,7 @@ def alias_sweep(tokens, counts, tab, prior, st, mh_steps, per_sweep, wt, nz, pos
                 t = y >> 1
                 if nwk[t] >= st.join.shape[0] or swk[t] >= st.join.shape[1]:
                     st = cover(st, nwk[t], swk[t])
-                f_y = _lm(y, nwk[t], swk[t], n_k, s_k, a, b, root, st.join, st.open)
+                f_y = _lm(y, nwk[t], swk[t], inv, opening, root, st.join, st.open)
                 pi_y = (alpha[t] + ndk[t]) * f_y
                 q_y = ndk[t] * f_y + wt.q[w, y]
                 if pi_y <= 0.0:   # a stale outcome: joining a table that is gone

@@ -154,8 +154,11 @@ class PDPLDA(TableModel):
     def as_published(cls, K: int = 1024, **params: Any) -> "PDPLDA":
         """Li et al. 2014 sec. 5.2: alpha 0.1, a 0.1, b 10, gamma 0.1, k 1024, AliasPDP with 2
         MH steps and its tables rebuilt after serving 2K draws (``refresh="draws"``)."""
-        return cls(**{"K": K, "alpha": 0.1, "beta": 0.1, "discount": 0.1,
-                      "concentration": 10.0, "sampler": "alias", "refresh": "draws", **params})
+        p = {"K": K, "alpha": 0.1, "beta": 0.1, "discount": 0.1, "concentration": 10.0,
+             "sampler": "alias", **params}
+        if p["sampler"] == "alias":   # the exact sampler has no tables to refresh
+            p.setdefault("refresh", "draws")
+        return cls(**p)
 
     def _check_own(self, own: dict[str, Any]) -> dict[str, Any]:
         own = super()._check_own(own)
