@@ -46,12 +46,12 @@ def test_gibbs_leaves_exact_posterior_invariant(case):
 
 
 def test_gibbs_converges_from_a_random_start():
-    """From uniform random starts, 30 sweeps reach the target (mixing, not just invariance)."""
+    """From uniform random starts, 20 sweeps reach the target (mixing, not just invariance)."""
     docs, K, alpha, beta = CASES["K2"]
     corpus, p = _target(docs, K, alpha, beta)
     uniform_start = np.full_like(p, 1.0 / len(p))
     idx = sample_final_states(LDA(K=K, alpha=alpha, beta=beta), corpus, uniform_start,
-                              n_chains=N_CHAINS, n_sweeps=30, seed=12)
+                              n_chains=N_CHAINS, n_sweeps=20, seed=12)
     assert_matches_target(idx, p)
 
 

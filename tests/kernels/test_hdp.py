@@ -21,7 +21,7 @@ from topicsup.testing.exact import assert_matches_target, goodness_of_fit, tiny_
 
 DOCS = [[0, 1, 0], [1, 1]]
 PARAMS = dict(b0=1.5, b1=0.7, beta=0.4)
-N_CHAINS = 20_000
+N_CHAINS = 12_000
 N_MUTANT = 2_000
 
 
