@@ -67,9 +67,12 @@ def test_exact_gibbs_leaves_the_posterior_invariant(problem):
                           T.target(problem[4]))
 
 
-def test_alias_hdp_with_a_frozen_table_is_exact(problem):
+@pytest.mark.parametrize("mh_steps", [1, 2])
+def test_alias_hdp_with_a_frozen_table_is_exact(problem, mh_steps):
+    """One stale table fixed and unrelated to the chain, the word and document parts
+    fresh: only a wrong ratio or proposal mass could fail (one MH step, and two)."""
     K = problem[0]
-    m = HDPLDA(K=K, **PARAMS, sampler="alias", mh_steps=1)
+    m = HDPLDA(K=K, **PARAMS, sampler="alias", mh_steps=mh_steps)
     assert_matches_target(_final(m, problem, N_CHAINS // 2, prepare=T.frozen_tables()),
                           T.target(problem[4]))
 
@@ -96,8 +99,11 @@ def test_mutants_of_the_conditional_fail(truncated, mutation):
         assert gof.pvalue < 1e-6, gof
 
 
-@pytest.mark.parametrize("wrong", [dict(b1=1.0), dict(b0=2.2)])
-def test_the_kernel_with_a_wrong_parameter_fails(truncated, wrong):
-    m = T.Perturbed(HDPLDA(K=3, **PARAMS), **wrong)
-    gof = goodness_of_fit(_final(m, truncated, N_MUTANT), T.target(truncated[4]))
+@pytest.mark.parametrize("sampler", ["gibbs", "alias"])
+@pytest.mark.parametrize("wrong", [dict(b1=1.0), dict(b0=3.0)])
+def test_the_kernel_with_a_wrong_parameter_fails(truncated, wrong, sampler):
+    """Teeth for both kernels (the alias one with the frozen table it passes with)."""
+    kw = dict(prepare=T.frozen_tables()) if sampler == "alias" else {}
+    m = T.Perturbed(HDPLDA(K=3, **PARAMS, sampler=sampler), **wrong)
+    gof = goodness_of_fit(_final(m, truncated, N_MUTANT, **kw), T.target(truncated[4]))
     assert gof.pvalue < 1e-6, gof

@@ -60,12 +60,12 @@ def test_exact_gibbs_leaves_the_posterior_invariant(problem):
     assert_matches_target(_final(PDPLDA(**PARAMS), problem, N_CHAINS), T.target(problem[3]))
 
 
-def test_alias_pdp_with_frozen_tables_is_exact(problem):
+@pytest.mark.parametrize("mh_steps", [1, 2])
+def test_alias_pdp_with_frozen_tables_is_exact(problem, mh_steps):
     """Tables fixed and unrelated to the chain: every proposal is independent of the state,
-    so only a wrong ratio or a wrong proposal mass could fail (two MH steps: the second
-    starts from the first's outcome and its proposal mass; one step alone passes too, p =
-    0.85 with 20,000 chains)."""
-    m = PDPLDA(**PARAMS, sampler="alias", mh_steps=2)
+    so only a wrong ratio or a wrong proposal mass could fail (one MH step alone, and two: the
+    second starts from the first's outcome and its proposal mass)."""
+    m = PDPLDA(**PARAMS, sampler="alias", mh_steps=mh_steps)
     assert_matches_target(_final(m, problem, N_CHAINS // 2, prepare=T.frozen_tables()),
                           T.target(problem[3]))
 
@@ -91,10 +91,14 @@ def test_mutants_of_the_conditional_fail(problem, mutation):
         assert gof.pvalue < 1e-6, gof
 
 
+@pytest.mark.parametrize("sampler", ["gibbs", "alias"])
 @pytest.mark.parametrize("wrong", [dict(concentration=1.6), dict(discount=0.45)])
-def test_the_kernel_with_a_wrong_parameter_fails(problem, wrong):
-    gof = goodness_of_fit(_final(T.Perturbed(PDPLDA(**PARAMS), **wrong), problem, N_MUTANT),
-                          T.target(problem[3]))
+def test_the_kernel_with_a_wrong_parameter_fails(problem, wrong, sampler):
+    """Teeth for both kernels: run with a wrong b or a (the alias one with the frozen tables
+    it passes with), each fails."""
+    kw = dict(prepare=T.frozen_tables()) if sampler == "alias" else {}
+    m = T.Perturbed(PDPLDA(**PARAMS, sampler=sampler), **wrong)
+    gof = goodness_of_fit(_final(m, problem, N_MUTANT, **kw), T.target(problem[3]))
     assert gof.pvalue < 1e-6, gof
 
 

@@ -21,7 +21,6 @@ def lda_log_joint(doc_ptr, z, word_ptr, word_tok, n_k, alpha, beta):
     K = n_k.shape[0]
     row = np.zeros(K, np.int64)  # counts of one word or document; own scratch, so thread-safe
     V = word_ptr.shape[0] - 1
-    D = doc_ptr.shape[0] - 1
     V_beta = V * beta
     lg_beta = math.lgamma(beta)
     topic_part = K * math.lgamma(V_beta)
@@ -36,9 +35,18 @@ def lda_log_joint(doc_ptr, z, word_ptr, word_tok, n_k, alpha, beta):
                 topic_part += math.lgamma(row[k] + beta) - lg_beta
                 row[k] = 0
 
+    return topic_part + lda_doc_part(doc_ptr, z, alpha, row)
+
+
+@njit(cache=True, nogil=True)
+def lda_doc_part(doc_ptr, z, alpha, row):
+    """The documents' Dirichlet-multinomial part of the collapsed joint, sum_d [log Gamma(sum
+    alpha) - log Gamma(N_d + sum alpha) + sum_k log Gamma(n_dk + alpha_k) / Gamma(alpha_k)];
+    ``row`` is zeroed int64 scratch of length K (left zeroed)."""
     alpha_sum = 0.0
-    for k in range(K):
+    for k in range(alpha.shape[0]):
         alpha_sum += alpha[k]
+    D = doc_ptr.shape[0] - 1
     doc_part = D * math.lgamma(alpha_sum)
     for d in range(D):
         doc_part -= math.lgamma(doc_ptr[d + 1] - doc_ptr[d] + alpha_sum)
@@ -49,4 +57,4 @@ def lda_log_joint(doc_ptr, z, word_ptr, word_tok, n_k, alpha, beta):
             if row[k] > 0:
                 doc_part += math.lgamma(row[k] + alpha[k]) - math.lgamma(alpha[k])
                 row[k] = 0
-    return topic_part + doc_part
+    return doc_part

@@ -31,6 +31,7 @@ from numba import njit
 from .alias import build_alias, draw_alias
 from .aliaslda import _add_topic, _remove_topic
 from .info import CHANGED, TOKENS, record_mh
+from .loglik import lda_doc_part
 from .rng import uniform
 from .stirling import cover
 
@@ -395,37 +396,31 @@ def log_pochhammer(b, a, n):
 
 
 @njit(cache=True, nogil=True)
-def log_joint(doc_ptr, counts, tab, prior, st):
-    """log p(W, Z, R) of the formula above; returns (value, Stirling record)."""
-    z, n_wk, n_k = counts.z, counts.n_wk, counts.n_k
+def log_joint(doc_ptr, word_ptr, word_tok, counts, tab, prior, st):
+    """log p(W, Z, R) of the formula above, O(#tokens): the documents' part is LDA's
+    (``loglik.lda_doc_part``), the restaurants' terms visit each word's topics with tokens
+    once. Returns (value, Stirling record)."""
+    z, n_k = counts.z, counts.n_k
     s_wk, s_k, s_w = tab.s_wk, tab.s_k, tab.s_w
     alpha, a, b, gamma = prior.alpha, prior.a, prior.b, prior.gamma
-    V, K = n_wk.shape
-    D = doc_ptr.shape[0] - 1
-    out = 0.0
-    alpha_sum = 0.0
-    for k in range(K):
-        alpha_sum += alpha[k]
+    V, K = s_wk.shape
     row = np.zeros(K, np.int64)
-    for d in range(D):
-        out += math.lgamma(alpha_sum) - math.lgamma(doc_ptr[d + 1] - doc_ptr[d] + alpha_sum)
-        for i in range(doc_ptr[d], doc_ptr[d + 1]):
-            row[z[i]] += 1
-        for i in range(doc_ptr[d], doc_ptr[d + 1]):
-            k = z[i]
-            if row[k] > 0:
-                out += math.lgamma(row[k] + alpha[k]) - math.lgamma(alpha[k])
-                row[k] = 0
+    out = lda_doc_part(doc_ptr, z, alpha, row)
     for k in range(K):
         out += log_pochhammer(b, a, s_k[k]) - (math.lgamma(b + n_k[k]) - math.lgamma(b))
     S = 0
     for w in range(V):
-        for k in range(K):
-            m, s = n_wk[w, k], s_wk[w, k]
-            if m > 0:
+        for j in range(word_ptr[w], word_ptr[w + 1]):
+            row[z[word_tok[j]]] += 1
+        for j in range(word_ptr[w], word_ptr[w + 1]):
+            k = z[word_tok[j]]
+            m = row[k]
+            if m > 0:   # each topic of the word once, then cleared
+                s = s_wk[w, k]
                 st = cover(st, m, s)
                 out += st.log_s[m, s] + math.lgamma(s + 1.0) + math.lgamma(m - s + 1.0) \
                     - math.lgamma(m + 1.0)
+                row[k] = 0
         out += math.lgamma(gamma + s_w[w]) - math.lgamma(gamma)
         S += s_w[w]
     out += math.lgamma(V * gamma) - math.lgamma(V * gamma + S)

@@ -204,8 +204,9 @@ class PDPLDA(TableModel):
     def log_joint(self, state: State, corpus: Corpus) -> float:
         """log p(W, Z, R) with Theta, the topics and the base collapsed (docs/math.md
         sec. 3)."""
-        lj, st = pdp.log_joint(state.tokens.doc_ptr, state.counts, state.tables, self.prior,
-                               stirling.shared(self.discount))
+        t = state.tokens
+        lj, st = pdp.log_joint(t.doc_ptr, t.word_ptr, t.word_tok, state.counts, state.tables,
+                               self.prior, stirling.shared(self.discount))
         stirling.keep(st)
         return float(lj)
 
