@@ -8,6 +8,16 @@ from pathlib import Path
 
 import pytest
 
+# The suite runs on two pytest-xdist workers, one per core (pyproject's addopts). Numba's
+# OpenMP threads spin between parallel loops, so two workers each running its parallel kernels
+# on two threads fight for the cores (tests of many small parallel sweeps ran 5x slower).
+# Each worker's kernels therefore run on one thread: chains do not depend on the thread count
+# (by design), and the tests of exactly that run fresh processes with NUMBA_NUM_THREADS set
+# (tests/kernels/test_partially_collapsed.py, tests/test_session.py). Set before any test
+# module imports numba, which reads it once.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ["NUMBA_NUM_THREADS"] = "1"
+
 ROOT = Path(__file__).resolve().parents[1]
 NEWS_ARCHIVE = ROOT.parent / "shared" / "data" / "20news-bydate.tar.gz"
 
