@@ -21,7 +21,9 @@ b1 = 10, gamma (beta) = 0.1; the alias samplers with 2 MH steps:
 * ``pdp`` / ``alias_pdp``: ``PDPLDA(sampler="gibbs" | "alias")``, the alias tables also
   rebuilt once per sweep (the default); ``alias_pdp_paper``: rebuilt only after serving 2K
   draws (``refresh="draws"``, the paper);
-* ``hdp`` / ``alias_hdp``: ``HDPLDA(sampler="gibbs" | "alias")``;
+* ``hdp`` / ``alias_hdp``: ``HDPLDA(sampler="gibbs" | "alias")``, the alias tables also
+  rebuilt once per sweep (the default); ``alias_hdp_paper``: rebuilt only after serving K + 1
+  draws;
 * ``tomotopy_hdp``: ``tomotopy.HDPModel`` (alpha = b1, gamma = b0, eta = 0.1, initial_k =
   1024, hyper-parameter optimisation off: optim_interval = 0), one worker; its perplexity
   from ``convert_to_lda`` (its live topics and their document-level weights) through the
@@ -56,7 +58,8 @@ from topicsup import HDPLDA, PDPLDA, Session  # noqa: E402
 from topicsup.kernels.rng import seed_state  # noqa: E402
 from topicsup.models.lda import document_completion, fold_in_topics  # noqa: E402
 
-SAMPLERS = ("pdp", "alias_pdp", "alias_pdp_paper", "hdp", "alias_hdp", "tomotopy_hdp")
+SAMPLERS = ("pdp", "alias_pdp", "alias_pdp_paper", "hdp", "alias_hdp", "alias_hdp_paper",
+            "tomotopy_hdp")
 N_TEST = 1000
 FOLD_IN = (20, 20)
 
@@ -66,7 +69,8 @@ def models(K: int) -> dict[str, object]:
             "alias_pdp": PDPLDA.as_published(K, refresh="sweep"),
             "alias_pdp_paper": PDPLDA.as_published(K),
             "hdp": HDPLDA.as_published(K, sampler="gibbs"),
-            "alias_hdp": HDPLDA.as_published(K)}
+            "alias_hdp": HDPLDA.as_published(K, refresh="sweep"),
+            "alias_hdp_paper": HDPLDA.as_published(K)}
 
 
 def eval_points(n: int) -> list[int]:
@@ -160,7 +164,8 @@ def write_readme(out: Path, df: pd.DataFrame, command: str, K: int, n_iter: int)
                      + ("" if np.isnan(r.acceptance) else f"{r.acceptance:.3f}") + " |")
     lines += ["", "Time reduction per iteration (1 - alias / exact; over the whole run and over "
               "the last 5 iterations; the paper: 60-80% for the PDP, 80-95% for the HDP):", ""]
-    for exact, alias in (("pdp", "alias_pdp"), ("pdp", "alias_pdp_paper"), ("hdp", "alias_hdp")):
+    for exact, alias in (("pdp", "alias_pdp"), ("pdp", "alias_pdp_paper"), ("hdp", "alias_hdp"),
+                         ("hdp", "alias_hdp_paper")):
         if exact in last.index and alias in last.index:
             red = 1 - last.loc[alias].seconds_per_iteration / last.loc[exact].seconds_per_iteration
             red5 = 1 - last.loc[alias].steady / last.loc[exact].steady

@@ -99,7 +99,8 @@ def test_presets_are_the_papers_settings():
     p, h = PDPLDA.as_published(), HDPLDA.as_published()
     assert (p.K, p.alpha, p.beta, p.discount, p.concentration, p.sampler, p.mh_steps,
             p.refresh) == (1024, 0.1, 0.1, 0.1, 10.0, "alias", 2, "draws")
-    assert (h.K, h.b0, h.b1, h.beta, h.sampler, h.mh_steps) == (1024, 10.0, 10.0, 0.1, "alias", 2)
+    assert (h.K, h.b0, h.b1, h.beta, h.sampler, h.mh_steps, h.refresh) == (
+        1024, 10.0, 10.0, 0.1, "alias", 2, "draws")
     # the exact samplers with the paper's hyper-parameters (the benchmark's baselines)
     assert PDPLDA.as_published(64, sampler="gibbs").concentration == 10.0
     assert HDPLDA.as_published(64, sampler="gibbs").b1 == 10.0
@@ -120,27 +121,35 @@ def test_bad_parameters_are_named(make, err, msg):
         make()
 
 
-@pytest.mark.parametrize("name", ["pdp-alias", "hdp-gibbs"])
+@pytest.mark.parametrize("name", ["pdp-alias", "hdp-gibbs", "hdp-alias"])
 def test_a_forged_checkpoint_is_refused_by_name(corpus, tmp_path, name):
     """Indicators other than 0/1, or a dish with customers and no table, are refused naming
-    state/r; forged alias tables naming them."""
+    state/r; forged alias tables naming them (AliasHDP's: a table in use whose new topic has
+    no mass, whose samples and mass are otherwise consistent)."""
     s = Session(MODELS[name], corpus, seed=0)
     s.run(1)
     path = s.save(tmp_path / "ok.npz")
     data = dict(np.load(path, allow_pickle=False))
-    forged = []
+    forged = []   # (the arrays changed, the message)
     r = data["state/r"].copy()
     r[0] = 2
-    forged.append(("state/r", r, "table indicators"))
-    r = np.zeros_like(data["state/r"])
-    forged.append(("state/r", r, "has no table"))
+    forged.append(({"state/r": r}, "table indicators"))
+    forged.append(({"state/r": np.zeros_like(data["state/r"])}, "has no table"))
     if name == "pdp-alias":
         q = data["state/wt_q"].copy()
         q[0, 0] = -1.0
-        forged.append(("state/wt_q", q, "wt_q"))
-    for key, value, msg in forged:
-        bad = dict(data)
-        bad[key] = value
+        forged.append(({"state/wt_q": q}, "wt_q"))
+    if name == "hdp-alias":
+        q, mass = data["state/wt_q"].copy(), data["state/wt_mass"].copy()
+        supply, used, samples = (data[f"state/wt_{n}"] for n in ("supply", "used", "samples"))
+        new = q.shape[1] - 1
+        w = next(w for w in range(len(q)) if used[w] < supply[w]
+                 and (samples[w, :supply[w]] != new).all())
+        mass[w] -= q[w, new]
+        q[w, new] = 0.0
+        forged.append(({"state/wt_q": q, "state/wt_mass": mass}, "new topic's stale mass"))
+    for changes, msg in forged:
+        bad = {**data, **changes}
         # a forger recomputes the checksum
         meta = json.loads(bad.pop("meta").tobytes())
         meta["checksum"] = {"algorithm": "sha256", "digest": checksum(bad)}

@@ -28,12 +28,13 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .alias import build_alias, draw_alias
 from .aliaslda import _add_topic, _remove_topic
 from .info import CHANGED, TOKENS, record_mh
 from .loglik import lda_doc_part
 from .rng import uniform
+from .prefetch import prefetch
 from .stirling import cover
+from .word_tables import draw_supply, stale
 
 KINDS = ("alias",)
 
@@ -199,46 +200,14 @@ def _topic_factors(k, n_k, s_k, a, b, inv, opening):
 
 
 # ---------------------------------------------------------------------------------- AliasPDP
-class WordTables(NamedTuple):
-    """AliasPDP's stale dense part per word over the 2K outcomes: stored ``samples`` (V, 2K)
-    of which the first ``supply`` (V,) were drawn at the last build, stale values ``q`` (V,
-    2K) = alpha_t * (language-model factor when built) and their ``mass`` (V,), samples
-    ``used`` (V,); the sweep ``epoch`` (1,) and each table's ``built`` (V,) epoch. A table is
-    rebuilt before a draw once its supply is used up or, refreshing per sweep, once it is from
-    an earlier sweep. Walker build scratch ``prob``, ``alias``, ``work`` (2K,)."""
-
-    samples: np.ndarray
-    q: np.ndarray
-    mass: np.ndarray
-    used: np.ndarray
-    supply: np.ndarray
-    built: np.ndarray
-    epoch: np.ndarray
-    prob: np.ndarray
-    alias: np.ndarray
-    work: np.ndarray
-
-
-def allocate_word_tables(V: int, K: int) -> WordTables:
-    L = 2 * K
-    return WordTables(np.zeros((V, L), np.int32), np.zeros((V, L)), np.zeros(V),
-                      np.full(V, L, np.int32), np.full(V, L, np.int32), np.zeros(V, np.int64),
-                      np.zeros(1, np.int64), np.zeros(L), np.zeros(L, np.int32),
-                      np.zeros(L, np.int32))
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _stale(w, wt):
-    return wt.used[w] >= wt.supply[w] or wt.built[w] < wt.epoch[0]
-
-
 @njit(cache=True, nogil=True)
 def _rebuild_word(w, nwk, swk, s_k, alpha, a, b, inv, opening, root, st, wt, rng, need):
     """Word w's stale table from the current counts: its masses alpha_t f(t, r) (``inv``,
     ``opening``: the per-topic factors of ``_topic_factors``) and a supply of ``need`` draws
-    (at most 2K)."""
+    (at most 2K; ``word_tables.Supplied``)."""
     qw = wt.q[w]
     join, open_ = st.join, st.open
+    R, C = join.shape
     for k in range(nwk.shape[0]):
         m = nwk[k]
         if m == 0:   # no table of w in topic k: only a new one
@@ -246,20 +215,14 @@ def _rebuild_word(w, nwk, swk, s_k, alpha, a, b, inv, opening, root, st, wt, rng
             qw[2 * k + 1] = alpha[k] * opening[k] * root
             continue
         s = swk[k]
-        if m >= join.shape[0] or s >= join.shape[1]:
+        if m >= R or s >= C:
             st = cover(st, m, s)
             join, open_ = st.join, st.open
+            R, C = join.shape
         c = alpha[k] * inv[k]
         qw[2 * k] = c * join[m, s]
         qw[2 * k + 1] = c * (b + a * s_k[k]) * open_[m, s] * root
-    wt.mass[w] = build_alias(qw, wt.prob, wt.alias, wt.work)
-    sw = wt.samples[w]
-    n = min(max(need, 1), sw.shape[0])
-    for j in range(n):
-        sw[j] = draw_alias(wt.prob, wt.alias, rng)
-    wt.used[w] = 0
-    wt.supply[w] = n
-    wt.built[w] = wt.epoch[0]
+    draw_supply(w, wt, rng, need)
     return st
 
 
@@ -285,6 +248,10 @@ def alias_sweep(tokens, counts, tab, prior, st, mh_steps, per_sweep, wt, nz, pos
     opening = np.empty(K)
     for k in range(K):
         _topic_factors(k, n_k, s_k, a, b, inv, opening)
+    # the Stirling arrays as locals, reloaded only when a count outgrows them (``cover``):
+    # reading them through the record in the hot loops halved the sweep's speed
+    join, open_ = st.join, st.open
+    R, C = join.shape
     changed = 0
     blocked = 0
     for d in range(d_start, d_end):
@@ -305,8 +272,18 @@ def alias_sweep(tokens, counts, tab, prior, st, mh_steps, per_sweep, wt, nz, pos
             if ndk[old] == 0:
                 n_nz = _remove_topic(old, nz, pos, n_nz)
             root = (gamma + s_w[w]) / (V_gamma + s_total[0])
+            if i + 1 < doc_ptr[d + 1]:
+                # the next token's word rows at the document's topics (random reads of two
+                # (V, K) arrays), the stale mass of its current outcome and its next stale
+                # draw, asked for while this token is sampled (``kernels.prefetch``)
+                w_next = words[i + 1]
+                row_n, row_s = n_wk[w_next], s_wk[w_next]
+                for j in range(n_nz):
+                    prefetch(row_n, nz[j])
+                    prefetch(row_s, nz[j])
+                prefetch(wt.q[w_next], 2 * z[i + 1] + r[i + 1])
+                prefetch(wt.samples[w_next], min(wt.used[w_next], L - 1))
             P = 0.0   # the sparse document part, exact
-            join, open_ = st.join, st.open
             for j in range(n_nz):
                 k = nz[j]
                 m = nwk[k]
@@ -316,9 +293,10 @@ def alias_sweep(tokens, counts, tab, prior, st, mh_steps, per_sweep, wt, nz, pos
                     p_dw[2 * j + 1] = P
                     continue
                 s = swk[k]
-                if m >= join.shape[0] or s >= join.shape[1]:
+                if m >= R or s >= C:
                     st = cover(st, m, s)
                     join, open_ = st.join, st.open
+                    R, C = join.shape
                 c = ndk[k] * inv[k]
                 P += c * join[m, s]
                 p_dw[2 * j] = P
@@ -327,14 +305,18 @@ def alias_sweep(tokens, counts, tab, prior, st, mh_steps, per_sweep, wt, nz, pos
             x = 2 * old + old_r
             q_x = -1.0   # the proposal mass of the current state; recomputed after a rebuild
             for step in range(mh_steps):
-                if _stale(w, wt):
+                if stale(w, wt):
                     q_x = -1.0
                     need = mh_steps * (word_ptr[w + 1] - word_ptr[w]) if per_sweep else L
                     st = _rebuild_word(w, nwk, swk, s_k, alpha, a, b, inv, opening, root, st,
                                        wt, rng, need)
-                if nwk[x >> 1] >= st.join.shape[0] or swk[x >> 1] >= st.join.shape[1]:
+                    join, open_ = st.join, st.open
+                    R, C = join.shape
+                if nwk[x >> 1] >= R or swk[x >> 1] >= C:
                     st = cover(st, nwk[x >> 1], swk[x >> 1])
-                f_x = _lm(x, nwk[x >> 1], swk[x >> 1], inv, opening, root, st.join, st.open)
+                    join, open_ = st.join, st.open
+                    R, C = join.shape
+                f_x = _lm(x, nwk[x >> 1], swk[x >> 1], inv, opening, root, join, open_)
                 if q_x < 0.0:
                     q_x = ndk[x >> 1] * f_x + wt.q[w, x]
                 u = uniform(rng) * (P + wt.mass[w])
@@ -354,9 +336,11 @@ def alias_sweep(tokens, counts, tab, prior, st, mh_steps, per_sweep, wt, nz, pos
                     record_mh(info, 0, 1.0, True)
                     continue
                 t = y >> 1
-                if nwk[t] >= st.join.shape[0] or swk[t] >= st.join.shape[1]:
+                if nwk[t] >= R or swk[t] >= C:
                     st = cover(st, nwk[t], swk[t])
-                f_y = _lm(y, nwk[t], swk[t], inv, opening, root, st.join, st.open)
+                    join, open_ = st.join, st.open
+                    R, C = join.shape
+                f_y = _lm(y, nwk[t], swk[t], inv, opening, root, join, open_)
                 pi_y = (alpha[t] + ndk[t]) * f_y
                 q_y = ndk[t] * f_y + wt.q[w, y]
                 if pi_y <= 0.0:   # a stale outcome: joining a table that is gone

@@ -7,6 +7,15 @@ into ``samples[w]``, keep the unnormalised stale values ``q[w]`` and their total
 the Metropolis-Hastings ratio, and discard the table. Stored samples are independent draws
 from the stale q_w, so serving them in order serves draws from q_w; a table is rebuilt after it
 has served K draws, so the O(K) build costs O(1) per draw.
+
+``Supplied`` is the variant of AliasPDP and AliasHDP, whose tables are over L outcomes (2K
+(topic, table) pairs, K + 1 topics with a new one) and whose owners write q[w] themselves: a
+table is rebuilt once its supply is used up or, refreshing per sweep, once it is from an
+earlier sweep (``epoch``), with only the draws one sweep can use (``mh_steps`` per token of the
+word). That is a handful for most words of a real vocabulary, where a Walker table would cost
+O(L) to build for a few draws, so below L / 4 draws the supply is drawn by inversion (a prefix
+sum, then a bisection per draw) and above from a Walker table: independent draws from
+q[w] / mass[w] either way.
 """
 
 from __future__ import annotations
@@ -17,6 +26,7 @@ import numpy as np
 from numba import njit
 
 from .alias import build_alias, draw_alias
+from .rng import uniform
 
 
 class Tables(NamedTuple):
@@ -68,3 +78,73 @@ def next_sample(w, samples, used):
     t = samples[w, used[w]]
     used[w] += 1
     return t
+
+
+# ------------------------------------------------------------------ supplied (AliasPDP, AliasHDP)
+class Supplied(NamedTuple):
+    """Stored ``samples`` (V, L) of which the first ``supply`` (V,) were drawn at the last
+    build, stale masses ``q`` (V, L) and their ``mass`` (V,), samples ``used`` (V,); the sweep
+    ``epoch`` (1,) and each table's ``built`` (V,) epoch. Scratch ``prob``, ``alias``,
+    ``work`` (L,) for a build."""
+
+    samples: np.ndarray
+    q: np.ndarray
+    mass: np.ndarray
+    used: np.ndarray
+    supply: np.ndarray
+    built: np.ndarray
+    epoch: np.ndarray
+    prob: np.ndarray
+    alias: np.ndarray
+    work: np.ndarray
+
+
+SUPPLIED_SAVED = ("samples", "q", "mass", "used", "supply", "built", "epoch")
+
+
+def allocate_supplied(V: int, L: int) -> Supplied:
+    """Tables for V words over L outcomes, every one due for a build."""
+    return Supplied(np.zeros((V, L), np.int32), np.zeros((V, L)), np.zeros(V),
+                    np.full(V, L, np.int32), np.full(V, L, np.int32), np.zeros(V, np.int64),
+                    np.zeros(1, np.int64), np.zeros(L), np.zeros(L, np.int32),
+                    np.zeros(L, np.int32))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def stale(w, wt):
+    """Word w's table must be rebuilt before its next draw."""
+    return wt.used[w] >= wt.supply[w] or wt.built[w] < wt.epoch[0]
+
+
+@njit(cache=True, nogil=True)
+def draw_supply(w, wt, rng, need):
+    """Finish word w's build once the caller has written ``q[w]``: its mass and a supply of
+    ``need`` draws (at least 1, at most L)."""
+    qw = wt.q[w]
+    sw = wt.samples[w]
+    L = qw.shape[0]
+    n = min(max(need, 1), L)
+    if 4 * n < L:   # inversion: prefix sums, then a bisection per draw
+        cum = wt.prob
+        total = 0.0
+        for k in range(L):
+            total += qw[k]
+            cum[k] = total
+        for j in range(n):
+            u = uniform(rng) * total
+            lo, hi = 0, L - 1
+            while lo < hi:
+                mid = (lo + hi) >> 1
+                if cum[mid] > u:
+                    hi = mid
+                else:
+                    lo = mid + 1
+            sw[j] = lo
+        wt.mass[w] = total
+    else:
+        wt.mass[w] = build_alias(qw, wt.prob, wt.alias, wt.work)
+        for j in range(n):
+            sw[j] = draw_alias(wt.prob, wt.alias, rng)
+    wt.used[w] = 0
+    wt.supply[w] = n
+    wt.built[w] = wt.epoch[0]

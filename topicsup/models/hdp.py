@@ -14,13 +14,12 @@ import numpy as np
 
 from .. import validation as check
 from ..corpus import Corpus
-from ..kernels import hdp, stirling
+from ..kernels import hdp, stirling, word_tables
 from ..kernels.counts import rebuild_counts
-from ..parts import LiveSetting, OwnParts
-from ..samplers import MAX_MH_STEPS
+from ..parts import OwnParts
 from .base import register
 from .lda import FOLD_IN_BURN, FOLD_IN_KEEP, State, fold_in_topics
-from .tables import GibbsScratch, TableModel, TableSampler, check_stale_tables
+from .tables import AliasTableSampler, GibbsScratch, TableModel, TableSampler
 
 CONCENTRATION_RANGE = (1e-6, 1e6)
 
@@ -42,61 +41,41 @@ class HDPGibbs(TableSampler):
         stirling.keep(st)
 
 
-_DT_NAMES = ("dt_samples", "dt_q", "dt_mass", "dt_used")
-
-
 class AliasHDPArrays(NamedTuple):
-    tables: hdp.HDPTables
+    tables: word_tables.Supplied
 
 
 @dataclass(frozen=True)
-class AliasHDP(TableSampler):
-    """AliasHDP (Li et al. 2014 sec. 4.3): the word factor's sparse part m_tw exact over the
-    word's topics, its dense beta part exact over the document's topics and from one stale
-    alias table elsewhere, corrected by ``mh_steps`` Metropolis-Hastings steps. O(k_w + k_d)
-    per token."""
-
-    name = "alias"
+class AliasHDP(AliasTableSampler):
+    """AliasHDP (Li et al. 2014 sec. 4.3): the document's topics exact, every other topic
+    (a new document table) and a new topic from a stale per-word table over the K + 1
+    outcomes (``AliasTableSampler``: the refresh, the MH steps). O(k_d) per token,
+    amortised."""
 
     mh_steps: int = 2
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "mh_steps", check.integer("mh_steps", self.mh_steps, low=1,
-                                                           high=MAX_MH_STEPS))
+    refresh: str = "sweep"
 
     def kinds(self, supervised: bool) -> tuple[str, ...]:
         return hdp.KINDS
 
-    def live_settings(self, model: Any) -> tuple[LiveSetting, ...]:
-        return (LiveSetting("mh_steps", "MH steps", "int", low=1, high=MAX_MH_STEPS),)
+    def outcomes(self, model: Any) -> int:
+        return model.K + 1
 
     def allocate(self, model: Any, corpus: Any) -> AliasHDPArrays:
-        return AliasHDPArrays(hdp.allocate_alias(corpus.n_tokens, corpus.n_words, model.K))
-
-    def refresh(self, model: Any, own: AliasHDPArrays) -> None:
-        """The word topic lists derive from the counts (``HDPLDA.refresh_state``)."""
-
-    def saved_names(self) -> tuple[str, ...]:
-        return _DT_NAMES
-
-    def saved(self, own: AliasHDPArrays) -> dict[str, np.ndarray]:
-        t = own.tables
-        return dict(zip(_DT_NAMES, (t.samples, t.q, t.mass, t.used)))
+        return AliasHDPArrays(self.word_tables(model, corpus))
 
     def validate(self, model: Any, own: AliasHDPArrays) -> None:
+        super().validate(model, own)
         t = own.tables
-        check_stale_tables(t.samples[None, :], t.q[None, :], t.mass, t.used, model.K + 1, "dt")
-        if t.used[0] < t.samples.shape[0] and not t.q[-1] > 0:
-            raise ValueError("state/dt_q: the new topic's stale mass must be positive (a token "
+        if (t.q[t.used < t.supply, -1] <= 0).any():
+            raise ValueError("state/wt_q: a new topic's stale mass must be positive (a token "
                              "whose topic dies could not leave it)")
 
-    def state_bytes(self, model: Any, corpus: Any) -> float:
-        return 4.0 * corpus.n_tokens + 16.0 * model.K
-
     def sweep_tables(self, model, state, rng, d_start, d_end, info) -> None:
+        own = state.sampler
         st = hdp.alias_sweep(state.tokens, state.counts, state.tables, model.prior,
-                             stirling.shared(0.0), self.mh_steps, state.sampler.tables, rng,
-                             d_start, d_end, info, self.blocked_at())
+                             stirling.shared(0.0), self.mh_steps, self.refresh == "sweep",
+                             own.tables, rng, d_start, d_end, info, self.blocked_at())
         stirling.keep(st)
 
 
@@ -119,7 +98,7 @@ class HDPLDA(TableModel):
         Topic-word Dirichlet parameter (the paper's gamma, 0.1).
     sampler : {"gibbs", "alias"}
         ``"gibbs"``: the exact conditional, O(K_live) per token; ``"alias"``: AliasHDP,
-        O(k_w + k_d), with ``mh_steps``.
+        O(k_d), with ``mh_steps`` and ``refresh``.
     """
 
     OWN: ClassVar[dict[str, Any]] = {"b0": 10.0, "b1": 10.0}
@@ -131,9 +110,11 @@ class HDPLDA(TableModel):
     @classmethod
     def as_published(cls, K: int = 1024, **params: Any) -> "HDPLDA":
         """Li et al. 2014 sec. 5.2: b0 = b1 = 10, gamma 0.1, k 1024, AliasHDP with 2 MH
-        steps."""
-        return cls(**{"K": K, "b0": 10.0, "b1": 10.0, "beta": 0.1, "sampler": "alias",
-                      **params})
+        steps and its tables rebuilt after serving K + 1 draws (``refresh="draws"``)."""
+        p = {"K": K, "b0": 10.0, "b1": 10.0, "beta": 0.1, "sampler": "alias", **params}
+        if p["sampler"] == "alias":   # the exact sampler has no tables to refresh
+            p.setdefault("refresh", "draws")
+        return cls(**p)
 
     def _check_own(self, own: dict[str, Any]) -> dict[str, Any]:
         own["alpha"] = 0.1   # LDA's check reads it; HDP-LDA has none (``doc_prior``)
@@ -178,10 +159,6 @@ class HDPLDA(TableModel):
         rebuild_counts(corpus.words, corpus.doc_ptr, c.z, c.n_dk, c.n_wk, c.n_k)
         hdp.rebuild_tables(corpus.doc_ptr, c.z, t.r, t.t_dk, t.t_k, t.t_total, t.live,
                            t.n_live)
-        own = state.sampler
-        if isinstance(own, AliasHDPArrays):
-            hdp.rebuild_word_topics(state.tokens.word_ptr, c.n_wk, own.tables.word_topics,
-                                    own.tables.word_len)
 
     def log_joint(self, state: State, corpus: Corpus) -> float:
         """log p(W, Z, R) (docs/math.md sec. 4)."""

@@ -13,13 +13,12 @@ import numpy as np
 
 from .. import validation as check
 from ..corpus import Corpus
-from ..kernels import pdp, stirling
+from ..kernels import pdp, stirling, word_tables
 from ..kernels.counts import rebuild_counts
-from ..parts import LiveSetting, OwnParts
-from ..samplers import MAX_MH_STEPS
+from ..parts import OwnParts
 from .base import register
 from .lda import State
-from .tables import GibbsScratch, TableModel, TableSampler, check_stale_tables
+from .tables import AliasTableSampler, GibbsScratch, TableModel, TableSampler
 
 DISCOUNT_RANGE = (0.0, 0.99)
 CONCENTRATION_MIN, CONCENTRATION_MAX = 1e-6, 1e6
@@ -41,70 +40,32 @@ class PDPGibbs(TableSampler):
         stirling.keep(st)
 
 
-_WT_NAMES = ("wt_samples", "wt_q", "wt_mass", "wt_used", "wt_supply", "wt_built", "wt_epoch")
-REFRESH = ("sweep", "draws")
-
-
 class AliasPDPArrays(NamedTuple):
-    tables: pdp.WordTables
+    tables: word_tables.Supplied
     nz: np.ndarray
     pos: np.ndarray
     p_dw: np.ndarray
 
 
 @dataclass(frozen=True)
-class AliasPDP(TableSampler):
+class AliasPDP(AliasTableSampler):
     """AliasPDP (Li et al. 2014 sec. 4.2): the exact sparse document part and a stale
-    per-word alias table over the 2K outcomes, corrected by ``mh_steps`` Metropolis-Hastings
-    steps (2 in the paper). O(k_d) per token, amortised. A word's table is rebuilt once it
-    has served 2K draws (``refresh="draws"``, the paper: a rare word's table then stays from
-    the random start for dozens of sweeps) or also once per sweep (``"sweep"``, the default:
-    O(K) per word and sweep, benchmarks/results/nonparametric). Like AliasLDA, only
-    approximately invariant once a table holds the token being resampled (measured in
-    tests/kernels/test_pdp.py)."""
-
-    name = "alias"
+    per-word table over the 2K outcomes (``AliasTableSampler``: the refresh, the MH steps).
+    O(k_d) per token, amortised."""
 
     mh_steps: int = 2
     refresh: str = "sweep"
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "mh_steps", check.integer("mh_steps", self.mh_steps, low=1,
-                                                           high=MAX_MH_STEPS))
-        check.choice("refresh", self.refresh, REFRESH)
-
     def kinds(self, supervised: bool) -> tuple[str, ...]:
         return pdp.KINDS
 
-    def end_sweep(self, model: Any, state: State) -> None:
-        if self.refresh == "sweep":   # every table from an earlier sweep is now stale
-            state.sampler.tables.epoch[0] += 1
-
-    def live_settings(self, model: Any) -> tuple[LiveSetting, ...]:
-        return (LiveSetting("mh_steps", "MH steps", "int", low=1, high=MAX_MH_STEPS),)
+    def outcomes(self, model: Any) -> int:
+        return 2 * model.K
 
     def allocate(self, model: Any, corpus: Any) -> AliasPDPArrays:
         K = model.K
-        return AliasPDPArrays(pdp.allocate_word_tables(corpus.n_words, K),
-                              np.zeros(K, np.int32), np.full(K, -1, np.int32), np.zeros(2 * K))
-
-    def saved_names(self) -> tuple[str, ...]:
-        return _WT_NAMES
-
-    def saved(self, own: AliasPDPArrays) -> dict[str, np.ndarray]:
-        t = own.tables
-        return dict(zip(_WT_NAMES, (t.samples, t.q, t.mass, t.used, t.supply, t.built,
-                                    t.epoch)))
-
-    def validate(self, model: Any, own: AliasPDPArrays) -> None:
-        t = own.tables
-        check_stale_tables(t.samples, t.q, t.mass, t.used, 2 * model.K, "wt", t.supply)
-        if t.epoch[0] < 0 or t.built.min(initial=0) < 0 or (t.built > t.epoch[0]).any():
-            raise ValueError("state/wt_built and wt_epoch: tables built in sweeps that have "
-                             "not happened")
-
-    def state_bytes(self, model: Any, corpus: Any) -> float:
-        return 24.0 * corpus.n_words * model.K
+        return AliasPDPArrays(self.word_tables(model, corpus), np.zeros(K, np.int32),
+                              np.full(K, -1, np.int32), np.zeros(2 * K))
 
     def sweep_tables(self, model, state, rng, d_start, d_end, info) -> None:
         own = state.sampler

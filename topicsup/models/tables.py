@@ -11,8 +11,10 @@ import numpy as np
 from .. import validation as check
 from ..corpus import Corpus
 from ..kernels import info as info_layout
+from ..kernels import word_tables
 from ..kernels.counts import init_assignments
-from ..samplers import TopicSampler
+from ..parts import LiveSetting
+from ..samplers import MAX_MH_STEPS, TopicSampler
 from .lda import LDA, State
 
 
@@ -44,6 +46,60 @@ class TableSampler(TopicSampler):
 
     def end_sweep(self, model: Any, state: State) -> None:
         """Once per sweep, after the documents (nothing by default)."""
+
+
+REFRESH = ("sweep", "draws")
+_WT_NAMES = tuple("wt_" + name for name in word_tables.SUPPLIED_SAVED)
+
+
+class AliasTableSampler(TableSampler):
+    """What AliasPDP and AliasHDP share: a stale per-word table over the model's outcomes
+    (``word_tables.Supplied``, in ``state.sampler.tables``), ``mh_steps`` Metropolis-Hastings
+    steps, and when a word's table is rebuilt: once it has served as many draws as it has
+    outcomes (``refresh="draws"``, the paper: a rare word's table then stays from the random
+    start for dozens of sweeps) or also once per sweep (``"sweep"``, the default: O(outcomes)
+    per word and sweep, with only the draws a sweep can use). Like AliasLDA, only
+    approximately invariant once a table holds the token being resampled (measured in
+    tests/kernels/test_pdp.py and test_hdp.py)."""
+
+    name = "alias"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "mh_steps", check.integer("mh_steps", self.mh_steps, low=1,
+                                                           high=MAX_MH_STEPS))
+        check.choice("refresh", self.refresh, REFRESH)
+
+    def outcomes(self, model: Any) -> int:
+        """The length of a word's table."""
+        raise NotImplementedError
+
+    def end_sweep(self, model: Any, state: State) -> None:
+        if self.refresh == "sweep":   # every table from an earlier sweep is now stale
+            state.sampler.tables.epoch[0] += 1
+
+    def live_settings(self, model: Any) -> tuple[LiveSetting, ...]:
+        return (LiveSetting("mh_steps", "MH steps", "int", low=1, high=MAX_MH_STEPS),)
+
+    def word_tables(self, model: Any, corpus: Any) -> word_tables.Supplied:
+        return word_tables.allocate_supplied(corpus.n_words, self.outcomes(model))
+
+    def saved_names(self) -> tuple[str, ...]:
+        return _WT_NAMES
+
+    def saved(self, own: Any) -> dict[str, np.ndarray]:
+        t = own.tables
+        return dict(zip(_WT_NAMES, (getattr(t, name) for name in word_tables.SUPPLIED_SAVED)))
+
+    def validate(self, model: Any, own: Any) -> None:
+        t = own.tables
+        check_stale_tables(t.samples, t.q, t.mass, t.used, self.outcomes(model), "wt",
+                           t.supply)
+        if t.epoch[0] < 0 or t.built.min(initial=0) < 0 or (t.built > t.epoch[0]).any():
+            raise ValueError("state/wt_built and wt_epoch: tables built in sweeps that have "
+                             "not happened")
+
+    def state_bytes(self, model: Any, corpus: Any) -> float:
+        return 12.0 * corpus.n_words * self.outcomes(model)
 
 
 class GibbsScratch(NamedTuple):

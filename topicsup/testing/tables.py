@@ -19,6 +19,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..corpus import Corpus
+from ..kernels import hdp
 from ..kernels.rng import seed_state
 
 
@@ -206,23 +207,21 @@ def frozen_tables(seed: int = 0, supply: int = 64) -> Callable[[Any], None]:
 def _freeze(state: Any, g: np.random.Generator, draws: np.random.Generator,
             supply: int) -> None:
     t = state.sampler.tables
-    if t.q.ndim == 2:   # AliasPDP: one table per word
-        q = g.uniform(0.2, 2.0, size=t.q.shape)
-        samples = np.stack([draws.choice(q.shape[1], size=supply, p=row / row.sum())
-                            for row in q]).astype(np.int32)
-        new = t._replace(q=q, mass=q.sum(axis=1), samples=samples,
-                         used=np.zeros_like(t.used), supply=np.full_like(t.supply, supply),
-                         built=np.full_like(t.built, 10**9), epoch=np.zeros_like(t.epoch))
-    else:
-        # AliasHDP: one table over (topic slot, new topic). HDP topics are unlabelled and a
-        # chain's slot numbers carry information about the token being moved (they number
-        # topics in order of appearance), so a frozen mass must not depend on the slot: one
-        # value for every topic, one for a new topic
-        q = np.full(t.q.shape, g.uniform(0.2, 2.0))
-        q[-1] = g.uniform(0.2, 2.0)
-        new = t._replace(q=q, mass=np.array([q.sum()]), used=np.zeros_like(t.used),
-                         samples=draws.choice(len(q), size=supply, p=q / q.sum()).astype(
-                             np.int32))
+    V, L = t.q.shape
+    if isinstance(state.tables, hdp.DocTables):
+        # AliasHDP, a table per word over (topic slot, new topic). HDP topics are unlabelled
+        # and a chain's slot numbers carry information about the token being moved (they
+        # number topics in order of appearance), so a frozen mass must not depend on the
+        # slot: per word one value for every topic, one for a new topic
+        q = np.repeat(g.uniform(0.2, 2.0, size=(V, 1)), L, axis=1)
+        q[:, -1] = g.uniform(0.2, 2.0, size=V)
+    else:   # AliasPDP: a table per word over (topic, table)
+        q = g.uniform(0.2, 2.0, size=(V, L))
+    samples = np.stack([draws.choice(L, size=supply, p=row / row.sum())
+                        for row in q]).astype(np.int32)
+    new = t._replace(q=q, mass=q.sum(axis=1), samples=samples, used=np.zeros_like(t.used),
+                     supply=np.full_like(t.supply, supply), built=np.full_like(t.built, 10**9),
+                     epoch=np.zeros_like(t.epoch))
     state.sampler = state.sampler._replace(tables=new)
 
 
