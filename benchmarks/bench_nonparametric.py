@@ -178,7 +178,11 @@ def write_readme(out: Path, df: pd.DataFrame, command: str, K: int, n_iter: int)
     for it, r in piv.iterrows():
         lines.append(f"| {it} | " + " | ".join("" if np.isnan(v) else f"{v:.0f}" for v in r)
                      + " |")
-    (out / "README.md").write_text("\n".join(lines) + "\n")
+    readme = out / "README.md"
+    # the hand-written reading of the numbers is kept across reruns (to be revised by hand)
+    old = readme.read_text() if readme.exists() else ""
+    reading = old[old.index("## Reading"):] if "## Reading" in old else ""
+    readme.write_text("\n".join(lines) + "\n" + ("\n" + reading if reading else ""))
 
 
 def plot(out: Path, df: pd.DataFrame) -> None:

@@ -39,6 +39,44 @@ def _remove_topic(k, nz, pos, n_nz):
     return n_nz - 1
 
 
+# The document's topics in ascending order (AliasPDP, AliasHDP): their sparse parts read the
+# token's word row at these topics, and in ascending order the reads run forward through the
+# row, which the hardware's stream prefetcher follows (on 20 Newsgroups at k = 1024 a
+# document has ~100 topics early in a PDP chain: the list is dense enough to stream).
+@njit(cache=True, nogil=True, inline="always")
+def topics_ascending(ndk, nz):
+    """Fill ``nz`` with the topics of count row ``ndk`` in ascending order; returns their
+    number. O(K) once per document."""
+    n = 0
+    for k in range(ndk.shape[0]):
+        if ndk[k] > 0:
+            nz[n] = k
+            n += 1
+    return n
+
+
+@njit(cache=True, nogil=True, inline="always")
+def insert_ascending(k, nz, n_nz):
+    """Insert topic k (not in the list) keeping the order; returns the new length."""
+    j = n_nz
+    while j > 0 and nz[j - 1] > k:
+        nz[j] = nz[j - 1]
+        j -= 1
+    nz[j] = k
+    return n_nz + 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def remove_ascending(k, nz, n_nz):
+    """Remove topic k (in the list); returns the new length."""
+    j = 0
+    while nz[j] != k:
+        j += 1
+    for i in range(j, n_nz - 1):
+        nz[i] = nz[i + 1]
+    return n_nz - 1
+
+
 @njit(cache=True, nogil=True)
 def alias_sweep(tokens, counts, prior, mh_steps, tables, nz, pos, p_dw, rng, d_start, d_end,
                 info):

@@ -32,7 +32,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .aliaslda import _add_topic, _remove_topic
+from .aliaslda import insert_ascending, remove_ascending, topics_ascending
 from .info import CHANGED, TOKENS, record_mh
 from .rng import uniform
 from .prefetch import prefetch
@@ -279,10 +279,9 @@ def alias_sweep(tokens, counts, tab, prior, st, mh_steps, per_sweep, wt, rng, d_
     r, t_dk, t_k, live, n_live = tab.r, tab.t_dk, tab.t_k, tab.live, tab.n_live
     b0, b1, beta = prior.b0, prior.b1, prior.beta
     K_max = n_k.shape[0]
-    # scratch: the document's topics (nz, pos), the exact part's cumulative masses, and
+    # scratch: the document's topics (ascending), the exact part's cumulative masses, and
     # inv[t] = 1 / (m_t + V beta), kept current token by token
     nz = np.zeros(K_max, np.int32)
-    pos = np.full(K_max, -1, np.int32)
     p_d = np.zeros(2 * K_max)
     inv = np.empty(K_max)
     V = n_wk.shape[0]
@@ -296,15 +295,14 @@ def alias_sweep(tokens, counts, tab, prior, st, mh_steps, per_sweep, wt, rng, d_
     blocked = 0
     for d in range(d_start, d_end):
         ndk, tdk = n_dk[d], t_dk[d]
-        n_nz = 0
-        for i in range(doc_ptr[d], doc_ptr[d + 1]):
-            if pos[z[i]] < 0:
-                n_nz = _add_topic(z[i], nz, pos, n_nz)
-                # the Stirling table covers every (n_dt, t_dt) of d (and (0, 0), a topic
-                # absent from d), kept so as tokens join: the hot loops below read it unchecked
-                if ndk[z[i]] >= join.shape[0] or tdk[z[i]] >= join.shape[1]:
-                    st = cover(st, ndk[z[i]], tdk[z[i]])
-                    join, open_ = st.join, st.open
+        n_nz = topics_ascending(ndk, nz)
+        for j in range(n_nz):
+            # the Stirling table covers every (n_dt, t_dt) of d (and (0, 0), a topic absent
+            # from d), kept so as tokens join: the hot loops below read it unchecked
+            k = nz[j]
+            if ndk[k] >= join.shape[0] or tdk[k] >= join.shape[1]:
+                st = cover(st, ndk[k], tdk[k])
+                join, open_ = st.join, st.open
         for i in range(doc_ptr[d], doc_ptr[d + 1]):
             w = words[i]
             nwk = n_wk[w]
@@ -315,7 +313,7 @@ def alias_sweep(tokens, counts, tab, prior, st, mh_steps, per_sweep, wt, rng, d_
             _remove(d, w, old, old_r, ndk, nwk, n_k, tab)
             inv[old] = 1.0 / (n_k[old] + V_beta)
             if ndk[old] == 0:
-                n_nz = _remove_topic(old, nz, pos, n_nz)
+                n_nz = remove_ascending(old, nz, n_nz)
             T = tab.t_total[0]
             L = n_live[0]
             root = b1 / (b0 + T)
@@ -382,14 +380,12 @@ def alias_sweep(tokens, counts, tab, prior, st, mh_steps, per_sweep, wt, rng, d_
             _add(d, w, k, rr, ndk, nwk, n_k, tab)
             inv[k] = 1.0 / (n_k[k] + V_beta)
             if ndk[k] == 1:
-                n_nz = _add_topic(k, nz, pos, n_nz)
+                n_nz = insert_ascending(k, nz, n_nz)
             if ndk[k] >= join.shape[0] or tdk[k] >= join.shape[1]:
                 st = cover(st, ndk[k], tdk[k])
                 join, open_ = st.join, st.open
             if k != old:
                 changed += 1
-        for j in range(n_nz):
-            pos[nz[j]] = -1
     info[TOKENS] += doc_ptr[d_end] - doc_ptr[d_start]
     info[CHANGED] += changed
     info[blocked_at] += blocked

@@ -28,11 +28,10 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .aliaslda import _add_topic, _remove_topic
+from .aliaslda import insert_ascending, remove_ascending, topics_ascending
 from .info import CHANGED, TOKENS, record_mh
 from .loglik import lda_doc_part
 from .rng import uniform
-from .prefetch import prefetch
 from .stirling import cover
 from .word_tables import draw_supply, stale
 
@@ -110,16 +109,6 @@ def _move(i, w, k, rr, delta, ndk, nwk, n_k, swk, s_k, s_w, s_total):
 def _blocked(rr, s, m):
     """Token heads the only table of a dish others still eat: the exact move keeps it."""
     return rr == 1 and s == 1 and m > 1
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _lm(o, m, s, inv, opening, root, join, open_):
-    """The language-model factor of outcome o = 2 t + r (counts without the token; ``inv``,
-    ``opening``: the per-topic factors of ``_topic_factors``)."""
-    t = o >> 1
-    if o & 1:
-        return opening[t] * open_[m, s] * root
-    return join[m, s] * inv[t]
 
 
 @njit(cache=True, nogil=True)
@@ -200,43 +189,68 @@ def _topic_factors(k, n_k, s_k, a, b, inv, opening):
 
 
 # ---------------------------------------------------------------------------------- AliasPDP
+@njit(cache=True, nogil=True, inline="always")
+def _set_ratio(lmw, k, m, s, join, open_):
+    """Word row ``lmw`` of the cached ratios at topic k: (join, open)[m_tw, s_tw]; (0, 1)
+    without customers (open[0, 0] = 1)."""
+    if m == 0:
+        lmw[2 * k] = 0.0
+        lmw[2 * k + 1] = 1.0
+    else:
+        lmw[2 * k] = join[m, s]
+        lmw[2 * k + 1] = open_[m, s]
+
+
 @njit(cache=True, nogil=True)
-def _rebuild_word(w, nwk, swk, s_k, alpha, a, b, inv, opening, root, st, wt, rng, need):
-    """Word w's stale table from the current counts: its masses alpha_t f(t, r) (``inv``,
-    ``opening``: the per-topic factors of ``_topic_factors``) and a supply of ``need`` draws
-    (at most 2K; ``word_tables.Supplied``)."""
-    qw = wt.q[w]
-    join, open_ = st.join, st.open
-    R, C = join.shape
-    for k in range(nwk.shape[0]):
-        m = nwk[k]
-        if m == 0:   # no table of w in topic k: only a new one
-            qw[2 * k] = 0.0
-            qw[2 * k + 1] = alpha[k] * opening[k] * root
-            continue
-        s = swk[k]
-        if m >= R or s >= C:
-            st = cover(st, m, s)
-            join, open_ = st.join, st.open
-            R, C = join.shape
-        c = alpha[k] * inv[k]
-        qw[2 * k] = c * join[m, s]
-        qw[2 * k + 1] = c * (b + a * s_k[k]) * open_[m, s] * root
-    draw_supply(w, wt, rng, need)
+def fill_ratios(n_wk, s_wk, st, lm):
+    """AliasPDP's cache of the Stirling ratios of every (word, topic): lm[w, 2t + r] =
+    join / open[m_tw, s_tw] (V, 2K). The sparse part, the MH ratios and the table builds
+    read one line of it where they would read the counts and two Stirling tables (the
+    largest far beyond the caches) at random. Returns the Stirling record."""
+    V, K = n_wk.shape
+    for w in range(V):
+        for k in range(K):
+            m, s = n_wk[w, k], s_wk[w, k]
+            if m >= st.join.shape[0] or s >= st.join.shape[1]:
+                st = cover(st, m, s)
+            _set_ratio(lm[w], k, m, s, st.join, st.open)
     return st
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _f(o, lmw, inv, opening, root):
+    """The language-model factor of outcome o = 2 t + r from the cached ratios (counts
+    without the token)."""
+    t = o >> 1
+    if o & 1:
+        return opening[t] * lmw[o] * root
+    return lmw[o] * inv[t]
+
+
 @njit(cache=True, nogil=True)
-def alias_sweep(tokens, counts, tab, prior, st, mh_steps, per_sweep, wt, nz, pos, p_dw, rng,
+def _rebuild_word(w, lmw, alpha, inv, opening, root, wt, rng, need):
+    """Word w's stale table from the current counts: its masses alpha_t f(t, r) (``inv``,
+    ``opening``: the per-topic factors of ``_topic_factors``; ``lmw`` the word's cached
+    ratios) and a supply of ``need`` draws (at most 2K; ``word_tables.Supplied``)."""
+    qw = wt.q[w]
+    for k in range(alpha.shape[0]):
+        qw[2 * k] = alpha[k] * inv[k] * lmw[2 * k]
+        qw[2 * k + 1] = alpha[k] * opening[k] * lmw[2 * k + 1] * root
+    draw_supply(w, wt, rng, need)
+
+
+@njit(cache=True, nogil=True)
+def alias_sweep(tokens, counts, tab, prior, st, mh_steps, per_sweep, wt, lm, nz, p_dw, rng,
                 d_start, d_end, info, blocked_at):
     """AliasPDP (Li et al. 2014 sec. 4.2): the proposal is the exact sparse document part
     n_dt f(t, r) over the document's k_d topics (2 outcomes each) plus the word's stale dense
     part alpha_t f~(t, r); ``mh_steps`` independent Metropolis-Hastings steps from the token's
     current (t, r). A word's table is rebuilt after it served 2K draws (the paper) or, with
     ``per_sweep``, also when it is from an earlier sweep (then with the draws one sweep can
-    use, ``mh_steps`` per token of the word). ``nz``/``pos`` (int32, K; ``pos`` all -1 on
-    entry) hold the document's topic list, ``p_dw`` (2K) the sparse part's cumulative masses.
-    Returns the Stirling record."""
+    use, ``mh_steps`` per token of the word). ``lm`` (V, 2K): the cached Stirling ratios of
+    the counts (``fill_ratios``), kept current here. ``nz`` (int32, K) holds the document's
+    topics in ascending order, ``p_dw`` (2K) the sparse part's cumulative masses. Returns the
+    Stirling record."""
     words, doc_ptr, word_ptr = tokens.words, tokens.doc_ptr, tokens.word_ptr
     z, n_dk, n_wk, n_k = counts.z, counts.n_dk, counts.n_wk, counts.n_k
     r, s_wk, s_k, s_w, s_total = tab.r, tab.s_wk, tab.s_k, tab.s_w, tab.s_total
@@ -248,59 +262,35 @@ def alias_sweep(tokens, counts, tab, prior, st, mh_steps, per_sweep, wt, nz, pos
     opening = np.empty(K)
     for k in range(K):
         _topic_factors(k, n_k, s_k, a, b, inv, opening)
-    # the Stirling arrays as locals, reloaded only when a count outgrows them (``cover``):
-    # reading them through the record in the hot loops halved the sweep's speed
     join, open_ = st.join, st.open
-    R, C = join.shape
     changed = 0
     blocked = 0
     for d in range(d_start, d_end):
         ndk = n_dk[d]
-        n_nz = 0
-        for i in range(doc_ptr[d], doc_ptr[d + 1]):
-            if pos[z[i]] < 0:
-                n_nz = _add_topic(z[i], nz, pos, n_nz)
+        n_nz = topics_ascending(ndk, nz)
         for i in range(doc_ptr[d], doc_ptr[d + 1]):
             w = words[i]
-            nwk, swk = n_wk[w], s_wk[w]
+            nwk, swk, lmw = n_wk[w], s_wk[w], lm[w]
             old, old_r = z[i], r[i]
             if _blocked(old_r, swk[old], nwk[old]):
                 blocked += 1
                 continue
             _move(i, w, old, old_r, -1, ndk, nwk, n_k, swk, s_k, s_w, s_total)
+            if nwk[old] >= join.shape[0] or swk[old] >= join.shape[1]:   # a record too small
+                st = cover(st, nwk[old], swk[old])
+                join, open_ = st.join, st.open
+            _set_ratio(lmw, old, nwk[old], swk[old], join, open_)
             _topic_factors(old, n_k, s_k, a, b, inv, opening)
             if ndk[old] == 0:
-                n_nz = _remove_topic(old, nz, pos, n_nz)
+                n_nz = remove_ascending(old, nz, n_nz)
             root = (gamma + s_w[w]) / (V_gamma + s_total[0])
-            if i + 1 < doc_ptr[d + 1]:
-                # the next token's word rows at the document's topics (random reads of two
-                # (V, K) arrays), the stale mass of its current outcome and its next stale
-                # draw, asked for while this token is sampled (``kernels.prefetch``)
-                w_next = words[i + 1]
-                row_n, row_s = n_wk[w_next], s_wk[w_next]
-                for j in range(n_nz):
-                    prefetch(row_n, nz[j])
-                    prefetch(row_s, nz[j])
-                prefetch(wt.q[w_next], 2 * z[i + 1] + r[i + 1])
-                prefetch(wt.samples[w_next], min(wt.used[w_next], L - 1))
             P = 0.0   # the sparse document part, exact
             for j in range(n_nz):
                 k = nz[j]
-                m = nwk[k]
-                if m == 0:   # no table of w in topic k: only a new one (open[0, 0] = 1)
-                    p_dw[2 * j] = P
-                    P += ndk[k] * opening[k] * root
-                    p_dw[2 * j + 1] = P
-                    continue
-                s = swk[k]
-                if m >= R or s >= C:
-                    st = cover(st, m, s)
-                    join, open_ = st.join, st.open
-                    R, C = join.shape
-                c = ndk[k] * inv[k]
-                P += c * join[m, s]
+                c = ndk[k]
+                P += c * inv[k] * lmw[2 * k]                         # eq. 7, r = 0
                 p_dw[2 * j] = P
-                P += c * (b + a * s_k[k]) * open_[m, s] * root
+                P += c * opening[k] * lmw[2 * k + 1] * root          # eq. 8, r = 1
                 p_dw[2 * j + 1] = P
             x = 2 * old + old_r
             q_x = -1.0   # the proposal mass of the current state; recomputed after a rebuild
@@ -308,15 +298,8 @@ def alias_sweep(tokens, counts, tab, prior, st, mh_steps, per_sweep, wt, nz, pos
                 if stale(w, wt):
                     q_x = -1.0
                     need = mh_steps * (word_ptr[w + 1] - word_ptr[w]) if per_sweep else L
-                    st = _rebuild_word(w, nwk, swk, s_k, alpha, a, b, inv, opening, root, st,
-                                       wt, rng, need)
-                    join, open_ = st.join, st.open
-                    R, C = join.shape
-                if nwk[x >> 1] >= R or swk[x >> 1] >= C:
-                    st = cover(st, nwk[x >> 1], swk[x >> 1])
-                    join, open_ = st.join, st.open
-                    R, C = join.shape
-                f_x = _lm(x, nwk[x >> 1], swk[x >> 1], inv, opening, root, join, open_)
+                    _rebuild_word(w, lmw, alpha, inv, opening, root, wt, rng, need)
+                f_x = _f(x, lmw, inv, opening, root)
                 if q_x < 0.0:
                     q_x = ndk[x >> 1] * f_x + wt.q[w, x]
                 u = uniform(rng) * (P + wt.mass[w])
@@ -336,11 +319,7 @@ def alias_sweep(tokens, counts, tab, prior, st, mh_steps, per_sweep, wt, nz, pos
                     record_mh(info, 0, 1.0, True)
                     continue
                 t = y >> 1
-                if nwk[t] >= R or swk[t] >= C:
-                    st = cover(st, nwk[t], swk[t])
-                    join, open_ = st.join, st.open
-                    R, C = join.shape
-                f_y = _lm(y, nwk[t], swk[t], inv, opening, root, join, open_)
+                f_y = _f(y, lmw, inv, opening, root)
                 pi_y = (alpha[t] + ndk[t]) * f_y
                 q_y = ndk[t] * f_y + wt.q[w, y]
                 if pi_y <= 0.0:   # a stale outcome: joining a table that is gone
@@ -357,13 +336,15 @@ def alias_sweep(tokens, counts, tab, prior, st, mh_steps, per_sweep, wt, nz, pos
             k, rr = x >> 1, x & 1
             z[i], r[i] = k, rr
             _move(i, w, k, rr, 1, ndk, nwk, n_k, swk, s_k, s_w, s_total)
+            if nwk[k] >= join.shape[0] or swk[k] >= join.shape[1]:
+                st = cover(st, nwk[k], swk[k])
+                join, open_ = st.join, st.open
+            _set_ratio(lmw, k, nwk[k], swk[k], join, open_)
             _topic_factors(k, n_k, s_k, a, b, inv, opening)
             if ndk[k] == 1:
-                n_nz = _add_topic(k, nz, pos, n_nz)
+                n_nz = insert_ascending(k, nz, n_nz)
             if k != old:
                 changed += 1
-        for j in range(n_nz):
-            pos[nz[j]] = -1
     info[TOKENS] += doc_ptr[d_end] - doc_ptr[d_start]
     info[CHANGED] += changed
     info[blocked_at] += blocked
