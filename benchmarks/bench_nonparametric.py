@@ -3,7 +3,7 @@ Fig. 2 and 6, and sec. 5.4's time per iteration), with tomotopy's HDPModel in th
 
 Run from the repository root with the project's virtualenv, on an otherwise idle machine::
 
-    python benchmarks/bench_nonparametric.py            # k = 1024, 30 iterations (~50 min)
+    python benchmarks/bench_nonparametric.py            # k = 1024, 30 iterations (~20 min)
     python benchmarks/bench_nonparametric.py --quick    # smoke test: k = 64, 4 iterations
     python benchmarks/bench_nonparametric.py --samplers alias_pdp   # rerun some, keep the rest
 
