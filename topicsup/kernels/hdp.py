@@ -34,6 +34,7 @@ from numba import njit
 
 from .aliaslda import insert_ascending, remove_ascending, topics_ascending
 from .info import CHANGED, TOKENS, record_mh
+from .gibbs import search_cumulative
 from .rng import uniform
 from .prefetch import prefetch
 from .stirling import cover
@@ -223,13 +224,7 @@ def gibbs_sweep(tokens, counts, tab, prior, st, rng, d_start, d_end, info, block
                 p[top] = total
                 top += 1
             u = uniform(rng) * total
-            lo, hi = 0, top - 1
-            while lo < hi:
-                mid = (lo + hi) >> 1
-                if p[mid] > u:
-                    hi = mid
-                else:
-                    lo = mid + 1
+            lo = search_cumulative(p, top, u)
             if lo == 2 * L:
                 k, rr = _birth(live, n_live), 1
             else:
@@ -346,13 +341,7 @@ def alias_sweep(tokens, counts, tab, prior, st, mh_steps, per_sweep, wt, rng, d_
                     q_x = _q(x, w, nwk, ndk, tdk, inv, t_k, root, K_max, beta, join, open_, wt)
                 u = uniform(rng) * (P + wt.mass[w])
                 if u < P:   # the first cumulative mass above u, by bisection
-                    lo, hi = 0, 2 * n_nz - 1
-                    while lo < hi:
-                        mid = (lo + hi) >> 1
-                        if p_d[mid] > u:
-                            hi = mid
-                        else:
-                            lo = mid + 1
+                    lo = search_cumulative(p_d, 2 * n_nz, u)
                     y = 2 * nz[lo >> 1] + (lo & 1)
                 else:
                     y = wt.samples[w, wt.used[w]]

@@ -31,6 +31,7 @@ from numba import njit
 from .aliaslda import insert_ascending, remove_ascending, topics_ascending
 from .info import CHANGED, TOKENS, record_mh
 from .loglik import lda_doc_part
+from .gibbs import search_cumulative
 from .rng import uniform
 from .stirling import cover
 from .word_tables import draw_supply, stale
@@ -163,13 +164,7 @@ def gibbs_sweep(tokens, counts, tab, prior, st, rng, d_start, d_end, info, block
                 total += base * (b + a * s_k[k]) * open_[m, s] * root       # eq. 8, r = 1
                 p[2 * k + 1] = total
             u = uniform(rng) * total
-            lo, hi = 0, 2 * K - 1
-            while lo < hi:
-                mid = (lo + hi) >> 1
-                if p[mid] > u:
-                    hi = mid
-                else:
-                    lo = mid + 1
+            lo = search_cumulative(p, 2 * K, u)
             k, rr = lo >> 1, lo & 1
             z[i], r[i] = k, rr
             _move(i, w, k, rr, 1, ndk, nwk, n_k, swk, s_k, s_w, s_total)
@@ -304,13 +299,7 @@ def alias_sweep(tokens, counts, tab, prior, st, mh_steps, per_sweep, wt, lm, nz,
                     q_x = ndk[x >> 1] * f_x + wt.q[w, x]
                 u = uniform(rng) * (P + wt.mass[w])
                 if u < P:   # the first cumulative mass above u, by bisection
-                    lo, hi = 0, 2 * n_nz - 1
-                    while lo < hi:
-                        mid = (lo + hi) >> 1
-                        if p_dw[mid] > u:
-                            hi = mid
-                        else:
-                            lo = mid + 1
+                    lo = search_cumulative(p_dw, 2 * n_nz, u)
                     y = 2 * nz[lo >> 1] + (lo & 1)
                 else:
                     y = wt.samples[w, wt.used[w]]

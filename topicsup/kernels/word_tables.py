@@ -26,6 +26,7 @@ import numpy as np
 from numba import njit
 
 from .alias import build_alias, draw_alias
+from .gibbs import search_cumulative
 from .rng import uniform
 
 
@@ -131,15 +132,7 @@ def draw_supply(w, wt, rng, need):
             total += qw[k]
             cum[k] = total
         for j in range(n):
-            u = uniform(rng) * total
-            lo, hi = 0, L - 1
-            while lo < hi:
-                mid = (lo + hi) >> 1
-                if cum[mid] > u:
-                    hi = mid
-                else:
-                    lo = mid + 1
-            sw[j] = lo
+            sw[j] = search_cumulative(cum, L, uniform(rng) * total)
         wt.mass[w] = total
     else:
         wt.mass[w] = build_alias(qw, wt.prob, wt.alias, wt.work)
