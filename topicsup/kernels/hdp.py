@@ -243,15 +243,19 @@ def gibbs_sweep(tokens, counts, tab, prior, st, rng, d_start, d_end, info, block
 @njit(cache=True, nogil=True)
 def _rebuild_word(w, nwk, inv, t_k, root, b0, beta, V, wt, rng, need):
     """Word w's stale table over the K_max + 1 outcomes from the current counts: topic t with
-    a new document table, (m_tw + beta) / (m_t + V beta) * b1 T_t / (b0 + T) (0 for a dead
-    slot), and a new topic, b1 b0 / (b0 + T) / V. The new topic keeps its mass even when
-    every slot is live: a token whose topic dies with it has "new topic" as its current state,
-    and a proposal of zero mass there would hold it (the topic could never die while the
-    slots are full). Proposed at capacity it has no target mass and is rejected."""
+    a new document table, (m_tw + beta) / (m_t + V beta) * b1 T_t / (b0 + T), and a new
+    topic, b1 b0 / (b0 + T) / V. Every outcome keeps positive mass, because the proposal mass
+    of a token's current state may be this table's alone and a state of zero proposal mass
+    cannot be left (every MH ratio is 0) until the table is rebuilt: the new topic even when
+    every slot is live (a token whose topic dies with it has "new topic" as its current
+    state; at capacity no topic could die), and a dead slot as if it had one table (a topic
+    born into it after the build, alone in the token's document, would hold the token; the
+    paper's refresh rebuilds a rare word's table only every many sweeps). Proposed when it
+    has no target mass (a dead slot, a new topic at capacity), an outcome is rejected."""
     qw = wt.q[w]
     K_max = nwk.shape[0]
     for k in range(K_max):
-        qw[k] = (nwk[k] + beta) * inv[k] * (t_k[k] * root)
+        qw[k] = (nwk[k] + beta) * inv[k] * (max(t_k[k], 1) * root)
     qw[K_max] = root * b0 / V
     draw_supply(w, wt, rng, need)
 

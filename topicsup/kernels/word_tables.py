@@ -124,7 +124,7 @@ def draw_supply(w, wt, rng, need):
     qw = wt.q[w]
     sw = wt.samples[w]
     L = qw.shape[0]
-    n = min(max(need, 1), L)
+    n = min(max(need, 1), L, sw.shape[0])
     if 4 * n < L:   # inversion: prefix sums, then a bisection per draw
         cum = wt.prob
         total = 0.0
