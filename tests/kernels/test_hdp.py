@@ -67,14 +67,17 @@ def test_exact_gibbs_leaves_the_posterior_invariant(problem):
                           T.target(problem[4]))
 
 
-@pytest.mark.parametrize("mh_steps", [1, 2])
-def test_alias_hdp_with_a_frozen_table_is_exact(problem, mh_steps):
-    """One stale table fixed and unrelated to the chain, the word and document parts
-    fresh: only a wrong ratio or proposal mass could fail (one MH step, and two)."""
+@pytest.mark.parametrize("mh_steps,scale", [(1, 1.0), (2, 1.0), (2, 1e3), (2, 1e-3)],
+                         ids=["1-step", "2-steps", "stale-part-alone", "document-part-alone"])
+def test_alias_hdp_with_frozen_tables_is_exact(problem, mh_steps, scale):
+    """The words' stale tables fixed and unrelated to the chain, the document part fresh:
+    only a wrong ratio or proposal mass could fail (one MH step, and two). Each part of the
+    proposal also almost alone: the stale masses scaled by 1e3 (nearly every proposal the
+    table's) and by 1e-3 (nearly every one the exact document part's)."""
     K = problem[0]
     m = HDPLDA(K=K, **PARAMS, sampler="alias", mh_steps=mh_steps)
-    assert_matches_target(_final(m, problem, N_CHAINS // 2, prepare=T.frozen_tables()),
-                          T.target(problem[4]))
+    assert_matches_target(_final(m, problem, N_CHAINS // 2,
+                                 prepare=T.frozen_tables(scale=scale)), T.target(problem[4]))
 
 
 @pytest.mark.parametrize("refresh,n_chains", [("sweep", 15_000), ("draws", 40_000)])

@@ -60,14 +60,17 @@ def test_exact_gibbs_leaves_the_posterior_invariant(problem):
     assert_matches_target(_final(PDPLDA(**PARAMS), problem, N_CHAINS), T.target(problem[3]))
 
 
-@pytest.mark.parametrize("mh_steps", [1, 2])
-def test_alias_pdp_with_frozen_tables_is_exact(problem, mh_steps):
+@pytest.mark.parametrize("mh_steps,scale", [(1, 1.0), (2, 1.0), (2, 1e3), (2, 1e-3)],
+                         ids=["1-step", "2-steps", "stale-part-alone", "document-part-alone"])
+def test_alias_pdp_with_frozen_tables_is_exact(problem, mh_steps, scale):
     """Tables fixed and unrelated to the chain: every proposal is independent of the state,
     so only a wrong ratio or a wrong proposal mass could fail (one MH step alone, and two: the
-    second starts from the first's outcome and its proposal mass)."""
+    second starts from the first's outcome and its proposal mass). Each part of the proposal
+    also almost alone: the stale masses scaled by 1e3 (nearly every proposal the table's) and
+    by 1e-3 (nearly every one the exact document part's)."""
     m = PDPLDA(**PARAMS, sampler="alias", mh_steps=mh_steps)
-    assert_matches_target(_final(m, problem, N_CHAINS // 2, prepare=T.frozen_tables()),
-                          T.target(problem[3]))
+    assert_matches_target(_final(m, problem, N_CHAINS // 2,
+                                 prepare=T.frozen_tables(scale=scale)), T.target(problem[3]))
 
 
 def test_alias_pdp_with_rebuilt_stale_tables_is_biased(problem):

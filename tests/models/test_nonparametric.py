@@ -125,7 +125,7 @@ def test_bad_parameters_are_named(make, err, msg):
 def test_a_forged_checkpoint_is_refused_by_name(corpus, tmp_path, name):
     """Indicators other than 0/1, or a dish with customers and no table, are refused naming
     state/r; forged alias tables naming them (AliasHDP's: a table in use whose new topic has
-    no mass, whose samples and mass are otherwise consistent)."""
+    no mass, or one of its slots, whose samples and mass are otherwise consistent)."""
     s = Session(MODELS[name], corpus, seed=0)
     s.run(1)
     path = s.save(tmp_path / "ok.npz")
@@ -143,11 +143,14 @@ def test_a_forged_checkpoint_is_refused_by_name(corpus, tmp_path, name):
         q, mass = data["state/wt_q"].copy(), data["state/wt_mass"].copy()
         supply, used, samples = (data[f"state/wt_{n}"] for n in ("supply", "used", "samples"))
         new = q.shape[1] - 1
-        w = next(w for w in range(len(q)) if used[w] < supply[w]
-                 and (samples[w, :supply[w]] != new).all())
-        mass[w] -= q[w, new]
-        q[w, new] = 0.0
-        forged.append(({"state/wt_q": q, "state/wt_mass": mass}, "new topic's stale mass"))
+        for k in (new, 0):   # the new topic, a slot
+            q2, mass2 = q.copy(), mass.copy()
+            w = next(w for w in range(len(q)) if used[w] < supply[w]
+                     and (samples[w, :supply[w]] != k).all())
+            mass2[w] -= q2[w, k]
+            q2[w, k] = 0.0
+            forged.append(({"state/wt_q": q2, "state/wt_mass": mass2},
+                           "every outcome .* positive stale mass"))
     for changes, msg in forged:
         bad = {**data, **changes}
         # a forger recomputes the checksum
@@ -172,3 +175,27 @@ def test_a_state_whose_stirling_numbers_would_not_fit_is_refused(corpus, monkeyp
     monkeypatch.setattr(validation, "available_memory", lambda: 1e5)
     with pytest.raises(ValueError, match="Stirling numbers of state/r"):
         m.validate_state(s.state, corpus)
+
+
+def test_alias_pdp_keeps_its_ratio_cache_equal_to_the_counts(corpus, tmp_path):
+    """AliasPDP's cache of Stirling ratios per (word, topic) is updated token by token; after
+    sweeps (with a large discount, so table counts move) and after a load it equals the
+    cache filled afresh from the counts, bit for bit, and says which discount it holds. A
+    missed update would feed the kernel a wrong target here."""
+    from topicsup.kernels import pdp, stirling
+    m = PDPLDA(K=6, sampler="alias", discount=0.6)
+
+    def fresh(state):
+        lm = np.zeros_like(state.sampler.ratios)
+        stirling.keep(pdp.fill_ratios(state.counts.n_wk, state.tables.s_wk,
+                                      stirling.shared(m.discount), lm))
+        return lm
+
+    s = Session(m, corpus, seed=2)
+    s.run(3)
+    assert s.state.sampler.ratios_a[0] == 0.6
+    np.testing.assert_array_equal(s.state.sampler.ratios, fresh(s.state))
+    r = Session.load(s.save(tmp_path / "p.npz"))
+    assert np.isnan(r.state.sampler.ratios_a[0])   # derived, filled at the next sweep
+    r.run(2)
+    np.testing.assert_array_equal(r.state.sampler.ratios, fresh(r.state))

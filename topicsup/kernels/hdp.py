@@ -33,10 +33,10 @@ import numpy as np
 from numba import njit
 
 from .aliaslda import insert_ascending, remove_ascending, topics_ascending
-from .info import CHANGED, TOKENS, record_mh
 from .gibbs import search_cumulative
-from .rng import uniform
+from .info import CHANGED, TOKENS, record_mh
 from .prefetch import prefetch
+from .rng import uniform
 from .stirling import cover
 from .word_tables import draw_supply, stale
 

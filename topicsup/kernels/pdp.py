@@ -29,9 +29,9 @@ import numpy as np
 from numba import njit
 
 from .aliaslda import insert_ascending, remove_ascending, topics_ascending
+from .gibbs import search_cumulative
 from .info import CHANGED, TOKENS, record_mh
 from .loglik import lda_doc_part
-from .gibbs import search_cumulative
 from .rng import uniform
 from .stirling import cover
 from .word_tables import draw_supply, stale
@@ -296,13 +296,13 @@ def alias_sweep(tokens, counts, tab, prior, st, mh_steps, per_sweep, wt, lm, nz,
                 P += c * opening[k] * lmw[2 * k + 1] * root          # eq. 8, r = 1
                 p_dw[2 * j + 1] = P
             x = 2 * old + old_r
+            f_x = _f(x, lmw, inv, opening, root)   # x's factor: a rebuild does not change it
             q_x = -1.0   # the proposal mass of the current state; recomputed after a rebuild
             for step in range(mh_steps):
                 if stale(w, wt):
                     q_x = -1.0
                     need = mh_steps * (word_ptr[w + 1] - word_ptr[w]) if per_sweep else L
                     _rebuild_word(w, lmw, alpha, inv, opening, root, floor, wt, rng, need)
-                f_x = _f(x, lmw, inv, opening, root)
                 if q_x < 0.0:
                     q_x = ndk[x >> 1] * f_x + wt.q[w, x]
                 u = uniform(rng) * (P + wt.mass[w])
@@ -326,8 +326,7 @@ def alias_sweep(tokens, counts, tab, prior, st, mh_steps, per_sweep, wt, lm, nz,
                 acc = pi_y * q_x / ((alpha[x >> 1] + ndk[x >> 1]) * f_x * q_y)
                 if acc >= 1.0 or uniform(rng) < acc:
                     record_mh(info, 0, min(acc, 1.0), True)
-                    x = y
-                    q_x = q_y
+                    x, f_x, q_x = y, f_y, q_y
                 else:
                     record_mh(info, 0, acc, False)
             k, rr = x >> 1, x & 1

@@ -67,9 +67,11 @@ class AliasHDP(AliasTableSampler):
     def validate(self, model: Any, own: AliasHDPArrays) -> None:
         super().validate(model, own)
         t = own.tables
-        if (t.q[t.used < t.supply, -1] <= 0).any():
-            raise ValueError("state/wt_q: a new topic's stale mass must be positive (a token "
-                             "whose topic dies could not leave it)")
+        if (t.q[t.used < t.supply] <= 0).any():
+            # the kernel gives every outcome positive mass: a state of zero proposal mass
+            # (a new topic, a slot that was dead at the build) could not be left
+            raise ValueError("state/wt_q: a table in use must give every outcome (each slot "
+                             "and the new topic) positive stale mass")
 
     def sweep_tables(self, model, state, rng, d_start, d_end, info) -> None:
         own = state.sampler

@@ -189,23 +189,27 @@ def sample_final_table_states(model: Any, corpus: Corpus, Z: np.ndarray, R: np.n
     return out
 
 
-def frozen_tables(seed: int = 0, supply: int = 64) -> Callable[[Any], None]:
+def frozen_tables(seed: int = 0, supply: int = 64,
+                  scale: float = 1.0) -> Callable[[Any], None]:
     """A ``prepare`` hook giving an alias sampler's state FROZEN stale tables: fixed
     positive masses unrelated to the chain (the same for every chain), with ``supply`` fresh
     draws from them stored per chain (more than a short test uses, so the tables are never
     rebuilt). Every proposal is then independent of the state, so each Metropolis-Hastings
     step is exact: a test of the ratio and of the proposal's mixture alone (the papers'
-    rebuilt tables are tested for their bias separately)."""
+    rebuilt tables are tested for their bias separately). ``scale`` multiplies the stale
+    masses: large, nearly every proposal is the stale table's; small, nearly every one is
+    the exact document part's (each part of the mixture made the proposal almost alone; the
+    document part cannot be alone, it cannot propose a topic the document lacks)."""
     chains = itertools.count()
 
     def prepare(state: Any) -> None:
         _freeze(state, np.random.default_rng(seed), np.random.default_rng([seed, next(chains)]),
-                supply)
+                supply, scale)
     return prepare
 
 
 def _freeze(state: Any, g: np.random.Generator, draws: np.random.Generator,
-            supply: int) -> None:
+            supply: int, scale: float) -> None:
     t = state.sampler.tables
     V, L = t.q.shape
     if isinstance(state.tables, hdp.DocTables):
@@ -217,6 +221,7 @@ def _freeze(state: Any, g: np.random.Generator, draws: np.random.Generator,
         q[:, -1] = g.uniform(0.2, 2.0, size=V)
     else:   # AliasPDP: a table per word over (topic, table)
         q = g.uniform(0.2, 2.0, size=(V, L))
+    q *= scale
     samples = np.stack([draws.choice(L, size=supply, p=row / row.sum())
                         for row in q]).astype(np.int32)
     new = t._replace(q=q, mass=q.sum(axis=1), samples=samples, used=np.zeros_like(t.used),
