@@ -21,8 +21,16 @@ sweeps by the old kernel (``kernels.fold_in.fold_in``: O(K) per token, one threa
 new one (``LDA.fold_in``: the sparse exact kernel, 2 threads), each with its accuracy; and the
 same preset on the partially collapsed sampler on 2 threads, accuracy against training time.
 
+Part 3, sweeps to the target (``--parts sweeps``, K in {100, 1000}, about 6 min): tomotopy with 2
+workers for the budget (the target, as in part 1), then tomotopy-2 and pc-sparse-2 again with no
+time limit, the log joint every few sweeps, until each reaches the target (or a cap of sweeps);
+and the time of the partially collapsed sweep's fixed costs on its final state (Phi | Z and the
+word tables, median of 5). From these: the sweeps each needs, and the tokens per second the
+partially collapsed sampler would need on 2 threads to reach the target when tomotopy does.
+
 Outputs in benchmarks/results/parallel/ (``quick/parallel`` for --quick): README.md (the tables),
-lda.csv, prediction.csv, curves.csv and curves.{html,png} (log joint against time per K).
+lda.csv, prediction.csv, sweeps.csv, curves.csv and curves.{html,png} (log joint against time
+per K).
 """
 
 from __future__ import annotations
@@ -34,6 +42,7 @@ os.environ["NUMBA_NUM_THREADS"] = "2"   # before numba is imported: both cores
 import argparse  # noqa: E402
 import datetime as _dt  # noqa: E402
 import gc  # noqa: E402
+import json  # noqa: E402
 import math  # noqa: E402
 import shlex  # noqa: E402
 import sys  # noqa: E402
@@ -134,6 +143,82 @@ def lda_part(corpus, ks, budgets, seed):
     return traces, pd.DataFrame(rows)
 
 
+def sweeps_to(name, corpus, K, target, cap, every, seed):
+    """Sweep until the log joint per token (evaluated every ``every`` sweeps) reaches
+    ``target`` or ``cap`` sweeps; return (sweeps, sampling seconds, final level, chain)."""
+    if not name.startswith("tomotopy"):   # compile numba kernels outside any timing
+        w = make(name, corpus, K, seed + 1)
+        w.sweep()
+        del w
+        gc.collect()
+    chain = make(name, corpus, K, seed)
+    elapsed, ll = 0.0, -math.inf
+    for sweep in range(1, cap + 1):
+        t0 = time.perf_counter()
+        chain.sweep()
+        elapsed += time.perf_counter() - t0
+        if sweep % every == 0 or sweep == cap:
+            ll = chain.log_joint_per_token()
+            print(f"K={K:5d} {name:12s} sweep {sweep:5d} {elapsed:7.1f} s ll/token={ll:.4f}",
+                  flush=True)
+            if ll >= target:
+                return sweep, elapsed, ll, chain
+    return math.nan, math.nan, ll, chain
+
+
+def fixed_costs(chain, repeats=5):
+    """Median seconds of the partially collapsed sweep's fixed costs on the chain's state:
+    Phi | Z (V K Gamma draws) and the per-word alias tables over Phi."""
+    from topicsup.kernels import partially_collapsed as pc
+    s = chain.s
+    own, counts, m = s.state.sampler, s.state.counts, s.model
+    phi, tables = [], []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        pc.draw_phi(counts.n_wk, counts.n_k, m.beta, own.key, own.phi, own.partial)
+        t1 = time.perf_counter()
+        pc.build_word_tables(own.phi, m.alpha_vector, own.prob, own.alias, own.mass)
+        t2 = time.perf_counter()
+        phi.append(t1 - t0)
+        tables.append(t2 - t1)
+    return float(np.median(phi)), float(np.median(tables))
+
+
+SWEEP_CAPS = {100: 1500, 1000: 400}
+EVERY = {100: 10, 1000: 5}
+
+
+def sweeps_part(corpus, ks, budgets, seed):
+    """Part 3: the sweeps tomotopy-2 and pc-sparse-2 need to reach tomotopy-2's half-budget
+    level, and what the partially collapsed sampler would need to get there as soon."""
+    rows = []
+    for K in ks:
+        ref = run(REFERENCE, corpus, K, budgets[K], seed)
+        target = level_at(ref, budgets[K] / 2)
+        t_ref = time_to_reach(ref, target)
+        cap = SWEEP_CAPS.get(K, 400)
+        for name, every in ((REFERENCE, 2), ("pc-sparse-2", EVERY.get(K, 5))):
+            n, t, ll, chain = sweeps_to(name, corpus, K, target, cap, every, seed)
+            row = {"K": K, "sampler": name, "target_ll_per_token": target,
+                   "tomotopy_2_seconds": t_ref, "sweeps_to_target": n,
+                   "seconds_to_target": t, "final_ll_per_token": ll,
+                   "phi_seconds": math.nan, "tables_seconds": math.nan}
+            if name.startswith("pc-"):
+                row["phi_seconds"], row["tables_seconds"] = fixed_costs(chain)
+            rows.append(row)
+            print(row, flush=True)
+            del chain
+            gc.collect()
+    out = pd.DataFrame(rows)
+    out["seconds_per_sweep"] = out["seconds_to_target"] / out["sweeps_to_target"]
+    # to reach the target when tomotopy-2 does (its time in the budget run), a chain needing
+    # n sweeps must sweep n N tokens in that time
+    out["needed_tokens_per_second"] = (out["sweeps_to_target"] * corpus.n_tokens
+                                       / out["tomotopy_2_seconds"])
+    out["tokens_per_second"] = corpus.n_tokens / out["seconds_per_sweep"]
+    return out
+
+
 def prediction_part(train, test, ks, sweeps, seed):
     from topicsup import LightMedLDA, Session
     from topicsup.kernels.fold_in import content_labels, fold_in as old_fold_in
@@ -193,7 +278,7 @@ def save_curves(traces, out):
     chart.save(str(out / "curves.png"), scale_factor=1.5)
 
 
-def markdown(lda, pred, meta):
+def markdown(lda, pred, sweeps, meta):
     out = ["# The partially collapsed sampler in parallel, and prediction", "",
            f"Corpus: 20 Newsgroups train ({meta['n_docs']} documents, {meta['n_words']} words, "
            f"{meta['n_tokens']} tokens), alpha = 0.1, beta = 0.01, random start; budgets "
@@ -232,9 +317,29 @@ def markdown(lda, pred, meta):
         for _, r in pred.iterrows():
             out.append(f"| {r.K} | {r.sampler} | {r.sweeps} | {r.train_seconds:.1f} | "
                        f"{r.fold_in} | {r.predict_seconds:.1f} | {r.accuracy:.3f} |")
-    out += ["", f"- Machine: {meta['cpu']}, NUMBA_NUM_THREADS=2",
-            f"- Versions: {meta['versions']}", f"- Date: {meta['date']}",
-            f"- Command: `{meta['command']}`"]
+    if len(sweeps):
+        out += ["", "Sweeps to tomotopy-2's half-budget log joint per token with no time limit "
+                "(log joint every 2 sweeps for tomotopy-2, every 10 / 5 for pc-sparse-2 at K = "
+                "100 / 1000), the partially collapsed sweep's fixed costs on its final state, "
+                "and the tokens per second a chain needing that many sweeps must sweep to reach "
+                "the target when tomotopy-2 does (its time in the budget run):", "",
+                "| K | target | sampler | sweeps | seconds | s / sweep | M tokens/s | "
+                "M tokens/s needed | Phi s / sweep | tables s / sweep |",
+                "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
+
+        def f(x, fmt):
+            return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else fmt % x
+        for _, r in sweeps.iterrows():
+            out.append(f"| {r.K} | {r.target_ll_per_token:.4f} | {r.sampler} | "
+                       f"{f(r.sweeps_to_target, '%d')} | {f(r.seconds_to_target, '%.1f')} | "
+                       f"{f(r.seconds_per_sweep, '%.3f')} | "
+                       f"{f(r.tokens_per_second / 1e6, '%.2f')} | "
+                       f"{f(r.needed_tokens_per_second / 1e6, '%.2f')} | "
+                       f"{f(r.phi_seconds, '%.3f')} | {f(r.tables_seconds, '%.3f')} |")
+    out += ["", "Runs (each part's tables come from its own run; a run of some parts reads "
+            "the others' tables from their CSV files):", ""]
+    for part, r in meta["runs"].items():
+        out += [f"- {part}: `{r['command']}`, {r['date']}, {r['machine']}, {r['versions']}"]
     return "\n".join(out) + "\n"
 
 
@@ -244,9 +349,13 @@ def main(argv=None):
     ap.add_argument("--ks", type=lambda s: tuple(int(x) for x in s.split(",")))
     ap.add_argument("--prediction-ks", type=lambda s: tuple(int(x) for x in s.split(",")),
                     default=(50, 200))
-    ap.add_argument("--parts", default="lda,prediction")
+    ap.add_argument("--parts", default="lda,prediction,sweeps",
+                    help="comma-separated parts to run (lda, prediction, sweeps); the tables of "
+                         "the others are read from their CSV files of an earlier run")
     ap.add_argument("--sweeps", type=int, default=60, help="prediction part: training sweeps")
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--readme-only", action="store_true",
+                    help="rewrite README.md from the results' CSV files, running nothing")
     ap.add_argument("--curves-only", action="store_true",
                     help="redraw curves.{html,png} from the results' curves.csv")
     ap.add_argument("--seed", type=int, default=0)
@@ -269,23 +378,43 @@ def main(argv=None):
     from topicsup.datasets import load_20newsgroups
     train = load_20newsgroups("train", path=path)
     test = load_20newsgroups("test", path=path)
-    parts = set(args.parts.split(","))
-    lda_traces, lda = pd.DataFrame(), pd.DataFrame()
+    parts = set() if args.readme_only else set(args.parts.split(","))
+    unknown = parts - {"lda", "prediction", "sweeps"}
+    if unknown:
+        ap.error(f"--parts: unknown parts {sorted(unknown)}; expected lda, prediction, sweeps")
+
+    def earlier(name):
+        f = out / name
+        return pd.read_csv(f) if f.exists() else pd.DataFrame()
+    lda = earlier("lda.csv")
+    sweeps = earlier("sweeps.csv")
+    pred = earlier("prediction.csv")
     if "lda" in parts:
         lda_traces, lda = lda_part(train, ks, budgets, args.seed)
         lda_traces.to_csv(out / "curves.csv", index=False)
         lda.to_csv(out / "lda.csv", index=False)
         save_curves(lda_traces, out)
-    pred = pd.DataFrame()
+    if "sweeps" in parts:
+        sks = args.ks or ((20,) if args.quick else (100, 1000))
+        sweeps = sweeps_part(train, sks, {K: 4.0 if args.quick else BUDGET.get(K, 40.0)
+                                          for K in sks}, args.seed)
+        sweeps.to_csv(out / "sweeps.csv", index=False)
     if "prediction" in parts:
         pred = prediction_part(train, test, (50,) if args.quick else args.prediction_ks,
                                6 if args.quick else args.sweeps, args.seed)
         pred.to_csv(out / "prediction.csv", index=False)
+    run_meta = {"machine": f"{cpu_model()}, NUMBA_NUM_THREADS=2", "versions": versions(),
+                "date": _dt.datetime.now().isoformat(timespec="seconds"),
+                "command": " ".join(shlex.quote(a) for a in ["python"] + sys.argv)}
+    for part in parts:   # each part's tables say which run made them
+        (out / f"{part}.meta.json").write_text(json.dumps(run_meta, indent=1) + "\n")
     meta = {"n_docs": train.n_docs, "n_words": train.n_words, "n_tokens": train.n_tokens,
-            "budgets": budgets, "cpu": cpu_model(), "versions": versions(),
-            "date": _dt.datetime.now().isoformat(timespec="seconds"),
-            "command": " ".join(shlex.quote(a) for a in ["python"] + sys.argv)}
-    md = markdown(lda, pred, meta)
+            "budgets": budgets, "runs": {}}
+    for part in ("lda", "prediction", "sweeps"):
+        f = out / f"{part}.meta.json"
+        if f.exists():
+            meta["runs"][part] = json.loads(f.read_text())
+    md = markdown(lda, pred, sweeps, meta)
     (out / "README.md").write_text(md)
     print(md)
     return 0
