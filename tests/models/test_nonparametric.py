@@ -177,22 +177,29 @@ def test_a_state_whose_stirling_numbers_would_not_fit_is_refused(corpus, monkeyp
         m.validate_state(s.state, corpus)
 
 
-def test_alias_pdp_keeps_its_ratio_cache_equal_to_the_counts(corpus, tmp_path):
+@pytest.mark.parametrize("K", [6, 130])   # 130: a bitmap of three int64 words per word
+def test_alias_pdp_keeps_its_ratio_cache_equal_to_the_counts(corpus, tmp_path, K):
     """AliasPDP's cache of Stirling ratios per (word, topic) is updated token by token; after
     sweeps (with a large discount, so table counts move) and after a load it equals the
-    cache filled afresh from the counts, bit for bit, and says which discount it holds. A
-    missed update would feed the kernel a wrong target here."""
+    cache filled afresh from the counts, bit for bit, and says which discount it holds; so
+    does its bitmap of the topics where each word has customers. A missed update would feed
+    the kernel a wrong target here."""
     from topicsup.kernels import pdp, stirling
-    m = PDPLDA(K=6, sampler="alias", discount=0.6)
+    m = PDPLDA(K=K, sampler="alias", discount=0.6)
 
     def fresh(state):
         lm = np.zeros_like(state.sampler.ratios)
+        has = np.zeros_like(state.sampler.has)
         stirling.keep(pdp.fill_ratios(state.counts.n_wk, state.tables.s_wk,
-                                      stirling.shared(m.discount), lm))
+                                      stirling.shared(m.discount), lm, has))
+        np.testing.assert_array_equal(state.sampler.has, has)
         return lm
 
     s = Session(m, corpus, seed=2)
     s.run(3)
+    if K > 64:   # the sign bit and the later words of the bitmap in use
+        has = s.state.sampler.has
+        assert (has[:, 0] < 0).any() and (has[:, 1] != 0).any() and (has[:, 2] != 0).any()
     assert s.state.sampler.ratios_a[0] == 0.6
     np.testing.assert_array_equal(s.state.sampler.ratios, fresh(s.state))
     r = Session.load(s.save(tmp_path / "p.npz"))

@@ -28,9 +28,11 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from . import bitmaps
 from .aliaslda import insert_ascending, remove_ascending, topics_ascending
 from .gibbs import search_cumulative
 from .info import CHANGED, TOKENS, record_mh
+from .prefetch import prefetch
 from .loglik import lda_doc_part
 from .rng import uniform
 from .stirling import cover
@@ -197,12 +199,16 @@ def _set_ratio(lmw, k, m, s, join, open_):
 
 
 @njit(cache=True, nogil=True)
-def fill_ratios(n_wk, s_wk, st, lm):
+def fill_ratios(n_wk, s_wk, st, lm, has):
     """AliasPDP's cache of the Stirling ratios of every (word, topic): lm[w, 2t + r] =
-    join / open[m_tw, s_tw] (V, 2K). The sparse part, the MH ratios and the table builds
-    read one line of it where they would read the counts and two Stirling tables (the
-    largest far beyond the caches) at random. Returns the Stirling record."""
+    join / open[m_tw, s_tw] (V, 2K), and ``has`` (``kernels.bitmaps``), the topics where
+    the word has customers (m_tw > 0). The sparse part, the MH ratios and the
+    table builds read one line of ``lm`` where they would read the counts and two Stirling
+    tables (the largest far beyond the caches) at random; the sparse part reads ``lm`` only
+    where the bitmap says the word has customers (elsewhere join = 0 and open = 1). Returns
+    the Stirling record."""
     V, K = n_wk.shape
+    bitmaps.fill(n_wk, has)
     for w in range(V):
         for k in range(K):
             m, s = n_wk[w, k], s_wk[w, k]
@@ -242,17 +248,37 @@ def _rebuild_word(w, lmw, alpha, inv, opening, root, floor, wt, rng, need):
 
 
 @njit(cache=True, nogil=True)
-def alias_sweep(tokens, counts, tab, prior, st, mh_steps, per_sweep, wt, lm, nz, p_dw, rng,
-                d_start, d_end, info, blocked_at):
+def _unshared(nz, n_nz, ndk, opening, hw, v):
+    """The document topic t where the word has no customers whose cumulative n_dt opening_t
+    (ascending t) first exceeds ``v``; the last such topic if rounding leaves ``v`` beyond
+    their sum."""
+    cum = 0.0
+    last = -1
+    for j in range(n_nz):
+        k = nz[j]
+        if not bitmaps.has(hw, k):
+            cum += ndk[k] * opening[k]
+            last = k
+            if cum > v:
+                return k
+    return last
+
+
+@njit(cache=True, nogil=True)
+def alias_sweep(tokens, counts, tab, prior, st, mh_steps, per_sweep, wt, lm, has, nz, p_dw,
+                rng, d_start, d_end, info, blocked_at):
     """AliasPDP (Li et al. 2014 sec. 4.2): the proposal is the exact sparse document part
     n_dt f(t, r) over the document's k_d topics (2 outcomes each) plus the word's stale dense
     part alpha_t f~(t, r); ``mh_steps`` independent Metropolis-Hastings steps from the token's
     current (t, r). A word's table is rebuilt after it served 2K draws (the paper) or, with
     ``per_sweep``, also when it is from an earlier sweep (then with the draws one sweep can
-    use, ``mh_steps`` per token of the word). ``lm`` (V, 2K): the cached Stirling ratios of
-    the counts (``fill_ratios``), kept current here. ``nz`` (int32, K) holds the document's
-    topics in ascending order, ``p_dw`` (2K) the sparse part's cumulative masses. Returns the
-    Stirling record."""
+    use, ``mh_steps`` per token of the word). ``lm`` (V, 2K) and ``has``: the cached
+    Stirling ratios of the counts and the words' topic bitmaps (``fill_ratios``), kept
+    current here. The sparse part is summed over the topics the document shares with the
+    word (a bitmap AND; A), the rest, where the word has no table, as root times a running
+    sum (B; docs/math.md sec. 3), walked only when a draw lands in it. ``nz`` (int32, K)
+    holds the document's topics in ascending order, ``p_dw`` (2K) A's cumulative masses.
+    Returns the Stirling record."""
     words, doc_ptr, word_ptr = tokens.words, tokens.doc_ptr, tokens.word_ptr
     z, n_dk, n_wk, n_k = counts.z, counts.n_dk, counts.n_wk, counts.n_k
     r, s_wk, s_k, s_w, s_total = tab.r, tab.s_wk, tab.s_k, tab.s_w, tab.s_total
@@ -266,35 +292,76 @@ def alias_sweep(tokens, counts, tab, prior, st, mh_steps, per_sweep, wt, lm, nz,
         _topic_factors(k, n_k, s_k, a, b, inv, opening)
     join, open_ = st.join, st.open
     floor = join[1, 1]   # a stale table's join mass where the word has no table (> 0)
+    # the document's topics as a bitmap, and those it shares with the token's word
+    dbits = np.zeros(has.shape[1], np.int64)
+    ix = np.zeros(K, np.int32)
     changed = 0
     blocked = 0
     for d in range(d_start, d_end):
         ndk = n_dk[d]
         n_nz = topics_ascending(ndk, nz)
+        # S = sum over the document's topics of n_dt * opening_t, kept current token by
+        # token: the r = 1 mass of the topics where the word has no customers is root times
+        # S less the shared topics' share, without visiting them (computed afresh per
+        # document, so rounding cannot build up beyond one document's moves)
+        dbits[:] = 0
+        S = 0.0
+        for j in range(n_nz):
+            bitmaps.mark(dbits, nz[j], True)
+            S += ndk[nz[j]] * opening[nz[j]]
         for i in range(doc_ptr[d], doc_ptr[d + 1]):
             w = words[i]
-            nwk, swk, lmw = n_wk[w], s_wk[w], lm[w]
+            nwk, swk, lmw, hw = n_wk[w], s_wk[w], lm[w], has[w]
             old, old_r = z[i], r[i]
             if _blocked(old_r, swk[old], nwk[old]):
                 blocked += 1
                 continue
+            S -= ndk[old] * opening[old]
             _move(i, w, old, old_r, -1, ndk, nwk, n_k, swk, s_k, s_w, s_total)
             if nwk[old] >= join.shape[0] or swk[old] >= join.shape[1]:   # a record too small
                 st = cover(st, nwk[old], swk[old])
                 join, open_ = st.join, st.open
             _set_ratio(lmw, old, nwk[old], swk[old], join, open_)
+            if nwk[old] == 0:
+                bitmaps.mark(hw, old, False)
             _topic_factors(old, n_k, s_k, a, b, inv, opening)
+            S += ndk[old] * opening[old]
             if ndk[old] == 0:
                 n_nz = remove_ascending(old, nz, n_nz)
+                bitmaps.mark(dbits, old, False)
             root = (gamma + s_w[w]) / (V_gamma + s_total[0])
-            P = 0.0   # the sparse document part, exact
-            for j in range(n_nz):
-                k = nz[j]
-                c = ndk[k]
-                P += c * inv[k] * lmw[2 * k]                         # eq. 7, r = 0
-                p_dw[2 * j] = P
-                P += c * opening[k] * lmw[2 * k + 1] * root          # eq. 8, r = 1
-                p_dw[2 * j + 1] = P
+            if i + 1 < doc_ptr[d + 1]:
+                # the lines the next token's removal and first reads will miss, asked for
+                # while this token is sampled
+                w2, k2 = words[i + 1], z[i + 1]
+                prefetch(n_wk[w2], k2)
+                prefetch(s_wk[w2], k2)
+                prefetch(lm[w2], 2 * k2)
+                prefetch(wt.q[w2], 2 * k2)
+                prefetch(wt.samples[w2], min(wt.used[w2], L - 1))
+                for h in range(0, has.shape[1], 8):
+                    prefetch(has[w2], h)
+            # the sparse document part, exact: A over the topics the document shares with
+            # the word (join and open, the word's cached ratios), B = root * (S - their
+            # n_dt opening_t) over the others, where w has no table (join 0, open[0, 0] = 1)
+            A = 0.0
+            shared = 0.0
+            n_ix = 0
+            for h in range(dbits.shape[0]):
+                bits = dbits[h] & hw[h]
+                while bits != 0:
+                    k = 64 * h + bitmaps.lowest(bits)
+                    bits &= bits - 1
+                    c = ndk[k]
+                    ix[n_ix] = k
+                    A += c * inv[k] * lmw[2 * k]                     # eq. 7, r = 0
+                    p_dw[2 * n_ix] = A
+                    A += c * opening[k] * lmw[2 * k + 1] * root      # eq. 8, r = 1
+                    p_dw[2 * n_ix + 1] = A
+                    shared += c * opening[k]
+                    n_ix += 1
+            B = max(root * (S - shared), 0.0) if n_ix < n_nz else 0.0
+            P = A + B
             x = 2 * old + old_r
             f_x = _f(x, lmw, inv, opening, root)   # x's factor: a rebuild does not change it
             q_x = -1.0   # the proposal mass of the current state; recomputed after a rebuild
@@ -306,9 +373,11 @@ def alias_sweep(tokens, counts, tab, prior, st, mh_steps, per_sweep, wt, lm, nz,
                 if q_x < 0.0:
                     q_x = ndk[x >> 1] * f_x + wt.q[w, x]
                 u = uniform(rng) * (P + wt.mass[w])
-                if u < P:   # the first cumulative mass above u, by bisection
-                    lo = search_cumulative(p_dw, 2 * n_nz, u)
-                    y = 2 * nz[lo >> 1] + (lo & 1)
+                if u < A:   # the first cumulative mass above u, by bisection
+                    lo = search_cumulative(p_dw, 2 * n_ix, u)
+                    y = 2 * ix[lo >> 1] + (lo & 1)
+                elif u < P:   # open a table of a document topic where w has none
+                    y = 2 * _unshared(nz, n_nz, ndk, opening, hw, (u - A) / root) + 1
                 else:
                     y = wt.samples[w, wt.used[w]]
                     wt.used[w] += 1
@@ -336,9 +405,14 @@ def alias_sweep(tokens, counts, tab, prior, st, mh_steps, per_sweep, wt, lm, nz,
                 st = cover(st, nwk[k], swk[k])
                 join, open_ = st.join, st.open
             _set_ratio(lmw, k, nwk[k], swk[k], join, open_)
+            if nwk[k] == 1:
+                bitmaps.mark(hw, k, True)
+            S -= (ndk[k] - 1) * opening[k]
             _topic_factors(k, n_k, s_k, a, b, inv, opening)
+            S += ndk[k] * opening[k]
             if ndk[k] == 1:
                 n_nz = insert_ascending(k, nz, n_nz)
+                bitmaps.mark(dbits, k, True)
             if k != old:
                 changed += 1
     info[TOKENS] += doc_ptr[d_end] - doc_ptr[d_start]

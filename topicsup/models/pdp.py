@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import validation as check
 from ..corpus import Corpus
-from ..kernels import pdp, stirling, word_tables
+from ..kernels import bitmaps, pdp, stirling, word_tables
 from ..kernels.counts import rebuild_counts
 from ..parts import OwnParts
 from .base import register
@@ -44,6 +44,7 @@ class AliasPDPArrays(NamedTuple):
     tables: word_tables.Supplied
     ratios: np.ndarray     # (V, 2K) the counts' Stirling ratios (``pdp.fill_ratios``)
     ratios_a: np.ndarray   # (1,) the discount they were filled for (NaN: to be filled)
+    has: np.ndarray        # (V, ceil(K / 64)) int64: the topics where each word has customers
     nz: np.ndarray
     p_dw: np.ndarray
 
@@ -55,7 +56,8 @@ class AliasPDP(AliasTableSampler):
     O(k_d) per token, amortised. It keeps the Stirling ratios of every (word, topic) in a
     (V, 2K) cache beside the counts (derived, not saved; filled at the first sweep after a
     start, a load or a change of the discount), so its random reads are one cache line where
-    they were four."""
+    they were four; a bitmap per word of the topics where it has customers lets the sparse
+    part skip the others' row entries (join 0, open 1)."""
 
     mh_steps: int = 2
     refresh: str = "sweep"
@@ -70,21 +72,24 @@ class AliasPDP(AliasTableSampler):
         K = model.K
         return AliasPDPArrays(self.word_tables(model, corpus),
                               np.zeros((corpus.n_words, 2 * K)), np.full(1, np.nan),
+                              bitmaps.allocate(corpus.n_words, K),
                               np.zeros(K, np.int32), np.zeros(2 * K))
 
     def state_bytes(self, model: Any, corpus: Any) -> float:
-        return super().state_bytes(model, corpus) + 16.0 * corpus.n_words * model.K
+        return super().state_bytes(model, corpus) + corpus.n_words * (
+            16.0 * model.K + 8.0 * bitmaps.n_words(model.K))
 
     def sweep_tables(self, model, state, rng, d_start, d_end, info) -> None:
         own = state.sampler
         if not own.ratios_a[0] == model.discount:   # NaN after a refresh of the state
             stirling.keep(pdp.fill_ratios(state.counts.n_wk, state.tables.s_wk,
-                                          stirling.shared(model.discount), own.ratios))
+                                          stirling.shared(model.discount), own.ratios,
+                                          own.has))
             own.ratios_a[0] = model.discount
         st = pdp.alias_sweep(state.tokens, state.counts, state.tables, model.prior,
                              stirling.shared(model.discount), self.mh_steps,
                              self.refresh == "sweep", own.tables, own.ratios,
-                             own.nz, own.p_dw, rng, d_start, d_end, info,
+                             own.has, own.nz, own.p_dw, rng, d_start, d_end, info,
                              self.blocked_at())
         stirling.keep(st)
 
