@@ -143,3 +143,58 @@ def test_alias_pdp_tables_give_every_outcome_mass(problem):
     assert (s.state.counts.n_wk == 0).any()   # some (word, topic) without customers
     built = t.used < t.supply
     assert built.any() and (t.q[built] > 0).all()
+
+
+def _bits(topics, K):
+    """A K-topic bitmap (int64 words) with ``topics`` set, built without the kernels' code."""
+    words = []
+    for h in range((K + 63) // 64):
+        v = sum(1 << (k - 64 * h) for k in topics if 64 * h <= k < 64 * h + 64)
+        words.append(v - (1 << 64) if v >= 1 << 63 else v)
+    return np.array(words, np.int64)
+
+
+def test_alias_pdp_sparse_part_equals_the_sum_over_the_document_topics():
+    """The enumeration tests run at K = 2, where a bitmap is one word. Here, at K = 130 (three
+    words, the sign bit and both word boundaries in use) on random masses: the sparse part
+    from the bitmaps' AND and the running sum equals n_dt f(t, r) summed over every document
+    topic as eq. 7-8 write it (join 0 and open 1 where the word has no table), outcome by
+    outcome in the cumulative masses, and a draw in B lands on each topic where the word has
+    no table by its share. A topic index off by a bitmap word, a shared topic's term left in
+    B, or a wrong share fails."""
+    rng = np.random.default_rng(3)
+    K = 130
+    doc = np.array(sorted({0, 5, 62, 63, 64, 65, 100, 127, 128, 129}
+                          | set(rng.choice(K, 20, replace=False))))
+    word = np.array(sorted({63, 64, 128, 7} | set(rng.choice(doc, 6, replace=False))))
+    ndk = np.zeros(K, np.int32)
+    ndk[doc] = rng.integers(1, 9, len(doc))
+    inv, opening = rng.uniform(0.01, 1, K), rng.uniform(0.01, 1, K)
+    lmw = np.tile([0.0, 1.0], K)
+    lmw[2 * word] = rng.uniform(0.1, 2, len(word))
+    lmw[2 * word + 1] = rng.uniform(0.1, 2, len(word))
+    root = 0.3
+    S = float((ndk[doc] * opening[doc]).sum())
+    ix, p_dw = np.zeros(K, np.int32), np.zeros(2 * K)
+    A, B, n_ix = pdp.sparse_part(_bits(doc, K), _bits(word, K), ndk, inv, opening, lmw, root,
+                                 S, len(doc), ix, p_dw)
+    shared = np.intersect1d(doc, word)
+    others = np.setdiff1d(doc, word)
+    join = ndk * inv * lmw[0::2]                   # eq. 7, r = 0
+    open_ = ndk * opening * lmw[1::2] * root       # eq. 8, r = 1
+    assert n_ix == len(shared) and list(ix[:n_ix]) == list(shared)
+    np.testing.assert_allclose(np.diff(p_dw[:2 * n_ix], prepend=0.0),
+                               np.column_stack([join[shared], open_[shared]]).ravel(),
+                               rtol=1e-12)
+    np.testing.assert_allclose(A, join[shared].sum() + open_[shared].sum(), rtol=1e-12)
+    np.testing.assert_allclose(B, open_[others].sum(), rtol=1e-12)
+    assert join[others].sum() == 0.0
+    # a draw v (B's scale without root) in each unshared topic's interval lands on it
+    cum = np.cumsum(ndk[others] * opening[others])
+    lows = np.concatenate([[0.0], cum[:-1]])
+    hw = _bits(word, K)
+    for k, lo, hi in zip(others, lows, cum):
+        assert pdp._unshared(doc.astype(np.int32), len(doc), ndk, opening, hw,
+                             0.5 * (lo + hi)) == k
+    assert pdp._unshared(doc.astype(np.int32), len(doc), ndk, opening, hw,
+                         cum[-1] * 1.5) == others[-1]

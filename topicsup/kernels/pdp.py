@@ -247,6 +247,34 @@ def _rebuild_word(w, lmw, alpha, inv, opening, root, floor, wt, rng, need):
     draw_supply(w, wt, rng, need)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def sparse_part(dbits, hw, ndk, inv, opening, lmw, root, S, n_nz, ix, p_dw):
+    """AliasPDP's exact sparse document part, sum over the document's topics t of n_dt
+    f(t, r), as (A, B, n_ix): A over the n_ix topics the document (bitmap ``dbits``) shares
+    with the word (``hw``), both outcomes from the word's cached ratios ``lmw`` (eq. 7-8),
+    their topics in ``ix`` ascending and cumulative masses in ``p_dw``; B = root (S - their
+    n_dt opening_t) over the others, where the word has no table (join 0, open[0, 0] = 1),
+    ``S`` the sum of n_dt opening_t over the document's ``n_nz`` topics."""
+    A = 0.0
+    shared = 0.0
+    n_ix = 0
+    for h in range(dbits.shape[0]):
+        bits = dbits[h] & hw[h]
+        while bits != 0:
+            k = 64 * h + bitmaps.lowest(bits)
+            bits &= bits - 1
+            c = ndk[k]
+            ix[n_ix] = k
+            A += c * inv[k] * lmw[2 * k]                     # eq. 7, r = 0
+            p_dw[2 * n_ix] = A
+            A += c * opening[k] * lmw[2 * k + 1] * root      # eq. 8, r = 1
+            p_dw[2 * n_ix + 1] = A
+            shared += c * opening[k]
+            n_ix += 1
+    B = max(root * (S - shared), 0.0) if n_ix < n_nz else 0.0
+    return A, B, n_ix
+
+
 @njit(cache=True, nogil=True)
 def _unshared(nz, n_nz, ndk, opening, hw, v):
     """The document topic t where the word has no customers whose cumulative n_dt opening_t
@@ -341,26 +369,8 @@ def alias_sweep(tokens, counts, tab, prior, st, mh_steps, per_sweep, wt, lm, has
                 prefetch(wt.samples[w2], min(wt.used[w2], L - 1))
                 for h in range(0, has.shape[1], 8):
                     prefetch(has[w2], h)
-            # the sparse document part, exact: A over the topics the document shares with
-            # the word (join and open, the word's cached ratios), B = root * (S - their
-            # n_dt opening_t) over the others, where w has no table (join 0, open[0, 0] = 1)
-            A = 0.0
-            shared = 0.0
-            n_ix = 0
-            for h in range(dbits.shape[0]):
-                bits = dbits[h] & hw[h]
-                while bits != 0:
-                    k = 64 * h + bitmaps.lowest(bits)
-                    bits &= bits - 1
-                    c = ndk[k]
-                    ix[n_ix] = k
-                    A += c * inv[k] * lmw[2 * k]                     # eq. 7, r = 0
-                    p_dw[2 * n_ix] = A
-                    A += c * opening[k] * lmw[2 * k + 1] * root      # eq. 8, r = 1
-                    p_dw[2 * n_ix + 1] = A
-                    shared += c * opening[k]
-                    n_ix += 1
-            B = max(root * (S - shared), 0.0) if n_ix < n_nz else 0.0
+            A, B, n_ix = sparse_part(dbits, hw, ndk, inv, opening, lmw, root, S, n_nz, ix,
+                                     p_dw)
             P = A + B
             x = 2 * old + old_r
             f_x = _f(x, lmw, inv, opening, root)   # x's factor: a rebuild does not change it
