@@ -34,6 +34,11 @@ Part ``speedup``: DOLDA's topic sweep (the K x K label matrix path) on 1 and 2 t
 {50, 100}: median seconds of the topic step, the same session switching its ``threads`` live
 setting every sweep after 6 warm-up sweeps (8 sweeps each).
 
+Part ``long`` (``--parts long``, about 8 min): DOLDA as published (c = 1, horseshoe) at K = 50,
+seed 0, alpha = ``--alpha``, for ``--long-sweeps`` sweeps (1,200; the weights averaged after
+sweep 100), its test accuracy after 80, 200, 400, 800 and 1,200 sweeps: whether far longer
+chains close the gap to MedLDA that 80 sweeps leave.
+
 Part ``coverage``: synthetic corpora (make_synthetic's words and topics, 1,000 documents, K = 6,
 4 standard normal covariates) with binary labels drawn from the probit model DOLDA fits, y =
 sign(eta . (zbar, 1, x) + N(0, 1)), known covariate weights (1.0, -0.7, 0, 0); DOLDA with each
@@ -42,7 +47,8 @@ covariate weight holds the true one (the topic weights and the intercept are ide
 up to the topics' order and a shared level, so they are not scored).
 
 Outputs in benchmarks/results/dolda/ (``quick/dolda`` for --quick): README.md (the tables and the
-command), accuracy.csv, shrinkage.csv, speedup.csv, coverage.csv and the heatmap images.
+command), accuracy.csv, shrinkage.csv, speedup.csv, long.csv, coverage.csv and the heatmap
+images.
 """
 
 from __future__ import annotations
@@ -192,6 +198,22 @@ def accuracy_part(train, test, ks, seeds, methods, alpha, sweeps, out, resume):
     return done, shr
 
 
+def long_part(train, test, K, seed, alpha, n_sweeps):
+    """DOLDA (c = 1) for ``n_sweeps`` sweeps, test accuracy at a schedule of sweeps."""
+    s = Session(DOLDA(K=K, alpha=alpha, beta=BETA, burn_in=100, threads=2), train, seed=seed,
+                log_joint_every=0)
+    rows, done, trained = [], 0, 0.0
+    for at in [n for n in (80, 200, 400, 800, 1200, 2400) if n < n_sweeps] + [n_sweeps]:
+        t0 = time.perf_counter()
+        s.run(at - done)
+        trained += time.perf_counter() - t0
+        done = at
+        rows.append({"K": K, "seed": seed, "alpha": alpha, "sweeps": at,
+                     "train_seconds": trained, "accuracy": s.score(test)})
+        print(rows[-1], flush=True)
+    return pd.DataFrame(rows)
+
+
 def speedup_part(train, ks, seed):
     """Median topic-step seconds on 1 and 2 threads, the same session alternating its
     ``threads`` setting sweep by sweep after 6 warm-up sweeps (16 sweeps in all), so both
@@ -258,11 +280,13 @@ def coverage_part(n_corpora, sweeps):
     return pd.DataFrame(rows)
 
 
-def markdown(acc, shr, speed, cover, meta):
+def markdown(acc, shr, speed, cover, meta, long=None):
     out = ["# DOLDA: accuracy, sparsity, parallel speed-up, coverage", "",
            "Commands, in the order they were run (each adds or replaces its parts' CSVs):", "",
-           *[f"    {c}" for c in meta["commands"]], "", f"Date: {meta['date']}  ",
-           f"CPU: {meta['cpu']}, NUMBA_NUM_THREADS=2  ", f"Versions: {meta['versions']}", ""]
+           *[f"    {c}" for c in meta["commands"]], "",
+           f"The last run: {meta['date']}, {meta['cpu']}, NUMBA_NUM_THREADS=2, "
+           f"{meta['versions']} (earlier runs may have been on another machine: "
+           "benchmarks/README.md says which)", ""]
     if len(acc):
         out += ["## 20-class test accuracy (mean ± sd over seeds)", "",
                 f"{meta['sweeps']} sweeps, alpha = {meta['alpha']}, beta = {BETA}; training "
@@ -299,6 +323,15 @@ def markdown(acc, shr, speed, cover, meta):
             out.append(f"| {int(r.K)} | {int(r.threads)} | {r.topic_seconds:.3f} | "
                        f"{r.tokens_per_second / 1e6:.2f} M | {r.speedup:.2f} |")
         out.append("")
+    if long is not None and len(long):
+        out += ["## DOLDA as published (c = 1) over a long chain", "",
+                f"K = {int(long['K'].iloc[0])}, seed {int(long['seed'].iloc[0])}, alpha = "
+                f"{long['alpha'].iloc[0]}, the weights averaged after sweep 100; test accuracy "
+                "by the default fold-in.", "", "| sweeps | training s | accuracy |",
+                "|---:|---:|---:|"]
+        for _, r in long.iterrows():
+            out.append(f"| {int(r.sweeps)} | {r.train_seconds:.0f} | {r.accuracy:.3f} |")
+        out.append("")
     if len(cover):
         out += ["## Coverage of the 90% intervals of known covariate weights (synthetic "
                 "probit data)", "",
@@ -321,6 +354,7 @@ def main(argv=None):
     ap.add_argument("--seeds", type=lambda s: tuple(int(x) for x in s.split(",")))
     ap.add_argument("--methods", type=lambda s: tuple(s.split(",")))
     ap.add_argument("--sweeps", type=int, default=80)
+    ap.add_argument("--long-sweeps", type=int, default=1200, help="long: sweeps of the chain")
     ap.add_argument("--alpha", type=float, default=0.5)
     ap.add_argument("--corpora", type=int, default=10, help="coverage: synthetic corpora")
     ap.add_argument("--quick", action="store_true")
@@ -336,7 +370,8 @@ def main(argv=None):
     read = (lambda name: pd.read_csv(out / name) if (out / name).exists() else pd.DataFrame())
     acc, shr, speed, cover = read("accuracy.csv"), read("shrinkage.csv"), read("speedup.csv"), \
         read("coverage.csv")
-    if parts & {"accuracy", "speedup"}:
+    long = read("long.csv")
+    if parts & {"accuracy", "speedup", "long"}:
         path = archive_or_skip(args.data)
         if path is not None:
             from topicsup.datasets import load_20newsgroups
@@ -350,6 +385,10 @@ def main(argv=None):
             if "speedup" in parts:
                 speed = speedup_part(train, args.ks or ((20,) if args.quick else (50, 100)), 0)
                 speed.to_csv(out / "speedup.csv", index=False)
+            if "long" in parts:
+                long = long_part(train, test, 20 if args.quick else 50, 0, args.alpha,
+                                 10 if args.quick else args.long_sweeps)
+                long.to_csv(out / "long.csv", index=False)
     if "coverage" in parts:
         cover = coverage_part(2 if args.quick else args.corpora, 20 if args.quick else 300)
         cover.to_csv(out / "coverage.csv", index=False)
@@ -359,7 +398,7 @@ def main(argv=None):
     meta = {"sweeps": sweeps, "alpha": args.alpha, "cpu": cpu_model(), "versions": versions(),
             "date": _dt.datetime.now().isoformat(timespec="seconds"),
             "commands": (out / "commands.txt").read_text().splitlines()}
-    md = markdown(acc, shr, speed, cover, meta)
+    md = markdown(acc, shr, speed, cover, meta, long)
     (out / "README.md").write_text(md)
     print(md)
     return 0
