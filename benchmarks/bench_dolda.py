@@ -361,6 +361,12 @@ def main(argv=None):
     ap.add_argument("--resume", action="store_true")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args(argv)
+    unknown = set(args.parts.split(",")) - {"accuracy", "speedup", "long", "coverage"}
+    if unknown:
+        ap.error(f"--parts: unknown parts {sorted(unknown)}; expected accuracy, speedup, long, "
+                 f"coverage")
+    if args.long_sweeps < 1:
+        ap.error(f"--long-sweeps must be a positive number of sweeps, got {args.long_sweeps}")
     import numba
     assert numba.config.NUMBA_NUM_THREADS == 2, numba.config.NUMBA_NUM_THREADS
     out = args.out or (DEFAULT_OUT / "quick" / "dolda" if args.quick else DEFAULT_OUT / "dolda")

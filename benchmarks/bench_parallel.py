@@ -3,7 +3,7 @@ and prediction (fold-in) before and after the parallel sparse kernel.
 
 Run from the repository root with the project's virtualenv, on an otherwise idle machine::
 
-    python benchmarks/bench_parallel.py            # full run (about 20 min, both cores)
+    python benchmarks/bench_parallel.py            # full run (about 26 min with part 3, both cores)
     python benchmarks/bench_parallel.py --quick    # smoke test: K = 20, 4 s budgets
 
 Part 1, LDA (20 Newsgroups train, alpha = 0.1, beta = 0.01, random start, the same budget of

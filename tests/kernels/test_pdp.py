@@ -192,9 +192,7 @@ def test_alias_pdp_sparse_part_equals_the_sum_over_the_document_topics():
     # a draw v (B's scale without root) in each unshared topic's interval lands on it
     cum = np.cumsum(ndk[others] * opening[others])
     lows = np.concatenate([[0.0], cum[:-1]])
-    hw = _bits(word, K)
+    dbits, hw = _bits(doc, K), _bits(word, K)
     for k, lo, hi in zip(others, lows, cum):
-        assert pdp._unshared(doc.astype(np.int32), len(doc), ndk, opening, hw,
-                             0.5 * (lo + hi)) == k
-    assert pdp._unshared(doc.astype(np.int32), len(doc), ndk, opening, hw,
-                         cum[-1] * 1.5) == others[-1]
+        assert pdp._unshared(dbits, hw, ndk, opening, 0.5 * (lo + hi)) == k
+    assert pdp._unshared(dbits, hw, ndk, opening, cum[-1] * 1.5) == others[-1]

@@ -124,8 +124,9 @@ def test_bad_parameters_are_named(make, err, msg):
 @pytest.mark.parametrize("name", ["pdp-alias", "hdp-gibbs", "hdp-alias"])
 def test_a_forged_checkpoint_is_refused_by_name(corpus, tmp_path, name):
     """Indicators other than 0/1, or a dish with customers and no table, are refused naming
-    state/r; forged alias tables naming them (AliasHDP's: a table in use whose new topic has
-    no mass, or one of its slots, whose samples and mass are otherwise consistent)."""
+    state/r; forged alias tables naming them (a table in use, its samples and mass otherwise
+    consistent, that gives an outcome no mass: AliasHDP's new topic or a slot, AliasPDP's
+    join or open of a topic)."""
     s = Session(MODELS[name], corpus, seed=0)
     s.run(1)
     path = s.save(tmp_path / "ok.npz")
@@ -139,11 +140,11 @@ def test_a_forged_checkpoint_is_refused_by_name(corpus, tmp_path, name):
         q = data["state/wt_q"].copy()
         q[0, 0] = -1.0
         forged.append(({"state/wt_q": q}, "wt_q"))
-    if name == "hdp-alias":
+    if name in ("hdp-alias", "pdp-alias"):
         q, mass = data["state/wt_q"].copy(), data["state/wt_mass"].copy()
         supply, used, samples = (data[f"state/wt_{n}"] for n in ("supply", "used", "samples"))
-        new = q.shape[1] - 1
-        for k in (new, 0):   # the new topic, a slot
+        # HDP: the new topic, a slot; PDP: joining and opening a table of topic 0
+        for k in ((q.shape[1] - 1, 0) if name == "hdp-alias" else (0, 1)):
             q2, mass2 = q.copy(), mass.copy()
             w = next(w for w in range(len(q)) if used[w] < supply[w]
                      and (samples[w, :supply[w]] != k).all())

@@ -39,10 +39,9 @@ def _remove_topic(k, nz, pos, n_nz):
     return n_nz - 1
 
 
-# The document's topics in ascending order (AliasPDP, AliasHDP): their sparse parts read the
-# token's word row at these topics, and in ascending order the reads run forward through the
-# row, which the hardware's stream prefetcher follows (on 20 Newsgroups at k = 1024 a
-# document has ~100 topics early in a PDP chain: the list is dense enough to stream).
+# The document's topics in ascending order (AliasHDP): its sparse part reads the token's word
+# row at these topics, and in ascending order the reads run forward through the row, which the
+# hardware's stream prefetcher follows. (AliasPDP keeps them as a bitmap, kernels.bitmaps.)
 @njit(cache=True, nogil=True, inline="always")
 def topics_ascending(ndk, nz):
     """Fill ``nz`` with the topics of count row ``ndk`` in ascending order; returns their

@@ -29,7 +29,6 @@ import numpy as np
 from numba import njit
 
 from . import bitmaps
-from .aliaslda import insert_ascending, remove_ascending, topics_ascending
 from .gibbs import search_cumulative
 from .info import CHANGED, TOKENS, record_mh
 from .prefetch import prefetch
@@ -276,15 +275,17 @@ def sparse_part(dbits, hw, ndk, inv, opening, lmw, root, S, n_nz, ix, p_dw):
 
 
 @njit(cache=True, nogil=True)
-def _unshared(nz, n_nz, ndk, opening, hw, v):
-    """The document topic t where the word has no customers whose cumulative n_dt opening_t
-    (ascending t) first exceeds ``v``; the last such topic if rounding leaves ``v`` beyond
-    their sum."""
+def _unshared(dbits, hw, ndk, opening, v):
+    """The document topic t (bitmap ``dbits``) where the word (``hw``) has no customers
+    whose cumulative n_dt opening_t (ascending t) first exceeds ``v``; the last such topic if
+    rounding leaves ``v`` beyond their sum."""
     cum = 0.0
     last = -1
-    for j in range(n_nz):
-        k = nz[j]
-        if not bitmaps.has(hw, k):
+    for h in range(dbits.shape[0]):
+        bits = dbits[h] & ~hw[h]
+        while bits != 0:
+            k = 64 * h + bitmaps.lowest(bits)
+            bits &= bits - 1
             cum += ndk[k] * opening[k]
             last = k
             if cum > v:
@@ -293,8 +294,8 @@ def _unshared(nz, n_nz, ndk, opening, hw, v):
 
 
 @njit(cache=True, nogil=True)
-def alias_sweep(tokens, counts, tab, prior, st, mh_steps, per_sweep, wt, lm, has, nz, p_dw,
-                rng, d_start, d_end, info, blocked_at):
+def alias_sweep(tokens, counts, tab, prior, st, mh_steps, per_sweep, wt, lm, has, p_dw, rng,
+                d_start, d_end, info, blocked_at):
     """AliasPDP (Li et al. 2014 sec. 4.2): the proposal is the exact sparse document part
     n_dt f(t, r) over the document's k_d topics (2 outcomes each) plus the word's stale dense
     part alpha_t f~(t, r); ``mh_steps`` independent Metropolis-Hastings steps from the token's
@@ -304,9 +305,9 @@ def alias_sweep(tokens, counts, tab, prior, st, mh_steps, per_sweep, wt, lm, has
     Stirling ratios of the counts and the words' topic bitmaps (``fill_ratios``), kept
     current here. The sparse part is summed over the topics the document shares with the
     word (a bitmap AND; A), the rest, where the word has no table, as root times a running
-    sum (B; docs/math.md sec. 3), walked only when a draw lands in it. ``nz`` (int32, K)
-    holds the document's topics in ascending order, ``p_dw`` (2K) A's cumulative masses.
-    Returns the Stirling record."""
+    sum (B; docs/math.md sec. 3), walked only when a draw lands in it; the document's topics
+    are a bitmap, kept current. ``p_dw`` (2K): A's cumulative masses. Returns the Stirling
+    record."""
     words, doc_ptr, word_ptr = tokens.words, tokens.doc_ptr, tokens.word_ptr
     z, n_dk, n_wk, n_k = counts.z, counts.n_dk, counts.n_wk, counts.n_k
     r, s_wk, s_k, s_w, s_total = tab.r, tab.s_wk, tab.s_k, tab.s_w, tab.s_total
@@ -327,16 +328,18 @@ def alias_sweep(tokens, counts, tab, prior, st, mh_steps, per_sweep, wt, lm, has
     blocked = 0
     for d in range(d_start, d_end):
         ndk = n_dk[d]
-        n_nz = topics_ascending(ndk, nz)
         # S = sum over the document's topics of n_dt * opening_t, kept current token by
         # token: the r = 1 mass of the topics where the word has no customers is root times
         # S less the shared topics' share, without visiting them (computed afresh per
         # document, so rounding cannot build up beyond one document's moves)
         dbits[:] = 0
         S = 0.0
-        for j in range(n_nz):
-            bitmaps.mark(dbits, nz[j], True)
-            S += ndk[nz[j]] * opening[nz[j]]
+        n_nz = 0   # the document's topics
+        for k in range(K):
+            if ndk[k] > 0:
+                bitmaps.mark(dbits, k, True)
+                S += ndk[k] * opening[k]
+                n_nz += 1
         for i in range(doc_ptr[d], doc_ptr[d + 1]):
             w = words[i]
             nwk, swk, lmw, hw = n_wk[w], s_wk[w], lm[w], has[w]
@@ -355,7 +358,7 @@ def alias_sweep(tokens, counts, tab, prior, st, mh_steps, per_sweep, wt, lm, has
             _topic_factors(old, n_k, s_k, a, b, inv, opening)
             S += ndk[old] * opening[old]
             if ndk[old] == 0:
-                n_nz = remove_ascending(old, nz, n_nz)
+                n_nz -= 1
                 bitmaps.mark(dbits, old, False)
             root = (gamma + s_w[w]) / (V_gamma + s_total[0])
             if i + 1 < doc_ptr[d + 1]:
@@ -387,7 +390,7 @@ def alias_sweep(tokens, counts, tab, prior, st, mh_steps, per_sweep, wt, lm, has
                     lo = search_cumulative(p_dw, 2 * n_ix, u)
                     y = 2 * ix[lo >> 1] + (lo & 1)
                 elif u < P:   # open a table of a document topic where w has none
-                    y = 2 * _unshared(nz, n_nz, ndk, opening, hw, (u - A) / root) + 1
+                    y = 2 * _unshared(dbits, hw, ndk, opening, (u - A) / root) + 1
                 else:
                     y = wt.samples[w, wt.used[w]]
                     wt.used[w] += 1
@@ -421,7 +424,7 @@ def alias_sweep(tokens, counts, tab, prior, st, mh_steps, per_sweep, wt, lm, has
             _topic_factors(k, n_k, s_k, a, b, inv, opening)
             S += ndk[k] * opening[k]
             if ndk[k] == 1:
-                n_nz = insert_ascending(k, nz, n_nz)
+                n_nz += 1
                 bitmaps.mark(dbits, k, True)
             if k != old:
                 changed += 1

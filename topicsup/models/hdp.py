@@ -64,15 +64,6 @@ class AliasHDP(AliasTableSampler):
     def allocate(self, model: Any, corpus: Any) -> AliasHDPArrays:
         return AliasHDPArrays(self.word_tables(model, corpus))
 
-    def validate(self, model: Any, own: AliasHDPArrays) -> None:
-        super().validate(model, own)
-        t = own.tables
-        if (t.q[t.used < t.supply] <= 0).any():
-            # the kernel gives every outcome positive mass: a state of zero proposal mass
-            # (a new topic, a slot that was dead at the build) could not be left
-            raise ValueError("state/wt_q: a table in use must give every outcome (each slot "
-                             "and the new topic) positive stale mass")
-
     def sweep_tables(self, model, state, rng, d_start, d_end, info) -> None:
         own = state.sampler
         st = hdp.alias_sweep(state.tokens, state.counts, state.tables, model.prior,

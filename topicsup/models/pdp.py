@@ -45,8 +45,7 @@ class AliasPDPArrays(NamedTuple):
     ratios: np.ndarray     # (V, 2K) the counts' Stirling ratios (``pdp.fill_ratios``)
     ratios_a: np.ndarray   # (1,) the discount they were filled for (NaN: to be filled)
     has: np.ndarray        # (V, ceil(K / 64)) int64: the topics where each word has customers
-    nz: np.ndarray
-    p_dw: np.ndarray
+    p_dw: np.ndarray       # (2K) the sparse part's cumulative masses
 
 
 @dataclass(frozen=True)
@@ -72,8 +71,7 @@ class AliasPDP(AliasTableSampler):
         K = model.K
         return AliasPDPArrays(self.word_tables(model, corpus),
                               np.zeros((corpus.n_words, 2 * K)), np.full(1, np.nan),
-                              bitmaps.allocate(corpus.n_words, K),
-                              np.zeros(K, np.int32), np.zeros(2 * K))
+                              bitmaps.allocate(corpus.n_words, K), np.zeros(2 * K))
 
     def state_bytes(self, model: Any, corpus: Any) -> float:
         return super().state_bytes(model, corpus) + corpus.n_words * (
@@ -89,7 +87,7 @@ class AliasPDP(AliasTableSampler):
         st = pdp.alias_sweep(state.tokens, state.counts, state.tables, model.prior,
                              stirling.shared(model.discount), self.mh_steps,
                              self.refresh == "sweep", own.tables, own.ratios,
-                             own.has, own.nz, own.p_dw, rng, d_start, d_end, info,
+                             own.has, own.p_dw, rng, d_start, d_end, info,
                              self.blocked_at())
         stirling.keep(st)
 

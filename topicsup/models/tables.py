@@ -97,6 +97,11 @@ class AliasTableSampler(TableSampler):
         if t.epoch[0] < 0 or t.built.min(initial=0) < 0 or (t.built > t.epoch[0]).any():
             raise ValueError("state/wt_built and wt_epoch: tables built in sweeps that have "
                              "not happened")
+        if (t.q[t.used < t.supply] <= 0).any():
+            # both kernels give every outcome positive mass: a state of zero proposal mass
+            # (an HDP slot dead at the build, a PDP table opened after it) could not be left
+            raise ValueError("state/wt_q: a table in use must give every outcome (each topic "
+                             "and table, or slot and new topic) positive stale mass")
 
     def state_bytes(self, model: Any, corpus: Any) -> float:
         return 12.0 * corpus.n_words * self.outcomes(model)
