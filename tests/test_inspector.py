@@ -78,6 +78,9 @@ MODELS = {
                                                            supervised_factor="marginal",
                                                            composition="mixture")),
     "medlda-marginal": ("multiclass", MedLDA(K=6, lam=4.0, supervised_factor="marginal")),
+    # DOLDA's probit, w shared per task: the label term through the K x K matrix (no
+    # intercept: the exact-conditional harness scores topics and covariates only)
+    "do-probit-gibbs": ("multiclass", SupervisedLDA(K=6, loss="do_probit", sampler="gibbs")),
 }
 
 

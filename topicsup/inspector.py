@@ -272,6 +272,8 @@ class _Pass:
     kinds: np.ndarray | None = None
     seen: tuple[np.ndarray, ...] = ()    # the state the bookkeeping was derived from
     term: Any = None                     # the label term, with the pass's own scratch
+    G: np.ndarray | None = None          # collapsed Gibbs: the label matrix when it uses it,
+    qq: np.ndarray | None = None         # and the document's q_k
 
 
 class TokenInspector:

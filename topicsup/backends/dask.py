@@ -164,6 +164,7 @@ def _tables(token: str, j: int, generation: int, key: np.ndarray, phi: np.ndarra
     sweep's key names it) whichever of its partitions asks first, into the arrays of the
     previous sweep (fresh arrays of V K entries each sweep cost their page faults again)."""
     from ..kernels import partially_collapsed as pc
+    from ..kernels import supervised
     tag = key.tobytes() + bytes([bool(sparse), bool(use_G)])
     with _LOCK:
         part = _RESIDENT.get((token, j))
@@ -185,7 +186,7 @@ def _tables(token: str, j: int, generation: int, key: np.ndarray, phi: np.ndarra
         if sparse:
             pc.build_word_tables(phi, alpha, prob, alias, mass)
         if use_G:
-            pc.label_matrix(eta_kt, w_t, G)
+            supervised.label_matrix(eta_kt, w_t, G)
         out = (prob, alias, mass, G)
         _TABLES[token] = (tag, out)
         return out

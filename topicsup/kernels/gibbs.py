@@ -42,14 +42,16 @@ def conditional_weight(ndk_k, alpha_k, nwk_k, beta, inv_n_k):
 
 
 @njit(cache=True, nogil=True)
-def gibbs_sweep(tokens, counts, prior, term, scratch, rng, d_start, d_end, info):
+def gibbs_sweep(tokens, counts, prior, term, scratch, rng, d_start, d_end, info, G, use_G):
     """Resample every token of documents ``d_start .. d_end-1`` once, in order.
 
     ``tokens`` (``counts.Tokens``), the state ``counts`` (``counts.Counts``, all int32, with
     its (D, K) ``n_dk``), ``prior`` (``counts.Dirichlet``), the supervised ``term``
-    (``supervised.Term``; T = 0 tasks for LDA), a float64 ``scratch`` array of shape (2, K),
+    (``supervised.Term``; T = 0 tasks for LDA), a float64 ``scratch`` array of shape (3, K),
     the xoshiro state ``rng`` and the float64 ``info`` record (``kernels.info``), which is
-    incremented, not reset.
+    incremented, not reset. ``use_G``: the label coupling through the K x K matrix ``G``
+    (``supervised.label_matrix``, built for this sweep's weights; O(K) per token instead of
+    O(K T), DOLDA appendix B), which needs one w per task shared by every document.
     """
     words, doc_ptr = tokens.words, tokens.doc_ptr
     z, n_dk, n_wk, n_k = counts.z, counts.n_dk, counts.n_wk, counts.n_k
@@ -61,14 +63,18 @@ def gibbs_sweep(tokens, counts, prior, term, scratch, rng, d_start, d_end, info)
     V_beta = beta * n_wk.shape[0]
     cum = scratch[0]
     inv_n_k = scratch[1]  # 1 / (n_k + V beta), kept current so the K-loop has no division
+    qq = scratch[2]       # the matrix path's q_k of the current document
     for k in range(K):
         inv_n_k[k] = 1.0 / (n_k[k] + V_beta)
     changed = 0
     for d in range(d_start, d_end):
         ndk = n_dk[d]
         p0, p1 = doc_ptr[d], doc_ptr[d + 1]
+        inv_n2 = 1.0 / ((p1 - p0) * (p1 - p0)) if p1 > p0 else 0.0
         if T > 0 and p1 > p0:
             supervised.load_doc(term, d, z, p0, p1, False)
+            if use_G:
+                supervised.matrix_load(eta_kt, c, qq)
         for i in range(p0, p1):
             nwk = n_wk[words[i]]
             old = z[i]
@@ -82,8 +88,11 @@ def gibbs_sweep(tokens, counts, prior, term, scratch, rng, d_start, d_end, info)
                     cum[k] = total
             else:
                 # the same times exp(g_d(k))   (Zheng 2015 eq. 15-17)
-                supervised.token_coupling(factor, eta_kt, c, old, v)
-                top = supervised.g_all(factor, loss_params, A, eta_kt, c, v, cum)
+                if use_G:
+                    top = supervised.matrix_g_all(A, qq, G[old], inv_n2, cum)
+                else:
+                    supervised.token_coupling(factor, eta_kt, c, old, v)
+                    top = supervised.g_all(factor, loss_params, A, eta_kt, c, v, cum)
                 for k in range(K):
                     total += conditional_weight(ndk[k], alpha[k], nwk[k], beta, inv_n_k[k]) \
                         * math.exp(cum[k] - top)
@@ -94,7 +103,9 @@ def gibbs_sweep(tokens, counts, prior, term, scratch, rng, d_start, d_end, info)
             inv_n_k[new] = 1.0 / (n_k[new] + V_beta)
             if new != old:
                 changed += 1
-                if T > 0:
+                if use_G:
+                    supervised.matrix_move(G, qq, old, new, inv_n2)
+                elif T > 0:
                     supervised.move(eta_kt, c, old, new)
     info[INFO_TOKENS] += doc_ptr[d_end] - doc_ptr[d_start]
     info[INFO_CHANGED] += changed

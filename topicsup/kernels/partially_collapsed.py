@@ -29,7 +29,8 @@ The label term: when every document has the same w_t per task (DOLDA's probit, w
 Gaussian response) the coupling sum_t eta_kt w_t m_td of g_d(k) is sum_j n_jd G[k, j] with
 the K x K matrix G[k, j] = sum_t w_t eta_kt eta_jt, built once per sweep (DOLDA appendix B):
 a document keeps q_k = sum_t eta_kt w_t c_t / N_d^2 and a token's g_d over all k costs O(K)
-instead of O(K T), a move O(K) (``label_matrix``; MATH.md sec. 2). Appendix B multiplies
+instead of O(K T), a move O(K) (``supervised.label_matrix``, ``matrix_*``; MATH.md sec. 2;
+collapsed Gibbs shares them). Appendix B multiplies
 exp factors in place; here g stays in log space and the conditional subtracts its maximum, so
 nothing is clamped (the reference Java code clamps exp(g)).
 
@@ -149,21 +150,6 @@ def build_word_tables(phi, alpha, prob, alias, mass):
             mass[w] = build_alias(weights, prob[w], alias[w], work)
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def label_matrix(eta_kt, w_t, G):
-    """G[k, j] = sum_t w_t eta_kt eta_jt (K x K), rows in parallel, each sum in task order
-    (the same bits on any number of threads)."""
-    K, T = eta_kt.shape
-    for k in prange(K):
-        a = eta_kt[k]
-        for j in range(K):
-            b = eta_kt[j]
-            acc = 0.0
-            for t in range(T):
-                acc += w_t[t] * a[t] * b[t]
-            G[k, j] = acc
-
-
 @njit(cache=True, nogil=True, inline="always")
 def sparse_draw(phi, ndk, nz, n_nz, p_dw, prob_w, alias_w, mass_w, rng):
     """One exact draw from q(k) ∝ phi[k] (ndk[k] + alpha_k) (the token removed from ``ndk``):
@@ -192,7 +178,7 @@ def _document(d, doc_id, words, doc_ptr, z, z_prev, ndk, alpha, phi_wk, prob, al
     as a distributed partition's do); ``row`` its info
     record (tokens, changed, the label kind's triple when used), the sparse kernel's draws
     from the document part added at ``doc_slot`` (-1: not recorded). ``use_G``: the
-    label coupling from the K x K matrix ``G`` (module docstring), ``qq`` (K) its scratch."""
+    label coupling from the K x K matrix ``G`` (module docstring), ``qq`` (K) its q_k."""
     p0, p1 = doc_ptr[d], doc_ptr[d + 1]
     if p1 == p0:
         return
@@ -204,14 +190,7 @@ def _document(d, doc_id, words, doc_ptr, z, z_prev, ndk, alpha, phi_wk, prob, al
     if T > 0:
         supervised.load_doc(term, d, z, p0, p1, False)
         if use_G:
-            # q_k = sum_t eta_kt w_t c_t / N^2, with c_t the coupling m_td + N r_td
-            c0, c1 = c[0], c[1]
-            for k in range(K):
-                e = eta_kt[k]
-                acc = 0.0
-                for t in range(T):
-                    acc += e[t] * c1[t] * c0[t]
-                qq[k] = acc
+            supervised.matrix_load(eta_kt, c, qq)
     n_nz = 0
     if sparse:
         for i in range(p0, p1):
@@ -238,11 +217,7 @@ def _document(d, doc_id, words, doc_ptr, z, z_prev, ndk, alpha, phi_wk, prob, al
                 # ... times exp(g_d(k))   (DOLDA eq. 4.1; Zheng 2015 eq. 15-17)
                 if use_G:
                     # g_d(k) = A_d(k) - q_k + G[s, k] / N^2: token i (at s) out of the coupling
-                    Gs = G[old]
-                    top = -math.inf
-                    for k in range(K):
-                        g[k] = A[k] - qq[k] + Gs[k] * inv_n2
-                        top = max(top, g[k])
+                    top = supervised.matrix_g_all(A, qq, G[old], inv_n2, g)
                 else:
                     supervised.token_coupling(factor, eta_kt, c, old, v)
                     top = supervised.g_all(factor, loss_params, A, eta_kt, c, v, g)
@@ -260,7 +235,7 @@ def _document(d, doc_id, words, doc_ptr, z, z_prev, ndk, alpha, phi_wk, prob, al
             s = old
             if use_G:
                 Gs = G[old]
-                g_s = A[s] - qq[s] + Gs[s] * inv_n2
+                g_s = supervised.matrix_g(A, qq, Gs, inv_n2, s)
             else:
                 supervised.token_coupling(factor, eta_kt, c, old, v)
                 g_s = supervised.g_value(factor, loss_params, A, eta_kt, c, v, s)
@@ -272,7 +247,7 @@ def _document(d, doc_id, words, doc_ptr, z, z_prev, ndk, alpha, phi_wk, prob, al
                     record_mh(row, 0, 1.0, True)
                     continue
                 if use_G:
-                    g_t = A[t] - qq[t] + Gs[t] * inv_n2
+                    g_t = supervised.matrix_g(A, qq, Gs, inv_n2, t)
                 else:
                     g_t = supervised.g_value(factor, loss_params, A, eta_kt, c, v, t)
                 a = math.exp(min(g_t - g_s, 0.0))
@@ -290,9 +265,7 @@ def _document(d, doc_id, words, doc_ptr, z, z_prev, ndk, alpha, phi_wk, prob, al
         if new != old:
             changed += 1
             if use_G and T > 0:
-                Gn, Go = G[new], G[old]
-                for k in range(K):
-                    qq[k] += (Gn[k] - Go[k]) * inv_n2
+                supervised.matrix_move(G, qq, old, new, inv_n2)
             elif T > 0:
                 supervised.move(eta_kt, c, old, new)
     for j in range(n_nz):

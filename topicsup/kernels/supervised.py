@@ -30,7 +30,14 @@ The per-document rows ``c`` (4, T) are filled once per document: c[0] the coupli
 m_td + N_d r_td, kept current in O(T) when a token moves; c[1] = w_td / N_d^2 (augmented; 0
 otherwise); c[2] = b_td / N_d (augmented) or the loss's slope at s = 0 over N_d (2 lam y_td / N_d
 for the hinge); c[3] = y_td / N_d. A ratio g_d(t) - g_d(s) then costs O(T), O(1) for one task
-whatever K. A_d(k) = sum_t eta_kt (c[2]_t - c[1]_t eta_kt / 2) is the part of g_d free of the
+whatever K.
+
+When every document has the same w_t per task (DOLDA's probit, w = c; the Gaussian
+response), the coupling sum_t eta_kt v_t is q_k - G[s, k] / N_d^2 with the K x K matrix
+G[k, j] = sum_t w_t eta_kt eta_jt, built once per sweep (``label_matrix``; DOLDA appendix B)
+and q_k = sum_t eta_kt w_t c_t / N_d^2 kept per document (``matrix_load``): g_d over all k then
+costs O(K) instead of O(K T), a move O(K) (``matrix_move``; MATH.md sec. 2). Both the
+collapsed Gibbs and the partially collapsed kernels take this path (``shared_w`` says when). A_d(k) = sum_t eta_kt (c[2]_t - c[1]_t eta_kt / 2) is the part of g_d free of the
 assignments (augmented; O(K T) per document) or, for the marginal hinge, its linearisation at
 a zero score, needed only for the exp proposal.
 
@@ -45,7 +52,7 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from ..losses import hinge
 from .alias import build_alias
@@ -213,6 +220,68 @@ def move(eta_kt, c, old, new):
     coupling_row = c[0]
     for t in range(coupling_row.shape[0]):
         coupling_row[t] += b[t] - a[t]
+
+
+def shared_w(term: Term) -> bool:
+    """Whether the label term can go through the K x K matrix: the augmented factor, two
+    tasks or more (for one the O(T) sum is as cheap), and one w per task shared by every
+    document (DOLDA appendix B)."""
+    w = term.w
+    return (term.factor == AUGMENTED and w.shape[0] >= 2 and w.shape[1] > 0
+            and bool((w == w[:, :1]).all()))
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def label_matrix(eta_kt, w_t, G):
+    """G[k, j] = sum_t w_t eta_kt eta_jt (K x K), rows in parallel, each sum in task order
+    (the same bits on any number of threads)."""
+    K, T = eta_kt.shape
+    for k in prange(K):
+        a = eta_kt[k]
+        for j in range(K):
+            b = eta_kt[j]
+            acc = 0.0
+            for t in range(T):
+                acc += w_t[t] * a[t] * b[t]
+            G[k, j] = acc
+
+
+@njit(cache=True, nogil=True, inline="always")
+def matrix_load(eta_kt, c, qq):
+    """q_k = sum_t eta_kt w_t c_t / N^2 for the document ``load_doc`` filled ``c`` with
+    (c[0] the coupling m_td + N r_td, c[1] = w_t / N^2)."""
+    c0, c1 = c[0], c[1]
+    for k in range(qq.shape[0]):
+        e = eta_kt[k]
+        acc = 0.0
+        for t in range(c0.shape[0]):
+            acc += e[t] * c1[t] * c0[t]
+        qq[k] = acc
+
+
+@njit(cache=True, nogil=True, inline="always")
+def matrix_g(A, qq, Gs, inv_n2, k):
+    """g_d(k) = A_d(k) - q_k + G[s, k] / N^2, token i (at s, ``Gs`` = G[s]) out of the
+    coupling."""
+    return A[k] - qq[k] + Gs[k] * inv_n2
+
+
+@njit(cache=True, nogil=True, inline="always")
+def matrix_g_all(A, qq, Gs, inv_n2, out):
+    """out[k] = g_d(k) for every k (``matrix_g``), in O(K); returns max_k g_d(k)."""
+    top = -math.inf
+    for k in range(out.shape[0]):
+        out[k] = A[k] - qq[k] + Gs[k] * inv_n2
+        top = max(top, out[k])
+    return top
+
+
+@njit(cache=True, nogil=True, inline="always")
+def matrix_move(G, qq, old, new, inv_n2):
+    """Token moved from topic ``old`` to ``new``: q_k += (G[new, k] - G[old, k]) / N^2."""
+    Gn, Go = G[new], G[old]
+    for k in range(qq.shape[0]):
+        qq[k] += (Gn[k] - Go[k]) * inv_n2
 
 
 @njit(cache=True, nogil=True)

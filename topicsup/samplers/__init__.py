@@ -19,6 +19,7 @@ from ..parts import Part, Registry
 REGISTRY = Registry("sampler", __name__)
 
 MAX_MH_STEPS = 1024   # MH steps per token (a sweep's cost grows with it)
+MAX_LABEL_MATRIX_TOPICS = 2048   # the K x K label matrix's size limit (32 MB at K = 2048)
 
 
 class NoArrays(NamedTuple):

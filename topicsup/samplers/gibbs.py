@@ -1,5 +1,6 @@
-"""Collapsed Gibbs: the exact conditional, O(K) per token (O(K T) with T label tasks); the
-reference every other sampler is tested against (``kernels.gibbs``)."""
+"""Collapsed Gibbs: the exact conditional, O(K) per token (O(K T) with T label tasks, O(K)
+again when every document shares w per task: DOLDA's K x K matrix); the reference every other
+sampler is tested against (``kernels.gibbs``)."""
 
 from __future__ import annotations
 
@@ -12,13 +13,23 @@ import numpy as np
 from ..kernels import gibbs, supervised
 from ..kernels.counts import Dirichlet, move_token
 from ..kernels.rng import uniform
-from . import REGISTRY, TopicSampler
+from ..kernels.supervised import label_matrix, shared_w
+from . import MAX_LABEL_MATRIX_TOPICS, REGISTRY, TopicSampler
 
 
 class GibbsArrays(NamedTuple):
-    """Scratch (2, K): the running cumulative conditional and 1 / (n_k + V beta)."""
+    """Scratch (3, K): the running cumulative conditional, 1 / (n_k + V beta) and the label
+    matrix path's q_k; the label matrix ``G`` (K, K) of a supervised model (built for each
+    call's weights; (0, 0) when unused)."""
 
     scratch: np.ndarray
+    G: np.ndarray
+
+
+def uses_label_matrix(term: Any, own: GibbsArrays) -> bool:
+    """Whether the label term goes through the K x K matrix (``supervised.shared_w``) and the
+    model has one (K at most ``MAX_LABEL_MATRIX_TOPICS``)."""
+    return own.G.shape[0] > 0 and shared_w(term)
 
 
 @REGISTRY.register
@@ -31,14 +42,26 @@ class Gibbs(TopicSampler):
     stepping = "exact collapsed Gibbs"
 
     def allocate(self, model: Any, corpus: Any) -> GibbsArrays:
-        return GibbsArrays(np.zeros((2, model.K), np.float64))
+        K = model.K
+        return GibbsArrays(np.zeros((3, K), np.float64),
+                           np.zeros((K, K) if model.supervised and K <= MAX_LABEL_MATRIX_TOPICS
+                                    else (0, 0)))
 
     def state_bytes(self, model: Any, corpus: Any) -> float:
         return 4.0 * corpus.n_docs * model.K
 
     def sweep(self, model, tokens, counts, own, term, supervised, rng, d_start, d_end, info):
+        # the weights and the augmentation are fixed during a sweep; G is rebuilt for every
+        # block (O(K^2 T), small beside the block's O(K) per token), so nothing of it is state
+        use_G = supervised and uses_label_matrix(term, own)
+        if use_G:
+            self.label_matrix(term, own)
         gibbs.gibbs_sweep(tokens, counts, Dirichlet(model.alpha_vector, model.beta), term,
-                          own.scratch, rng, d_start, d_end, info)
+                          own.scratch, rng, d_start, d_end, info, own.G, use_G)
+
+    def label_matrix(self, term: Any, own: GibbsArrays) -> None:
+        """G = sum_t w_t eta_t eta_t^T (the mutant of its test overrides it)."""
+        label_matrix(term.eta_kt, np.ascontiguousarray(term.w[:, 0]), own.G)
 
     # ------------------------------------------------------------------ the inspector's replay
     # ``topicsup.inspector.TokenInspector`` steps a document token by token as
@@ -51,9 +74,19 @@ class Gibbs(TopicSampler):
         """Gibbs draws one uniform per token, when it gets there."""
 
     def load_document(self, insp: Any, p: Any) -> None:
-        """A document's label-term rows (``supervised.load_doc``), as the sweep loads them."""
-        if p.term.eta_kt.shape[1] > 0:
-            supervised.load_doc(p.term, insp.doc, insp.session.state.z, insp.p0, insp.p1, False)
+        """A document's label-term rows (``supervised.load_doc``), and the label matrix with
+        the document's q_k where the sweep uses them, as the sweep loads them."""
+        eta_kt = p.term.eta_kt
+        if eta_kt.shape[1] == 0:
+            return
+        supervised.load_doc(p.term, insp.doc, insp.session.state.z, insp.p0, insp.p1, False)
+        own = insp.session.state.sampler
+        p.G = None
+        if uses_label_matrix(p.term, own):
+            K = eta_kt.shape[0]
+            p.G, p.qq = np.zeros((K, K)), np.zeros(K)
+            label_matrix(eta_kt, np.ascontiguousarray(p.term.w[:, 0]), p.G)
+            supervised.matrix_load(eta_kt, p.c, p.qq)
 
     def proposals(self, insp, i, n_kd, n_kw, n_k, s, g, term) -> dict[str, np.ndarray]:
         """The distribution a step draws from: the exact conditional (``conditional``)."""
@@ -72,7 +105,11 @@ class Gibbs(TopicSampler):
         old = int(st.z[i])
         move_token(ndk, nwk, n_k, old, -1)
         g = None
-        if T > 0:
+        inv_n2 = 1.0 / ((insp.p1 - insp.p0) * (insp.p1 - insp.p0))
+        if T > 0 and p.G is not None:
+            g = np.zeros(p.model.K)   # the matrix path's g_d(k), as the kernel sums it
+            supervised.matrix_g_all(p.A, p.qq, p.G[old], inv_n2, g)
+        elif T > 0:
             # the kernel's bookkept g_d(k), so the conditional has the kernel's bits
             supervised.token_coupling(p.factor, eta_kt, p.c, old, p.v)
             g = np.array([supervised.g_value(p.factor, p.loss_params, p.A, eta_kt, p.c, p.v, k)
@@ -82,7 +119,9 @@ class Gibbs(TopicSampler):
         new = int(gibbs.search_cumulative(cum, p.model.K, u * total))
         st.z[i] = new
         move_token(ndk, nwk, n_k, new, 1)
-        if new != old and T > 0:
+        if new != old and T > 0 and p.G is not None:
+            supervised.matrix_move(p.G, p.qq, old, new, inv_n2)
+        elif new != old and T > 0:
             supervised.move(eta_kt, p.c, old, new)
         step = MHStep("conditional", old, new, 1.0, 1.0, float(u), True, q)
         return insp._token_record(i, old, new, (step,), exact, {"conditional": q}, reloaded)

@@ -15,13 +15,12 @@ from .. import validation as check
 from ..backends import THREADS, DocumentStep
 from ..kernels import partially_collapsed as pc
 from ..kernels.rng import next_u64
-from ..kernels.supervised import AUGMENTED
+from ..kernels import supervised as sup
 from ..parts import LiveSetting
-from . import MAX_MH_STEPS, REGISTRY, TopicSampler
+from . import MAX_LABEL_MATRIX_TOPICS, MAX_MH_STEPS, REGISTRY, TopicSampler
 
 KERNELS = ("sparse", "dense")
 SAVED = ("pc_phi", "pc_key")
-MAX_LABEL_MATRIX_TOPICS = 2048   # the K x K label matrix's size limit (32 MB at K = 2048)
 LABEL_UNDECIDED, LABEL_MATRIX, LABEL_SUMS = 0, 1, 2   # PCArrays.G_state
 
 
@@ -30,7 +29,7 @@ class PCArrays(NamedTuple):
     sparse kernel's word tables ``prob``/``alias`` (V, K) and ``mass`` (V,) (placeholders of
     shape (1, 1) for the dense kernel), the sweep's stream ``key`` (4,), the column sums of
     Phi's chunks ``partial``, the previous topics ``z_prev`` (N,) of a block, and the label
-    matrix ``G`` (K, K) of a supervised model (``kernels.partially_collapsed.label_matrix``;
+    matrix ``G`` (K, K) of a supervised model (``kernels.supervised.label_matrix``;
     (0, 0) when unused) with ``G_state`` (1,): for the current sweep, ``LABEL_UNDECIDED``,
     ``LABEL_MATRIX`` (built) or ``LABEL_SUMS`` (the O(T) sums)."""
 
@@ -67,7 +66,7 @@ def concurrent_kernels_safe() -> bool:
     try:
         layer = numba.threading_layer()
     except ValueError:   # no parallel kernel has run yet: run a tiny one to choose the layer
-        pc.label_matrix(np.zeros((1, 1)), np.zeros(1), np.zeros((1, 1)))
+        sup.label_matrix(np.zeros((1, 1)), np.zeros(1), np.zeros((1, 1)))
         layer = numba.threading_layer()
     return layer != "workqueue"
 
@@ -190,16 +189,13 @@ class PartiallyCollapsed(TopicSampler):
 
     @staticmethod
     def uses_label_matrix(term: Any, own: PCArrays) -> bool:
-        """Whether the label term goes through the K x K matrix: the augmented factor, two
-        tasks or more (for one the O(T) sum is as cheap), and one w per task shared by every
-        document (DOLDA appendix B)."""
-        w = term.w
-        return (term.factor == AUGMENTED and w.shape[0] >= 2 and own.G.shape[0] > 0
-                and bool((w == w[:, :1]).all()))
+        """Whether the label term goes through the K x K matrix (``supervised.shared_w``) and
+        the model has one (K at most ``MAX_LABEL_MATRIX_TOPICS``)."""
+        return own.G.shape[0] > 0 and sup.shared_w(term)
 
     def label_matrix(self, term: Any, own: PCArrays) -> None:
         """G = sum_t w_t eta_t eta_t^T (the mutant of its test overrides it)."""
-        pc.label_matrix(term.eta_kt, np.ascontiguousarray(term.w[:, 0]), own.G)
+        sup.label_matrix(term.eta_kt, np.ascontiguousarray(term.w[:, 0]), own.G)
 
     def draw_phi(self, model: Any, counts: Any, own: PCArrays) -> None:
         """Phi | Z (the mutant of the whole-sweep test overrides it)."""
