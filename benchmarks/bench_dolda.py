@@ -3,7 +3,7 @@ the recovery of known covariate weights.
 
 Run from the repository root with the project's virtualenv, on an otherwise idle machine::
 
-    python benchmarks/bench_dolda.py                   # everything (about 45 min, both cores)
+    python benchmarks/bench_dolda.py                   # everything (about 65 min, both cores)
     python benchmarks/bench_dolda.py --quick           # smoke test: K = 20, one seed, 8 sweeps
     python benchmarks/bench_dolda.py --parts coverage  # one part; --resume keeps finished runs
 
@@ -16,8 +16,8 @@ accuracy by the default fold-in (50 + 50 sweeps):
   sampler on 2 threads); ``dolda-normal``: ``DOLDA.with_normal_prior()`` (eta ~ N(0, 100));
 * ``dolda-c100``, ``dolda-normal-c100``: the same with the labels weighed up, c = 100 copies of
   each label (``DOProbit.c``, as gSLDA's c); ``dolda-c100-gibbs``: that model on collapsed Gibbs
-  topics (one thread for the topics, the augmentation on two; not in the default methods,
-  run at K = 20 with ``--methods dolda-c100-gibbs --resume``);
+  topics (``DOLDA(c=100, sampler="gibbs")``: one thread for the topics, the augmentation on
+  two);
 * ``medlda``: Gibbs MedLDA (hinge, lam = 102.4, nu = 4096, exact collapsed Gibbs, one core: its
   sampler is serial), the settings of benchmarks/results/supervised_multiclass;
 * ``two-step``: LDA on the partially collapsed sampler (2 threads), then a DO-probit regression
@@ -35,9 +35,16 @@ Part ``speedup``: DOLDA's topic sweep (the K x K label matrix path) on 1 and 2 t
 setting every sweep after 6 warm-up sweeps (8 sweeps each).
 
 Part ``long`` (``--parts long``, about 8 min): DOLDA as published (c = 1, horseshoe) at K = 50,
-seed 0, alpha = ``--alpha``, for ``--long-sweeps`` sweeps (1,200; the weights averaged after
-sweep 100), its test accuracy after 80, 200, 400, 800 and 1,200 sweeps: whether far longer
-chains close the gap to MedLDA that 80 sweeps leave.
+seed 0, alpha = ``--alpha``, on ``--long-sampler`` topics (``pc``, the preset's partially
+collapsed sampler on 2 threads, or ``gibbs``), for ``--long-sweeps`` sweeps (1,200; the weights
+averaged after sweep 100), its test accuracy after 80, 200, 400, 800 and 1,200 sweeps: whether
+far longer chains, another alpha or collapsed topics close the gap to MedLDA that 80 sweeps
+leave. A run replaces the rows of its own (alpha, sampler) and keeps the others'.
+
+Part ``mixing`` (``--parts mixing``, about 5 min): DOLDA with the labels weighed up (c = 100)
+at K = 20, seed 0, on collapsed Gibbs topics for 80 sweeps and on the partially collapsed
+sampler for 400, the log joint every 20 sweeps: how much slower the partially collapsed chain
+climbs with the labels weighed up.
 
 Part ``coverage``: synthetic corpora (make_synthetic's words and topics, 1,000 documents, K = 6,
 4 standard normal covariates) with binary labels drawn from the probit model DOLDA fits, y =
@@ -47,7 +54,7 @@ covariate weight holds the true one (the topic weights and the intercept are ide
 up to the topics' order and a shared level, so they are not scored).
 
 Outputs in benchmarks/results/dolda/ (``quick/dolda`` for --quick): README.md (the tables and the
-command), accuracy.csv, shrinkage.csv, speedup.csv, long.csv, coverage.csv and the heatmap
+command), accuracy.csv, shrinkage.csv, speedup.csv, long.csv, mixing.csv, coverage.csv and the heatmap
 images.
 """
 
@@ -84,7 +91,8 @@ from topicsup.views import prior_comparison_chart  # noqa: E402
 
 KS = (20, 50, 100)
 SEEDS = (0, 1, 2)
-METHODS = ("dolda", "dolda-normal", "dolda-c100", "dolda-normal-c100", "medlda", "two-step")
+METHODS = ("dolda", "dolda-normal", "dolda-c100", "dolda-normal-c100", "dolda-c100-gibbs",
+           "medlda", "two-step")
 BETA = 0.01
 TOP = 3
 HEATMAP_K = 50
@@ -198,18 +206,43 @@ def accuracy_part(train, test, ks, seeds, methods, alpha, sweeps, out, resume):
     return done, shr
 
 
-def long_part(train, test, K, seed, alpha, n_sweeps):
+def topic_sampler(name: str) -> dict:
+    """``pc``: the preset's partially collapsed sampler on 2 threads; ``gibbs``: collapsed
+    Gibbs topics (serial; the augmentation on 2 threads)."""
+    return dict(sampler="gibbs") if name == "gibbs" else dict(threads=2)
+
+
+def long_part(train, test, K, seed, alpha, n_sweeps, sampler="pc"):
     """DOLDA (c = 1) for ``n_sweeps`` sweeps, test accuracy at a schedule of sweeps."""
-    s = Session(DOLDA(K=K, alpha=alpha, beta=BETA, burn_in=100, threads=2), train, seed=seed,
-                log_joint_every=0)
+    s = Session(DOLDA(K=K, alpha=alpha, beta=BETA, burn_in=100, **topic_sampler(sampler)),
+                train, seed=seed, log_joint_every=0)
     rows, done, trained = [], 0, 0.0
     for at in [n for n in (80, 200, 400, 800, 1200, 2400) if n < n_sweeps] + [n_sweeps]:
         t0 = time.perf_counter()
         s.run(at - done)
         trained += time.perf_counter() - t0
         done = at
-        rows.append({"K": K, "seed": seed, "alpha": alpha, "sweeps": at,
+        rows.append({"K": K, "seed": seed, "alpha": alpha, "sampler": sampler, "sweeps": at,
                      "train_seconds": trained, "accuracy": s.score(test)})
+        print(rows[-1], flush=True)
+    return pd.DataFrame(rows)
+
+
+def mixing_part(train, K, seed, sweeps):
+    """The log joint every 20 sweeps of DOLDA with c = 100 on each topic sampler, ``sweeps``
+    maps each sampler to its chain's length."""
+    rows = []
+    for sampler, n in sweeps.items():
+        s = Session(DOLDA(K=K, alpha=0.5, beta=BETA, c=100, burn_in=n // 2,
+                          **topic_sampler(sampler)), train, seed=seed, log_joint_every=20)
+        s.run(n)
+        h = s.history
+        lj = h[h["metric"] == "log_joint"]
+        secs = h[h["metric"] == "seconds"].set_index("sweep")["value"].cumsum()
+        for sweep, value in zip(lj["sweep"], lj["value"]):
+            rows.append({"K": K, "seed": seed, "c": 100, "sampler": sampler,
+                         "sweep": int(sweep), "seconds": float(secs.loc[sweep]),
+                         "log_joint": float(value)})
         print(rows[-1], flush=True)
     return pd.DataFrame(rows)
 
@@ -280,7 +313,7 @@ def coverage_part(n_corpora, sweeps):
     return pd.DataFrame(rows)
 
 
-def markdown(acc, shr, speed, cover, meta, long=None):
+def markdown(acc, shr, speed, cover, meta, long=None, mixing=None):
     out = ["# DOLDA: accuracy, sparsity, parallel speed-up, coverage", "",
            "Commands, in the order they were run (each adds or replaces its parts' CSVs):", "",
            *[f"    {c}" for c in meta["commands"]], "",
@@ -324,13 +357,27 @@ def markdown(acc, shr, speed, cover, meta, long=None):
                        f"{r.tokens_per_second / 1e6:.2f} M | {r.speedup:.2f} |")
         out.append("")
     if long is not None and len(long):
+        long = long.assign(sampler=long["sampler"] if "sampler" in long else "pc")
         out += ["## DOLDA as published (c = 1) over a long chain", "",
-                f"K = {int(long['K'].iloc[0])}, seed {int(long['seed'].iloc[0])}, alpha = "
-                f"{long['alpha'].iloc[0]}, the weights averaged after sweep 100; test accuracy "
-                "by the default fold-in.", "", "| sweeps | training s | accuracy |",
-                "|---:|---:|---:|"]
-        for _, r in long.iterrows():
-            out.append(f"| {int(r.sweeps)} | {r.train_seconds:.0f} | {r.accuracy:.3f} |")
+                f"K = {int(long['K'].iloc[0])}, seed {int(long['seed'].iloc[0])}, the weights "
+                "averaged after sweep 100; test accuracy by the default fold-in; topics by the "
+                "partially collapsed sampler (pc, 2 threads) or collapsed Gibbs (one thread).",
+                "", "| alpha | topics | sweeps | training s | accuracy |",
+                "|---:|---|---:|---:|---:|"]
+        for _, r in long.sort_values(["alpha", "sampler", "sweeps"],
+                                     ascending=[False, False, True]).iterrows():
+            out.append(f"| {r.alpha:g} | {r.sampler} | {int(r.sweeps)} | "
+                       f"{r.train_seconds:.0f} | {r.accuracy:.3f} |")
+        out.append("")
+    if mixing is not None and len(mixing):
+        out += ["## How fast each topic sampler climbs with the labels weighed up (c = 100)", "",
+                f"DOLDA, K = {int(mixing['K'].iloc[0])}, seed {int(mixing['seed'].iloc[0])}, "
+                "alpha = 0.5; the log joint (collapsed over Phi, the same function of the state "
+                "for both samplers) every 20 sweeps.", "",
+                "| topics | sweep | seconds | log joint |", "|---|---:|---:|---:|"]
+        for _, r in mixing.iterrows():
+            out.append(f"| {r.sampler} | {int(r.sweep)} | {r.seconds:.0f} | "
+                       f"{r.log_joint:,.0f} |")
         out.append("")
     if len(cover):
         out += ["## Coverage of the 90% intervals of known covariate weights (synthetic "
@@ -355,16 +402,19 @@ def main(argv=None):
     ap.add_argument("--methods", type=lambda s: tuple(s.split(",")))
     ap.add_argument("--sweeps", type=int, default=80)
     ap.add_argument("--long-sweeps", type=int, default=1200, help="long: sweeps of the chain")
+    ap.add_argument("--long-sampler", default="pc", choices=("pc", "gibbs"),
+                    help="long: the topic sampler")
     ap.add_argument("--alpha", type=float, default=0.5)
     ap.add_argument("--corpora", type=int, default=10, help="coverage: synthetic corpora")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--resume", action="store_true")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args(argv)
-    unknown = set(args.parts.split(",")) - {"accuracy", "speedup", "long", "coverage"}
+    unknown = set(args.parts.split(",")) - {"accuracy", "speedup", "long", "mixing",
+                                            "coverage"}
     if unknown:
         ap.error(f"--parts: unknown parts {sorted(unknown)}; expected accuracy, speedup, long, "
-                 f"coverage")
+                 f"mixing, coverage")
     if args.long_sweeps < 1:
         ap.error(f"--long-sweeps must be a positive number of sweeps, got {args.long_sweeps}")
     import numba
@@ -376,8 +426,10 @@ def main(argv=None):
     read = (lambda name: pd.read_csv(out / name) if (out / name).exists() else pd.DataFrame())
     acc, shr, speed, cover = read("accuracy.csv"), read("shrinkage.csv"), read("speedup.csv"), \
         read("coverage.csv")
-    long = read("long.csv")
-    if parts & {"accuracy", "speedup", "long"}:
+    long, mixing = read("long.csv"), read("mixing.csv")
+    if len(long) and "sampler" not in long:   # written before --long-sampler: pc topics
+        long["sampler"] = "pc"
+    if parts & {"accuracy", "speedup", "long", "mixing"}:
         path = archive_or_skip(args.data)
         if path is not None:
             from topicsup.datasets import load_20newsgroups
@@ -392,9 +444,17 @@ def main(argv=None):
                 speed = speedup_part(train, args.ks or ((20,) if args.quick else (50, 100)), 0)
                 speed.to_csv(out / "speedup.csv", index=False)
             if "long" in parts:
-                long = long_part(train, test, 20 if args.quick else 50, 0, args.alpha,
-                                 10 if args.quick else args.long_sweeps)
+                run = long_part(train, test, 20 if args.quick else 50, 0, args.alpha,
+                                10 if args.quick else args.long_sweeps, args.long_sampler)
+                if len(long):   # this run's (alpha, sampler) replaces its earlier rows
+                    long = long[(long["alpha"] != args.alpha)
+                                | (long["sampler"] != args.long_sampler)]
+                long = pd.concat([long, run], ignore_index=True)
                 long.to_csv(out / "long.csv", index=False)
+            if "mixing" in parts:
+                mixing = mixing_part(train, 20, 0, {"gibbs": 20, "pc": 40} if args.quick
+                                     else {"gibbs": 80, "pc": 400})
+                mixing.to_csv(out / "mixing.csv", index=False)
     if "coverage" in parts:
         cover = coverage_part(2 if args.quick else args.corpora, 20 if args.quick else 300)
         cover.to_csv(out / "coverage.csv", index=False)
@@ -404,7 +464,7 @@ def main(argv=None):
     meta = {"sweeps": sweeps, "alpha": args.alpha, "cpu": cpu_model(), "versions": versions(),
             "date": _dt.datetime.now().isoformat(timespec="seconds"),
             "commands": (out / "commands.txt").read_text().splitlines()}
-    md = markdown(acc, shr, speed, cover, meta, long)
+    md = markdown(acc, shr, speed, cover, meta, long, mixing)
     (out / "README.md").write_text(md)
     print(md)
     return 0

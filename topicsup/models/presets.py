@@ -127,7 +127,10 @@ class DOLDA(SupervisedLDA):
 
     ``c`` (an integer, 1 in the paper) weighs the labels up (``losses.do_probit``): on 20
     Newsgroups DOLDA as published learns the classes slowly, the labels' unit-variance
-    probit being small against a post's words (benchmarks/results/dolda)."""
+    probit being small against a post's words. With the labels weighed up the partially
+    collapsed chain mixes far slower than collapsed Gibbs topics (``sampler="gibbs"``,
+    serial), which reach MedLDA's accuracy within a few points where it lags
+    (benchmarks/results/dolda)."""
 
     DEFAULTS: ClassVar[dict[str, Any]] = {
         "loss": "do_probit", "prior": "horseshoe", "sampler": "partially_collapsed",
