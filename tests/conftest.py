@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
+import threading
+import warnings
 from pathlib import Path
 
 import pytest
@@ -59,3 +62,17 @@ try:
     _hyp.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 except ImportError:   # the property tests skip with the reason
     pass
+
+
+@pytest.fixture(autouse=True)
+def python_sigint(request):
+    """Each test starts with Python's own SIGINT handler. A library a test drives in the
+    worker (a kernel, a server) can leave SIGINT ignored, and a child process inherits an
+    ignored SIGINT: the Ctrl-C tests' children would then never see theirs and run on until
+    their timeout. Restored here, and named in a warning so the culprit can be found."""
+    if threading.current_thread() is threading.main_thread() and \
+            signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        warnings.warn(f"SIGINT was {signal.getsignal(signal.SIGINT)!r} before "
+                      f"{request.node.nodeid}: a test before it left it so; restored")
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
