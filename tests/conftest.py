@@ -69,10 +69,13 @@ def python_sigint(request):
     """Each test starts with Python's own SIGINT handler. A library a test drives in the
     worker (a kernel, a server) can leave SIGINT ignored, and a child process inherits an
     ignored SIGINT: the Ctrl-C tests' children would then never see theirs and run on until
-    their timeout. Restored here, and named in a warning so the culprit can be found."""
-    if threading.current_thread() is threading.main_thread() and \
-            signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
-        warnings.warn(f"SIGINT was {signal.getsignal(signal.SIGINT)!r} before "
-                      f"{request.node.nodeid}: a test before it left it so; restored")
+    their timeout. Restored before and after each test; a warning names the test after which
+    it was changed, so the culprit can be found."""
+    main = threading.current_thread() is threading.main_thread()
+    if main and signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
         signal.signal(signal.SIGINT, signal.default_int_handler)
     yield
+    if main and signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        warnings.warn(f"SIGINT was {signal.getsignal(signal.SIGINT)!r} after "
+                      f"{request.node.nodeid}; restored")
+        signal.signal(signal.SIGINT, signal.default_int_handler)
