@@ -6,7 +6,8 @@ path, e.g. the version before a change from a git worktree:
     PYTHONPATH=/tmp/topicsup-before python benchmarks/sweep_time.py --data <archive>
     python benchmarks/sweep_time.py --data <archive>
 
-Cases: LDA with the Gibbs and the light sampler, Gibbs MedLDA and LightMedLDA on the 20
+Cases: LDA with the Gibbs, the light and the partially collapsed sampler, Gibbs MedLDA,
+LightMedLDA and DOLDA (partially collapsed topics, horseshoe, Cholesky weights) on the 20
 classes (T = 20 tasks). Each case gets a fresh session, two warm-up sweeps, then ``--sweeps``
 timed ones.
 """
@@ -19,14 +20,16 @@ import time
 
 import numpy as np
 
-from topicsup.models import LDA, LightMedLDA, MedLDA
+from topicsup.models import DOLDA, LDA, LightMedLDA, MedLDA
 from topicsup.newsgroups import load_20newsgroups
 from topicsup.session import Session
 
 CASES = {"lda-gibbs": lambda: LDA(K=100, alpha=0.1, beta=0.01),
          "lda-light": lambda: LDA(K=100, alpha=0.1, beta=0.01, sampler="light"),
          "medlda-gibbs-T20": lambda: MedLDA(K=100, lam=4.0),
-         "lightmedlda-T20": lambda: LightMedLDA(K=100, lam=4.0)}
+         "lightmedlda-T20": lambda: LightMedLDA(K=100, lam=4.0),
+         "lda-pc": lambda: LDA(K=100, alpha=0.1, beta=0.01, sampler="partially_collapsed"),
+         "dolda-pc-T20": lambda: DOLDA(K=100)}
 
 
 def main() -> None:

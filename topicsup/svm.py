@@ -26,6 +26,7 @@ import numpy as np
 
 from . import validation as check
 from .kernels import svm as kernel
+from .kernels.linalg import matmul
 from .kernels.rng import seed_state
 
 COST = 16.0   # Jiang 2012 sec. 5: better than the 0/1 cost
@@ -108,7 +109,7 @@ def crammer_singer_dual(X: np.ndarray, y: np.ndarray, C: float, cost: float = CO
         lam[over] *= (bound / total[over])[:, None]
         a = -lam
         a[np.arange(D), y] = lam.sum(axis=1)
-        W = a.T @ X
+        W = matmul(np.ascontiguousarray(a.T), np.ascontiguousarray(X, dtype=np.float64))
     rng = seed_state(seed)
     epochs, violation = kernel.crammer_singer(X, y.astype(np.int64), bound, cost, a, W, rng,
                                               tol, max_epochs)

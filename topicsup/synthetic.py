@@ -26,6 +26,8 @@ import numpy as np
 
 from . import validation as check
 from .corpus import Corpus
+from .kernels.fmath import exp
+from .kernels.linalg import matmul
 
 THEMES: dict[str, tuple[str, ...]] = {
     "space": ("orbit", "rocket", "launch", "planet", "moon", "shuttle", "nasa", "satellite",
@@ -91,6 +93,12 @@ class Synthetic:
 
 def _check_int(name: str, v, lo: int, hi: int | None = None) -> int:
     return check.integer(name, v, low=lo, high=hi)
+
+
+def _logistic(x: np.ndarray) -> np.ndarray:
+    """1 / (1 + e^-x) elementwise, through ``kernels.fmath.exp``."""
+    x = np.asarray(x, dtype=np.float64)
+    return 1.0 / (1.0 + np.array([exp(-v) for v in x.ravel()]).reshape(x.shape))
 
 
 def make_synthetic(n_docs: int = 400, n_topics: int = 6, doc_length: int = 60, *,
@@ -169,7 +177,9 @@ def make_synthetic(n_docs: int = 400, n_topics: int = 6, doc_length: int = 60, *
 
     T = n_classes if task in ("multiclass", "multilabel") else 1
     eta = rs.normal(0.0, weight_scale, size=(T, K + n_covariates))
-    raw = xt @ eta.T
+    # matmul and fmath.exp, not @ and np.exp: the same corpus on every machine (BLAS and
+    # numpy's SIMD exp give other last bits on other CPUs; kernels.linalg, kernels.fmath)
+    raw = matmul(xt, np.ascontiguousarray(eta.T))
     if task == "multilabel":
         intercept = -np.quantile(raw, 0.7, axis=0)   # about 30% positives per label
     elif task == "real":
@@ -178,7 +188,7 @@ def make_synthetic(n_docs: int = 400, n_topics: int = 6, doc_length: int = 60, *
         intercept = -np.median(raw, axis=0)  # balanced classes
     scores = raw + intercept
     if task == "binary":
-        y = (rs.random(n_docs) < 1 / (1 + np.exp(-scores[:, 0]))).astype(int)
+        y = (rs.random(n_docs) < _logistic(scores[:, 0])).astype(int)
         labels, kind, classes = y, "binary", ("negative", "positive")
         labels = np.asarray(classes, dtype=object)[y]
     elif task == "multiclass":
@@ -186,7 +196,7 @@ def make_synthetic(n_docs: int = 400, n_topics: int = 6, doc_length: int = 60, *
         classes = tuple(f"class_{c}" for c in range(T))
         labels, kind = np.asarray(classes, dtype=object)[g.argmax(axis=1)], "multiclass"
     elif task == "multilabel":
-        ind = (rs.random(scores.shape) < 1 / (1 + np.exp(-scores))).astype(np.uint8)
+        ind = (rs.random(scores.shape) < _logistic(scores)).astype(np.uint8)
         classes = tuple(f"label_{c}" for c in range(T))
         labels, kind = ind, "multilabel"
     else:

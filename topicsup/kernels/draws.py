@@ -7,6 +7,7 @@ import math
 
 from numba import njit
 
+from . import fmath
 from .rng import uniform
 
 
@@ -19,7 +20,7 @@ def normal(rng):
         v = 2.0 * uniform(rng) - 1.0
         s = u * u + v * v
         if 0.0 < s < 1.0:
-            return u * math.sqrt(-2.0 * math.log(s) / s)
+            return u * math.sqrt(-2.0 * fmath.log(s) / s)
 
 
 @njit(cache=True, nogil=True)
@@ -60,12 +61,12 @@ def gamma(rng, a):
             p = b * uniform(rng)
             u = uniform(rng)
             if p <= 1.0:
-                x = math.exp(math.log(p) / a) if p > 0.0 else 0.0
-                if u <= 1.0 - x or u <= math.exp(-x):   # exp(-x) >= 1 - x: skip the exp
+                x = fmath.exp(fmath.log(p) / a) if p > 0.0 else 0.0
+                if u <= 1.0 - x or u <= fmath.exp(-x):   # exp(-x) >= 1 - x: skip the exp
                     return x
             else:
-                x = -math.log((b - p) / a)
-                if u <= math.exp((a - 1.0) * math.log(x)):
+                x = -fmath.log((b - p) / a)
+                if u <= fmath.exp((a - 1.0) * fmath.log(x)):
                     return x
     d = a - 1.0 / 3.0
     c = 1.0 / math.sqrt(9.0 * d)
@@ -79,7 +80,7 @@ def gamma(rng, a):
         x2 = x * x
         if u < 1.0 - 0.0331 * x2 * x2:
             return d * v
-        if math.log(u) < 0.5 * x2 + d * (1.0 - v + math.log(v)):
+        if fmath.log(u) < 0.5 * x2 + d * (1.0 - v + fmath.log(v)):
             return d * v
 
 
@@ -105,7 +106,7 @@ def normal_above(rng, lo):
     a = 0.5 * (lo + math.sqrt(lo * lo + 4.0))
     while True:
         u = 1.0 - uniform(rng)          # in (0, 1]: log(u) is finite
-        x = lo - math.log(u) / a
+        x = lo - fmath.log(u) / a
         d = x - a
-        if uniform(rng) <= math.exp(-0.5 * d * d):
+        if uniform(rng) <= fmath.exp(-0.5 * d * d):
             return x

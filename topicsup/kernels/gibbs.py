@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from numba import njit
 
-import math
 
-from . import supervised
+from . import fmath, supervised
 from .counts import move_token
 from .info import CHANGED as INFO_CHANGED
 from .info import TOKENS as INFO_TOKENS
@@ -95,7 +94,7 @@ def gibbs_sweep(tokens, counts, prior, term, scratch, rng, d_start, d_end, info,
                     top = supervised.g_all(factor, loss_params, A, eta_kt, c, v, cum)
                 for k in range(K):
                     total += conditional_weight(ndk[k], alpha[k], nwk[k], beta, inv_n_k[k]) \
-                        * math.exp(cum[k] - top)
+                        * fmath.exp(cum[k] - top)
                     cum[k] = total
             new = search_cumulative(cum, K, uniform(rng) * total)
             z[i] = new

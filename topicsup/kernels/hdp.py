@@ -32,6 +32,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from . import fmath
 from .aliaslda import insert_ascending, remove_ascending, topics_ascending
 from .gibbs import search_cumulative
 from .info import CHANGED, TOKENS, record_mh
@@ -434,13 +435,13 @@ def log_joint(doc_ptr, word_ptr, word_tok, counts, tab, prior, st):
             if n > 0:
                 t = t_dk[d, k]
                 st = cover(st, n, t)
-                out += t * math.log(b1) + st.log_s[n, t] + math.lgamma(t + 1.0) \
+                out += t * fmath.log(b1) + st.log_s[n, t] + math.lgamma(t + 1.0) \
                     + math.lgamma(n - t + 1.0) - math.lgamma(n + 1.0)
                 row[k] = 0
     T = 0
     for k in range(K):
         if t_k[k] > 0:
-            out += math.log(b0) + math.lgamma(t_k[k]) + math.lgamma(V_beta) \
+            out += fmath.log(b0) + math.lgamma(t_k[k]) + math.lgamma(V_beta) \
                 - math.lgamma(n_k[k] + V_beta)
             T += t_k[k]
     out -= math.lgamma(b0 + T) - math.lgamma(b0)

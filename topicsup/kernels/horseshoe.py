@@ -20,10 +20,10 @@ squares once more); the prior-only test checks the half-Cauchy quartiles.
 
 from __future__ import annotations
 
-import math
 
 from numba import njit
 
+from . import fmath
 from .draws import gamma
 from .rng import uniform
 
@@ -41,7 +41,7 @@ def _inverse_gamma(rng, shape, scale):
     if shape == 1.0:
         e = 0.0
         while e == 0.0:                     # uniform() = 0 (p = 2^-53) would divide by zero
-            e = -math.log(1.0 - uniform(rng))
+            e = -fmath.log(1.0 - uniform(rng))
         return scale / e
     return scale / gamma(rng, shape)
 

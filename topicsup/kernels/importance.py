@@ -28,12 +28,11 @@ that factor would count each token as 1/J of a word against alpha and beta, and 
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 from numba import njit
 
-from . import supervised
+from . import fmath, supervised
 from .counts import move_token
 from .info import CHANGED as INFO_CHANGED
 from .info import TOKENS as INFO_TOKENS
@@ -109,7 +108,7 @@ def importance_sweep(words, doc_ptr, z, n_dk, n_wk, n_k, theta, phi, next_dk, ne
             for k in range(1, K):
                 top = max(top, term.A[k])
             for k in range(K):
-                tilt[k] = math.exp(term.A[k] - top)
+                tilt[k] = fmath.exp(term.A[k] - top)
         else:
             for k in range(K):
                 tilt[k] = 1.0
@@ -150,7 +149,7 @@ def log_likelihood(words, doc_ptr, theta, phi):
             lik = 0.0
             for k in range(theta.shape[1]):
                 lik += theta[d, k] * phi[w, k]
-            out += math.log(lik)
+            out += fmath.log(lik)
     return out
 
 

@@ -46,13 +46,12 @@ target invariant on its own, so every composition does (Zheng et al. 2015 Theore
 
 from __future__ import annotations
 
-import math
 from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
-from . import supervised, word_tables
+from . import fmath, supervised, word_tables
 from .alias import alias_from_uniform
 from .info import CHANGED, TOKENS, record_mh
 from .prefetch import prefetch
@@ -194,8 +193,8 @@ def supervised_step_factor(kind, g_t, g_s, A_t, A_s):
     """The supervised factor of a step's ratio: exp(g_d(t) - g_d(s)) (Zheng 2015 eq. 19-20),
     or for the exp proposal q_e ∝ exp(A_d), which cancels A_d, the coupling part alone."""
     if kind == EXP:
-        return math.exp((g_t - A_t) - (g_s - A_s))
-    return math.exp(g_t - g_s)
+        return fmath.exp((g_t - A_t) - (g_s - A_s))
+    return fmath.exp(g_t - g_s)
 
 
 @njit(cache=True, nogil=True, inline="always")

@@ -48,7 +48,7 @@ import math
 import numpy as np
 from numba import njit, prange, uint64
 
-from . import supervised
+from . import fmath, supervised
 from .alias import alias_from_uniform, build_alias
 from .aliaslda import _add_topic, _remove_topic   # the document's topic list
 from .draws import gamma
@@ -123,11 +123,11 @@ def _empty_topic(phi, k, beta, key):
         u = uniform(rng)
         while u == 0.0:
             u = uniform(rng)
-        logs[w] = math.log(gamma(rng, 1.0 + beta)) + math.log(u) / beta
+        logs[w] = fmath.log(gamma(rng, 1.0 + beta)) + fmath.log(u) / beta
         top = max(top, logs[w])
     total = 0.0
     for w in range(V):
-        logs[w] = math.exp(logs[w] - top)
+        logs[w] = fmath.exp(logs[w] - top)
         total += logs[w]
     for w in range(V):
         phi[w, k] = logs[w] / total
@@ -222,7 +222,7 @@ def _document(d, doc_id, words, doc_ptr, z, z_prev, ndk, alpha, phi_wk, prob, al
                     supervised.token_coupling(factor, eta_kt, c, old, v)
                     top = supervised.g_all(factor, loss_params, A, eta_kt, c, v, g)
                 for k in range(K):
-                    total += phi[k] * (ndk[k] + alpha[k]) * math.exp(g[k] - top)
+                    total += phi[k] * (ndk[k] + alpha[k]) * fmath.exp(g[k] - top)
                     cum[k] = total
             new = search_cumulative(cum, K, uniform(rng) * total)
         elif T == 0:
@@ -250,7 +250,7 @@ def _document(d, doc_id, words, doc_ptr, z, z_prev, ndk, alpha, phi_wk, prob, al
                     g_t = supervised.matrix_g(A, qq, Gs, inv_n2, t)
                 else:
                     g_t = supervised.g_value(factor, loss_params, A, eta_kt, c, v, t)
-                a = math.exp(min(g_t - g_s, 0.0))
+                a = fmath.exp(min(g_t - g_s, 0.0))
                 if a >= 1.0 or uniform(rng) < a:
                     record_mh(row, 0, a, True)
                     s = t

@@ -28,7 +28,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from . import bitmaps
+from . import bitmaps, fmath
 from .gibbs import search_cumulative
 from .info import CHANGED, TOKENS, record_mh
 from .prefetch import prefetch
@@ -439,8 +439,8 @@ def alias_sweep(tokens, counts, tab, prior, st, mh_steps, per_sweep, wt, lm, has
 def log_pochhammer(b, a, n):
     """log (b|a)_n = sum_{i<n} log(b + i a)."""
     if a > 0.0:
-        return n * math.log(a) + math.lgamma(b / a + n) - math.lgamma(b / a)
-    return n * math.log(b)
+        return n * fmath.log(a) + math.lgamma(b / a + n) - math.lgamma(b / a)
+    return n * fmath.log(b)
 
 
 @njit(cache=True, nogil=True)

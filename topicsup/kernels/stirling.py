@@ -22,11 +22,12 @@ bit-for-bit the same across checkpoints.
 
 from __future__ import annotations
 
-import math
 from typing import NamedTuple
 
 import numpy as np
 from numba import njit
+
+from . import fmath
 
 INITIAL_ROWS = 64
 INITIAL_COLS = 16
@@ -52,12 +53,12 @@ def build(a, rows, cols):
             # S^{n+1}_m = S^n_{m-1} + (n - m a) S^n_m, in log space
             x = log_s[n, m - 1]
             c = n - m * a
-            y = log_s[n, m] + math.log(c) if c > 0.0 and log_s[n, m] > -np.inf else -np.inf
+            y = log_s[n, m] + fmath.log(c) if c > 0.0 and log_s[n, m] > -np.inf else -np.inf
             hi = max(x, y)
             if hi == -np.inf:
                 log_s[n + 1, m] = -np.inf
             else:
-                log_s[n + 1, m] = hi + math.log(math.exp(x - hi) + math.exp(y - hi))
+                log_s[n + 1, m] = hi + fmath.log(fmath.exp(x - hi) + fmath.exp(y - hi))
     join = np.zeros((rows, cols))
     open_ = np.zeros((rows, cols))
     for n in range(rows):
@@ -65,8 +66,8 @@ def build(a, rows, cols):
             if log_s[n, m] == -np.inf:
                 continue   # no state with n customers at m tables
             if m >= 1:
-                join[n, m] = math.exp(log_s[n + 1, m] - log_s[n, m]) * (n + 1 - m) / (n + 1)
-            open_[n, m] = math.exp(log_s[n + 1, m + 1] - log_s[n, m]) * (m + 1) / (n + 1)
+                join[n, m] = fmath.exp(log_s[n + 1, m] - log_s[n, m]) * (n + 1 - m) / (n + 1)
+            open_[n, m] = fmath.exp(log_s[n + 1, m + 1] - log_s[n, m]) * (m + 1) / (n + 1)
     return Stirling(log_s, join, open_, np.full((), a))
 
 

@@ -55,6 +55,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..losses import hinge
+from . import fmath, linalg
 from .alias import build_alias
 
 # The factor's code. A loss's marginal factor lives in the loss's module; it is chosen here by
@@ -159,21 +160,9 @@ def token_coupling(factor, eta_kt, c, s, v):
 
 @njit(cache=True, nogil=True, inline="always")
 def coupling(eta_kt, v, k):
-    """sum_t eta_kt v_t (four partial sums, so the O(T) loop is not one long dependency)."""
-    row = eta_kt[k]
-    T = v.shape[0]
-    a0 = a1 = a2 = a3 = 0.0
-    t = 0
-    while t + 4 <= T:
-        a0 += row[t] * v[t]
-        a1 += row[t + 1] * v[t + 1]
-        a2 += row[t + 2] * v[t + 2]
-        a3 += row[t + 3] * v[t + 3]
-        t += 4
-    while t < T:
-        a0 += row[t] * v[t]
-        t += 1
-    return (a0 + a1) + (a2 + a3)
+    """sum_t eta_kt v_t (``linalg.dot``: four partial sums, so the O(T) loop is not one long
+    dependency)."""
+    return linalg.dot(eta_kt[k], v, v.shape[0])
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -299,5 +288,5 @@ def build_exp_table(A, weights, prob, alias, work):
     for k in range(1, K):
         top = max(top, A[k])
     for k in range(K):
-        weights[k] = math.exp(A[k] - top)
+        weights[k] = fmath.exp(A[k] - top)
     build_alias(weights, prob, alias, work)

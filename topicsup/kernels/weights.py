@@ -21,6 +21,7 @@ import numpy as np
 from numba import njit
 
 from .draws import normal
+from .linalg import cholesky
 
 
 @njit(cache=True, nogil=True)
@@ -49,7 +50,7 @@ def precision_and_shift(row_ptr, cols, vals, b, w, prior_precision):
 @njit(cache=True, nogil=True)
 def gaussian_weights(P, r, rng, out):
     """Draw out ~ N(P^-1 r, P^-1): with P = L L^T, out = L^-T (L^-1 r + eps)."""
-    L = np.linalg.cholesky(P)
+    L = cholesky(P)
     M = r.shape[0]
     v = np.empty(M)
     for i in range(M):  # forward: L v = r

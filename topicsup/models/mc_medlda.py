@@ -39,6 +39,7 @@ import numpy as np
 
 from .. import svm
 from ..corpus import Corpus
+from ..kernels.linalg import matmul
 from ..kernels.rng import next_u64
 from ..kernels.supervised import no_term
 from ..losses import Loss
@@ -403,7 +404,7 @@ class MCMedLDA(SupervisedLDA):
         wt.eta[...] = sol.kappa
         loss.augment(sup.y, wt.scores, rng, sup.loss)
         self._weights_changed(state, corpus)
-        wt.scores[...] = sol.kappa @ X.T
+        wt.scores[...] = matmul(sol.kappa, np.ascontiguousarray(X.T))   # not @: kernels.linalg
         objective = topic_objective + sol.objective
         counts, values = loop.counts, loop.values
         change = (abs(objective - values[1]) / abs(values[1])

@@ -18,6 +18,7 @@ import numpy as np
 from .. import validation as check
 from ..corpus import Corpus
 from ..kernels.rng import derive
+from ..kernels.linalg import matmul
 from ..kernels.supervised import AUGMENTED, Term, no_term
 from ..kernels.weights import compute_scores, row_scores, topic_rows
 from ..losses import REGISTRY as LOSSES
@@ -344,7 +345,9 @@ class SupervisedLDA(LDA):
         wt = state.supervision.weights
         wt.eta_kt[...] = wt.eta[:, :self.K].T
         cov = self.covariate_matrix(corpus)
-        wt.r[...] = wt.eta[:, self.K:] @ cov.T if cov.shape[1] else 0.0
+        # matmul, not @: BLAS sums in an order that depends on the CPU (kernels.linalg)
+        wt.r[...] = matmul(np.ascontiguousarray(wt.eta[:, self.K:]),
+                           np.ascontiguousarray(cov.T)) if cov.shape[1] else 0.0
 
     def validate_state(self, state: State, corpus: Corpus) -> None:
         super().validate_state(state, corpus)

@@ -10,7 +10,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..kernels import gibbs, supervised
+from ..kernels import fmath, gibbs, supervised
 from ..kernels.counts import Dirichlet, move_token
 from ..kernels.rng import uniform
 from ..kernels.supervised import label_matrix, shared_w
@@ -141,7 +141,7 @@ def conditional(insp: Any, n_kd: np.ndarray, n_kw: np.ndarray, n_k: np.ndarray,
         term = gibbs.conditional_weight(n_kd[k], alpha[k], n_kw[k], m.beta,
                                         1.0 / (n_k[k] + V_beta))
         if g is not None:
-            term *= math.exp(g[k] - top)
+            term *= fmath.exp(g[k] - top)
         total += term
         cum[k] = total
     return np.diff(cum, prepend=0.0) / total, total, cum
