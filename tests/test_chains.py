@@ -124,6 +124,60 @@ def test_to_arviz(chains):
         chains.sessions[1].to_arviz(burn=10)
 
 
+def _export_parts(idata):
+    """An export's groups as {name: xarray.Dataset} and its top-level attrs, from an ArviZ
+    0.x ``InferenceData`` or an ArviZ 1.x (xarray) ``DataTree``."""
+    if hasattr(idata, "children"):                                  # DataTree (ArviZ 1.x)
+        return {k: v.to_dataset() for k, v in idata.children.items()}, dict(idata.attrs)
+    return {g: idata[g] for g in idata.groups()}, dict(idata.attrs)
+
+
+def test_to_arviz_structure_is_the_same_in_arviz_0_and_1(corpus, chains):
+    """The export has the same groups, variables, dims, coords and top-level attrs whichever
+    ArviZ is installed; its type is ArviZ 0.x's InferenceData or ArviZ 1.x's DataTree."""
+    arviz = pytest.importorskip("arviz")
+    import xarray as xr
+
+    from topicsup import __version__
+    lda = Session(LDA(K=3), corpus, seed=9)                     # unsupervised: no posterior
+    lda.run(3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        idata = chains.to_arviz(burn=2)
+        unaligned = chains.to_arviz(align=False)
+        unsupervised = lda.to_arviz(burn=1)
+    if int(arviz.__version__.split(".")[0]) >= 1:
+        assert isinstance(idata, xr.DataTree)
+    else:
+        assert isinstance(idata, arviz.InferenceData)
+    groups, attrs = _export_parts(idata)
+    s0 = chains.sessions[0]
+    T, M = s0.state.supervision.weights.eta.shape
+    assert list(groups) == ["posterior", "sample_stats"]
+    post, stats = groups["posterior"], groups["sample_stats"]
+    assert list(post.data_vars) == ["eta"]
+    assert set(stats.data_vars) == {"lp", "acceptance_rate", "topic_change_rate"}
+    assert post["eta"].dims == ("chain", "draw", "task", "feature")
+    assert all(stats[v].dims == ("chain", "draw") for v in stats.data_vars)
+    assert dict(post.sizes) == {"chain": 3, "draw": 8, "task": T, "feature": M}
+    assert dict(stats.sizes) == {"chain": 3, "draw": 8}
+    assert set(post.coords) == {"chain", "draw", "task", "feature"}
+    assert set(stats.coords) == {"chain", "draw"}
+    for ds in (post, stats):
+        assert list(ds["chain"].values) == [0, 1, 2]
+        assert list(ds["draw"].values) == list(range(3, 11))
+    assert list(post["task"].values) == list(s0.model.task_names(s0.corpus))
+    assert list(post["feature"].values) == list(s0._feature_names())
+    assert attrs == {"inference_library": "topicsup", "inference_library_version": __version__,
+                     "model": repr(s0.model), "seeds": [4, 5, 6], "topics_aligned": True}
+    assert _export_parts(unaligned)[1]["topics_aligned"] is False
+    groups, attrs = _export_parts(unsupervised)
+    assert list(groups) == ["sample_stats"]
+    assert {"lp", "topic_change_rate"} <= set(groups["sample_stats"].data_vars)
+    assert dict(groups["sample_stats"].sizes) == {"chain": 1, "draw": 2}
+    assert attrs["seeds"] == [9] and attrs["topics_aligned"] is False
+
+
 def test_bad_chains_input_is_named(corpus):
     with pytest.raises(ValueError, match="n_chains"):
         Chains(LDA(K=3), corpus, n_chains=0)

@@ -287,10 +287,12 @@ class Chains:
         return pd.DataFrame(rows, columns=["sweep", "quantity", "r_hat", "ess_bulk"])
 
     def to_arviz(self, burn: int = 0, align: bool = True) -> Any:
-        """An ArviZ ``InferenceData`` of sweeps ``burn + 1 .. n_sweeps``: ``posterior`` with
-        the weights ``eta`` (dims ``chain``, ``draw``, ``task``, ``feature``; topics aligned
-        to chain 0's unless ``align`` is False) and ``sample_stats`` with ``lp`` (the log
-        joint), ``acceptance_rate`` (samplers that make Metropolis-Hastings proposals: the
+        """The chains for ArviZ, sweeps ``burn + 1 .. n_sweeps``: an ``InferenceData`` with
+        ArviZ 0.x, an xarray ``DataTree`` with ArviZ 1.x (Python >= 3.12), of the same
+        groups, variables, dims, coords and attrs. ``posterior`` with the weights ``eta``
+        (dims ``chain``, ``draw``, ``task``, ``feature``; topics aligned to chain 0's unless
+        ``align`` is False) and ``sample_stats`` with ``lp`` (the log joint),
+        ``acceptance_rate`` (samplers that make Metropolis-Hastings proposals: the
         share of proposals accepted in the sweep) and ``topic_change_rate``. The draw
         coordinate is the sweep number."""
         return to_inference_data(self.sessions, self._burn(burn), align,
@@ -368,8 +370,30 @@ def to_inference_data(sessions: Sequence[Session], burn: int, align: bool,
     attrs = {"inference_library": "topicsup", "inference_library_version": __version__,
              "model": repr(s0.model), "seeds": [s.seed for s in sessions],
              "topics_aligned": bool(align)}
-    return arviz.from_dict(posterior=posterior, sample_stats=sample_stats, coords=coords,
-                           dims=dims, attrs=attrs)
+    groups = {"sample_stats": sample_stats} if posterior is None else \
+        {"posterior": posterior, "sample_stats": sample_stats}
+    return _arviz_from_dict(arviz, groups, coords, dims, attrs)
+
+
+def _arviz_from_dict(arviz: Any, groups: dict[str, dict[str, np.ndarray]],
+                     coords: dict[str, Any], dims: dict[str, list[str]],
+                     attrs: dict[str, Any]) -> Any:
+    """ArviZ's ``from_dict`` in either major version: the one place where they differ.
+
+    ArviZ 0.x (Python 3.11): ``from_dict(posterior=..., sample_stats=..., attrs=...)``
+    returns an ``InferenceData``; ``attrs`` are its top-level attributes. ArviZ 1.x (the
+    arviz-base/arviz-stats/arviz-plots packages; Python >= 3.12): ``from_dict(groups)``
+    takes a dict of groups and returns an xarray ``DataTree``; ``attrs`` is keyed by group,
+    ``"/"`` the root. Both get the same groups, variables, dims, coords and the same
+    top-level attributes. The split is on ``arviz.__version__``: the signature, the
+    attributes' layout and the return type all changed at once at 1.0 (ArviZ's migration
+    guide), so one check covers the three, where probing capabilities would need one per
+    change. ``sample_dims`` and ``index_origin`` are given rather than left to rcParams."""
+    common = {"coords": coords, "dims": dims, "index_origin": 0}
+    if int(str(arviz.__version__).split(".")[0]) >= 1:
+        return arviz.from_dict(groups, sample_dims=["chain", "draw"], attrs={"/": attrs},
+                               **common)
+    return arviz.from_dict(**groups, attrs=attrs, **common)
 
 
 __all__ = ["Chains", "run_chains", "to_inference_data", "traced_weights"]

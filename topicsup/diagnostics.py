@@ -6,9 +6,11 @@ normalization, folding, and localization: an improved R-hat"), ArviZ's definitio
 topicsup[arviz]``); without it (or with ``engine="topicsup"``) they compute the same
 quantities here, a port of ArviZ 0.23's
 ``arviz.stats.diagnostics`` (``_rhat_rank``, ``_ess_bulk``, ``_ess_tail``; Apache-2.0), which
-``tests/test_diagnostics.py`` checks against ArviZ to 1e-10. Every function takes draws of
-shape (chain, draw) and returns NaN when there are too few (fewer than 4 draws, or for R-hat
-fewer than 2 chains) or any draw is NaN.
+``tests/test_diagnostics.py`` checks against ArviZ to 1e-10, 0.x and 1.x alike (in 1.x they
+live in ``arviz_stats``, exposed as ``arviz.rhat`` and ``arviz.ess``, and take a bare array
+as (chain, draw) too). Every function takes draws of shape (chain, draw) and returns NaN
+when there are too few (fewer than 4 draws, or for R-hat fewer than 2 chains) or any draw is
+NaN.
 """
 
 from __future__ import annotations
@@ -17,6 +19,10 @@ import numpy as np
 from scipy import fft, stats
 
 MIN_DRAWS = 4
+# The quantiles of the tail ESS (Vehtari et al. 2021). Passed to ArviZ explicitly: 0.x defaults
+# to them, but 1.x's array interface requires ``prob`` (and its xarray interface defaults to
+# the ``stats.ci_prob`` rcParam, 0.11 and 0.89).
+TAIL_PROBS = (0.05, 0.95)
 
 
 def have_arviz() -> bool:
@@ -142,11 +148,12 @@ def ess_tail(draws: np.ndarray, engine: str = "auto") -> float:
     indicators of the split chains."""
     if _use_arviz(engine):
         import arviz
-        return float(arviz.ess(np.asarray(draws, dtype=np.float64), method="tail"))
+        return float(arviz.ess(np.asarray(draws, dtype=np.float64), method="tail",
+                               prob=TAIL_PROBS))
     x = _draws(draws, min_chains=1)
     if x is None:
         return float("nan")
-    return min(_ess(_split(x <= np.quantile(x, p)).astype(np.float64)) for p in (0.05, 0.95))
+    return min(_ess(_split(x <= np.quantile(x, p)).astype(np.float64)) for p in TAIL_PROBS)
 
 
 def rhat_many(draws: np.ndarray) -> np.ndarray:
