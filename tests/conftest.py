@@ -39,6 +39,15 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
                  "--disable-sync"]
 
 
+# nbclient's waits (tests/test_notebooks.py, tests/widgets/test_kernels.py): no limit on a
+# cell, which runs our code (slow is not wrong; a hang has its stacks dumped by pytest's
+# faulthandler_timeout); the kernel's start and a cell's last outputs, outside our control,
+# get minutes instead of nbclient's 60 s and 4 s (each wait ends as soon as it is over), and a
+# wait that does run out is an error rather than an output silently missing
+NOTEBOOK_WAITS = {"timeout": None, "startup_timeout": 900, "iopub_timeout": 900,
+                  "raise_on_iopub_timeout": True}
+
+
 @pytest.fixture(scope="session")
 def chromium() -> str:
     """Path of a Chromium executable (Debian's, as .ci/run installs it); skip if none."""
@@ -68,9 +77,9 @@ except ImportError:   # the property tests skip with the reason
 def python_sigint(request):
     """Each test starts with Python's own SIGINT handler. A library a test drives in the
     worker (a kernel, a server) can leave SIGINT ignored, and a child process inherits an
-    ignored SIGINT: the Ctrl-C tests' children would then never see theirs and run on until
-    their timeout. Restored before and after each test; a warning names the test after which
-    it was changed, so the culprit can be found."""
+    ignored SIGINT: the Ctrl-C tests' children would then never see theirs and run on (and
+    the tests have no timeout to end them). Restored before and after each test; a warning
+    names the test after which it was changed, so the culprit can be found."""
     main = threading.current_thread() is threading.main_thread()
     if main and signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
         signal.signal(signal.SIGINT, signal.default_int_handler)

@@ -8,7 +8,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from .conftest import NEWS_ARCHIVE
+from .conftest import NEWS_ARCHIVE, NOTEBOOK_WAITS
 
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
 NEEDS_NEWSGROUPS = {"newsgroups_experiments"}
@@ -24,8 +24,8 @@ def test_notebook_runs(path, tmp_path, monkeypatch):
             pytest.skip(f"{path.name} needs the 20 Newsgroups archive, not found at "
                         f"{NEWS_ARCHIVE}")
         monkeypatch.setenv("TOPICSUP_DATA", str(NEWS_ARCHIVE))
-    NotebookClient(nb, timeout=600, kernel_name="python3",
-                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    NotebookClient(nb, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}},
+                   **NOTEBOOK_WAITS).execute()
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs
               if o.output_type == "error"]
     assert not errors

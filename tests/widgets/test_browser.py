@@ -31,6 +31,10 @@ from ..conftest import CHROMIUM_ARGS
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(os.environ.get("TOPICSUP_ARTIFACTS", ROOT / "reports" / "artifacts"))
 TOKEN = "topicsup-test"
+# how long to wait for JupyterLab, Chromium and the page before calling it a hang: every wait
+# ends as soon as its condition holds, so this only bounds a hang and never judges speed
+PATIENCE_S = 900
+PATIENCE_MS = PATIENCE_S * 1000
 
 
 def _free_port() -> int:
@@ -62,7 +66,7 @@ def lab(tmp_path):
         stdout=log, stderr=subprocess.STDOUT, env=env)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + PATIENCE_S
         while True:
             try:
                 urllib.request.urlopen(f"{url}/api/status?token={TOKEN}", timeout=2)
@@ -70,7 +74,7 @@ def lab(tmp_path):
             except OSError:
                 if proc.poll() is not None or time.monotonic() > deadline:
                     pytest.fail(f"JupyterLab did not start:\n{(tmp_path / 'lab.log').read_text()}")
-                time.sleep(0.3)
+                time.sleep(0.3)   # the pace of asking, not a limit
         yield url
     finally:
         proc.terminate()
@@ -89,6 +93,13 @@ ALL_RUN = """() => { const w = window.jupyterapp.shell.currentWidget;
   const cells = w.content.widgets.filter(c => c.model.type === 'code');
   const k = w.sessionContext.session.kernel;
   return k.status === 'idle' && cells.every(c => c.model.executionCount !== null); }"""
+
+SWEEP = """() => { const s = document.querySelector('.topicsup-status');
+  const m = s && /sweep (\\d+)/.exec(s.innerText); return m ? Number(m[1]) : -1; }"""
+
+# the state the worker writes last, once it has stopped: "paused mid-sweep" or "idle"
+STOPPED = """() => { const i = document.querySelector('.topicsup-status i');
+  return i !== null && i.innerText !== 'running'; }"""
 
 
 # every control of the dashboard, with what a user needs to see of it
@@ -142,13 +153,15 @@ def test_quickstart_dashboard_runs_live_in_jupyterlab(lab, chromium):
                                    reason="Playwright is not installed (pip install -e '.[test]')")
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS,
+                                    timeout=PATIENCE_MS)
         page = browser.new_page(viewport={"width": 1280, "height": 1000})
+        page.set_default_timeout(PATIENCE_MS)   # every action and wait below
         try:
             page.goto(f"{lab}/lab/tree/quickstart.ipynb?token={TOKEN}")
-            page.wait_for_function(KERNEL_IDLE, timeout=120_000)
+            page.wait_for_function(KERNEL_IDLE)
             page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
-            page.wait_for_function(ALL_RUN, timeout=600_000, polling=500)
+            page.wait_for_function(ALL_RUN, polling=500)
             errors = page.locator("[data-mime-type='application/vnd.jupyter.stderr']"
                                   ":has-text('Traceback')")
             assert errors.count() == 0, errors.first.inner_text()
@@ -160,10 +173,11 @@ def test_quickstart_dashboard_runs_live_in_jupyterlab(lab, chromium):
             dash.locator("input").first.press("Enter")
             start = _sweep(page)
             dash.locator("button:has-text('Run')").click()
-            readings = []
-            for _ in range(4):
-                time.sleep(1.5)
-                readings.append(_sweep(page))
+            readings, last = [], start
+            for _ in range(4):   # each reading once the counter has passed the one before
+                page.wait_for_function(f"() => ({SWEEP})() > {last}")
+                last = _sweep(page)
+                readings.append(last)
             assert readings[0] > start and all(b > a for a, b in zip(readings, readings[1:])), \
                 f"the sweep counter did not advance live: {start} then {readings}"
             charts = dash.locator(".vega-embed svg")
@@ -178,16 +192,18 @@ def test_quickstart_dashboard_runs_live_in_jupyterlab(lab, chromium):
             steps = dash.locator(".widget-inline-hbox:has(label:text-is('MH steps')) input")
             steps.fill("4")                                  # a live change, while it runs
             steps.press("Enter")
-            page.wait_for_function(f"() => ({rules})() >= {before} + 3",
-                                   timeout=30_000)      # a rule on each chart against sweeps
+            # a rule on each chart against sweeps
+            page.wait_for_function(f"() => ({rules})() >= {before} + 3")
             assert "nan" not in page.locator(".topicsup-status").first.inner_text().lower()
             _check_controls_visible(page)
             page.screenshot(path=str(ARTIFACTS / "dashboard.png"))
             dash.locator("button:has-text('Pause')").click()
-            time.sleep(1.0)
-            paused = _sweep(page)
-            time.sleep(1.5)
-            assert _sweep(page) == paused, "the counter kept moving after Pause"
+            # the worker's last status line says it stopped (it writes nothing after it),
+            # and it disabled Pause before writing it
+            page.wait_for_function(STOPPED)
+            state = page.locator(".topicsup-status i").first.inner_text()
+            assert state in ("paused mid-sweep", "idle"), f"not stopped after Pause: {state!r}"
+            assert _sweep(page) >= readings[-1]
             assert "Pause" in dash.locator("button[disabled]").first.inner_text()
         except Exception:
             page.screenshot(path=str(ARTIFACTS / "dashboard-failure.png"), full_page=True)

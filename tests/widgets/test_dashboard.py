@@ -5,7 +5,7 @@ nothing, the chain equal to a plain Session's, live settings, status and charts;
 from __future__ import annotations
 
 import json
-import time
+import threading
 
 import numpy as np
 import pytest
@@ -14,6 +14,8 @@ from topicsup.datasets import make_synthetic
 from topicsup.models import LDA, LightMedLDA
 from topicsup.session import Session
 from topicsup.widgets.dashboard import Dashboard
+
+from ..testing.threads import run_in_thread
 
 
 @pytest.fixture(scope="module")
@@ -26,29 +28,33 @@ def _light(corpus, **kw):
                    block_tokens=400, **kw)
 
 
-def _wait_for(cond, timeout=30.0):
-    end = time.monotonic() + timeout
-    while not cond():
-        assert time.monotonic() < end, "timed out"
-        time.sleep(0.01)
-
-
 def test_buttons_run_step_and_pause_a_worker(corpus):
     """Run returns at once and samples in a worker; Pause stops it (the sweep counter stays
     put afterwards); Step adds exactly one sweep; the status line follows."""
     s = _light(corpus)
+    run_block, three = s._run_block, threading.Event()
+
+    def block():   # tells the test when 3 sweeps are done (or that sampling failed)
+        try:
+            run_block()
+        except BaseException:
+            three.set()
+            raise
+        if s.n_sweeps >= 3:
+            three.set()
+    s._run_block = block
     dash = Dashboard(s, sweeps=100000, refresh_seconds=0.0)
     dash.run_button.click()
     assert dash.running and dash.run_button.disabled and not dash.pause_button.disabled
-    _wait_for(lambda: s.n_sweeps >= 3)
+    three.wait()
     dash.pause_button.click()
-    assert dash.wait(30)
+    assert dash.wait() and dash.error is None
     stopped = s.n_sweeps
-    time.sleep(0.2)
-    assert s.n_sweeps == stopped < 100000
+    # the worker has ended and nothing else samples: the counter cannot move any more
+    assert not dash.running and not s.running and 3 <= stopped < 100000
     assert not dash.run_button.disabled and dash.pause_button.disabled
     dash.step_button.click()
-    assert dash.wait(30)
+    assert dash.wait()
     assert s.n_sweeps == stopped + 1 and not s.in_sweep
     assert f"sweep {stopped + 1}" in dash.status.value
     assert "acceptance doc" in dash.status.value and "idle" in dash.status.value
@@ -70,11 +76,11 @@ def test_dashboard_chain_is_the_sessions_chain(corpus):
             dash.pause()
     s._run_block = counting
     dash.run(7)
-    assert dash.wait(30)
+    assert dash.wait()
     assert s.in_sweep and s.n_sweeps == 2
     s._run_block = run_block
     dash.run(5)              # finishes sweep 3, then 4 more: 7 sweeps in all
-    assert dash.wait(30)
+    assert dash.wait()
     ref = _light(corpus, log_joint_every=1)
     ref.run(7)
     assert s.n_sweeps == 7
@@ -102,7 +108,7 @@ def test_live_settings_change_the_sampler(corpus):
     assert s.model.proposal_weights == (0.0, before.proposal_weights[1], 0.0) or \
         "at least one positive weight" in dash.status.value
     dash.step()
-    assert dash.wait(30) and s.n_sweeps == 1 and dash.error is None
+    assert dash.wait() and s.n_sweeps == 1 and dash.error is None
 
 
 def test_charts_update_with_the_history(corpus):
@@ -112,7 +118,7 @@ def test_charts_update_with_the_history(corpus):
     dash = Dashboard(s, views=("loglik", "acceptance", "throughput"), refresh_seconds=0.0)
     before = dash.chart.spec
     dash.run(4)
-    assert dash.wait(30)
+    assert dash.wait()
     spec = dash.chart.spec
     assert spec != before
     rows = [r for data in spec["datasets"].values() for r in data]
@@ -125,7 +131,7 @@ def test_the_time_view_shows_each_step_when_asked_for(corpus):
     assert "time" in s.views and "time" not in Dashboard(s).views
     dash = Dashboard(s, views=("time",), refresh_seconds=0.0)
     dash.run(3)
-    assert dash.wait(30) and dash.error is None
+    assert dash.wait() and dash.error is None
     rows = [r for data in dash.chart.spec["datasets"].values() for r in data]
     assert {r["step"] for r in rows if "step" in r} == {"topics", "weights", "augmentation",
                                                         "prior"}
@@ -141,7 +147,7 @@ def test_worker_errors_reach_the_status_line(corpus):
         raise RuntimeError("kernel exploded")
     s.run = broken
     dash.run(3)
-    assert dash.wait(30)
+    assert dash.wait()
     assert isinstance(dash.error, RuntimeError)
     assert "kernel exploded" in dash.status.value and not dash.run_button.disabled
 
@@ -163,7 +169,7 @@ def test_a_switched_off_proposal_reads_off_not_nan(corpus):
     s = Session(LightMedLDA(K=3, lam=4.0), data.corpus, seed=0)   # exp weight 0
     dash = Dashboard(s, views=("loglik",))
     dash.step()
-    assert dash.wait(30)
+    assert dash.wait()
     assert "exp off" in dash.status.value and "nan" not in dash.status.value.lower()
 
 
@@ -188,10 +194,10 @@ def test_live_changes_are_marked_on_the_charts(corpus):
     s = _light(corpus)
     dash = Dashboard(s, views=("loglik", "acceptance"), refresh_seconds=0.0)
     dash.run(2)
-    assert dash.wait(30)
+    assert dash.wait()
     dash.settings["mh_steps"].value = 5
     dash.run(2)
-    assert dash.wait(30)
+    assert dash.wait()
     rows = [r for data in dash.chart.spec["datasets"].values() for r in data]
     marks = [r for r in rows if "change" in r]
     assert marks and {r["at"] for r in marks} == {2.5}
@@ -212,23 +218,22 @@ def test_the_dashboard_stays_usable_after_errors(corpus):
         raise RuntimeError("kernel exploded")
     s.run = flaky
     dash.run_button.click()
-    assert dash.wait(30) and "kernel exploded" in dash.status.value
+    assert dash.wait() and "kernel exploded" in dash.status.value
     assert "Run retries" in dash.status.value
     dash.run(2)
-    assert dash.wait(30) and s.n_sweeps == 2 and dash.error is None
+    assert dash.wait() and s.n_sweeps == 2 and dash.error is None
     assert "error" not in dash.status.value
-    import threading
-    started = threading.Event()
-    worker = threading.Thread(target=lambda: s.run(10**9, callback=lambda _: started.set()))
-    worker.start()
-    assert started.wait(30)
+    worker, _, started = run_in_thread(s, 10**9)
+    started.wait()
+    assert s.running
     dash.run(1)
-    assert dash.wait(30)
-    s.request_stop()
-    worker.join(30)
+    assert dash.wait()
+    s.request_stop()   # the worker's run owns the session: the stop reaches it
+    worker.join()
+    assert not s.running
     assert "SessionBusyError" in dash.status.value and "already running" in dash.status.value
     dash.run(1)
-    assert dash.wait(30) and dash.error is None
+    assert dash.wait() and dash.error is None
 
 
 def test_the_partially_collapsed_sampler_in_the_dashboard_and_the_report(corpus, tmp_path):
@@ -242,7 +247,7 @@ def test_the_partially_collapsed_sampler_in_the_dashboard_and_the_report(corpus,
     assert "draws" in dash.views
     assert {"mh_steps", "threads"} <= set(dash.settings)
     dash.run(3)
-    assert dash.wait(60) and dash.error is None and s.n_sweeps == 3
+    assert dash.wait() and dash.error is None and s.n_sweeps == 3
     spec = json.dumps(dash.chart.spec)
     assert "Sparse draws from the document part" in spec
     share = s.metric("doc_part_share")
@@ -264,7 +269,7 @@ def test_dolda_in_the_dashboard(corpus):
     dash = Dashboard(s, refresh_seconds=0.0)
     assert {"mh_steps", "threads"} <= set(dash.settings)
     dash.run(3)
-    assert dash.wait(60) and dash.error is None and s.n_sweeps == 3
+    assert dash.wait() and dash.error is None and s.n_sweeps == 3
     assert "intercept" in set(s.coefficients()["feature"])
     assert np.isfinite(s.metric("do_probit_loss")).all()
 
@@ -277,7 +282,7 @@ def test_several_chains_live(corpus):
     chains = Chains(LDA(K=4, sampler="partially_collapsed"), corpus, n_chains=3, seed=1)
     dash = ChainsDashboard(chains, sweeps=10, sweeps_per_refresh=5, refresh_seconds=0.0)
     dash.run()
-    assert dash.wait(60) and dash.error is None
+    assert dash.wait() and dash.error is None
     assert [s.n_sweeps for s in chains.sessions] == [10, 10, 10]
     spec = json.dumps(dash.chart.chart.to_dict())
     assert '"chain"' in spec and "R-hat" in spec and "1.01" in spec
@@ -298,7 +303,7 @@ def test_monte_carlo_medlda_runs_live_and_stops_when_converged(corpus):
     assert "alternation" in s.views
     dash = Dashboard(s, refresh_seconds=0.0)
     dash.run(100)
-    assert dash.wait(60) and dash.error is None
+    assert dash.wait() and dash.error is None
     assert s.model.finished(s.state) and s.n_sweeps < 100
     spec = json.dumps(dash.chart.spec)
     assert "Outer iterations: objective" in spec and "support documents (share)" in spec

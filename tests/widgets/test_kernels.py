@@ -18,6 +18,8 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+from ..conftest import NOTEBOOK_WAITS
+
 CELLS = [
     "import ipykernel; print(ipykernel.__version__)",
     "from topicsup.datasets import load_demo_corpus\n"
@@ -28,7 +30,7 @@ CELLS = [
     "dash = Dashboard(s, sweeps=30)\n"
     "dash",
     "dash.run_button.click()",
-    "assert dash.wait(120) and s.n_sweeps == 30 and dash.error is None, dash.error\n"
+    "assert dash.wait() and s.n_sweeps == 30 and dash.error is None, dash.error\n"
     "dash.status.value",
 ]
 
@@ -50,8 +52,8 @@ def _run(tmp_path: Path, extra_path: Path | None, monkeypatch) -> nbformat.Noteb
     name = _kernelspec(tmp_path / "jupyter", extra_path)
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(c) for c in CELLS]
-    NotebookClient(nb, timeout=300, kernel_name=name, store_widget_state=True,
-                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    NotebookClient(nb, kernel_name=name, store_widget_state=True,
+                   resources={"metadata": {"path": str(tmp_path)}}, **NOTEBOOK_WAITS).execute()
     return nb
 
 
@@ -78,8 +80,13 @@ def test_dashboard_under_installed_ipykernel(tmp_path, monkeypatch):
 
 def test_dashboard_under_ipykernel_6(tmp_path, monkeypatch):
     lib = tmp_path / "ipykernel6"
-    pip = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--target", str(lib),
-                          "ipykernel>=6.29,<7"], capture_output=True, text=True, timeout=600)
+    try:   # the registry is outside our control: a generous limit, and skip past it
+        pip = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--target",
+                              str(lib), "ipykernel>=6.29,<7"], capture_output=True, text=True,
+                             timeout=900)
+    except subprocess.TimeoutExpired:
+        pytest.skip("could not install ipykernel 6 from the package registry within 15 "
+                    "minutes")
     if pip.returncode:
         pytest.skip(f"could not install ipykernel 6 from the package registry: "
                     f"{pip.stderr.strip()[-300:]}")
