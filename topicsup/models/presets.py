@@ -125,6 +125,13 @@ class DOLDA(SupervisedLDA):
     the half-Cauchy and by a joint test); the label term enters the topic step in log space
     through the K x K matrix, never clamped (the reference Java code clamps exp(g)).
 
+    Like the paper's, the sampler fits independent probits per class (the orthant's
+    probability prod_l Phi(y_dl s_dl) without its normaliser over the one-class orthants,
+    ``losses.do_probit``), so the coefficients are those of that likelihood: on single-label
+    data a class's weights, covariate effects included, come out larger than a categorical
+    model's. With the intercept only the topic weights' differences are identified;
+    ``Session.coefficients`` shows them centred by default (``topicsup.summaries``).
+
     ``c`` (an integer, 1 in the paper) weighs the labels up (``losses.do_probit``): on 20
     Newsgroups DOLDA as published learns the classes slowly, the labels' unit-variance
     probit being small against a post's words. With the labels weighed up the partially
