@@ -294,3 +294,88 @@ def test_take_selects_documents_with_their_labels_and_covariates():
         c.take(np.array([True, False, True]))
     with pytest.raises(ValueError, match="index selects no document"):
         c.take([])
+
+
+# ---------------------------------------------------------------- pandas in, pandas out
+def test_documents_in_pandas_lend_the_corpus_their_index():
+    """A Series of texts or token lists, or a DataFrame of counts, gives the corpus its index
+    (less the dropped empty documents); take and map keep the matching entries; documents
+    given otherwise get their positions, named "document" (a RangeIndex when none dropped)."""
+    texts = pd.Series(TEXTS, index=["d", "b", "a", "c"], name="text").rename_axis("key")
+    with pytest.warns(UserWarning, match="dropped 1 empty document"):
+        c = Corpus.from_texts(texts)
+    pd.testing.assert_index_equal(c.index, pd.Index(["d", "b", "a"], name="key"))
+    pd.testing.assert_index_equal(c.take([2, 0]).index, pd.Index(["a", "d"], name="key"))
+    toks = pd.Series([["x", "y"], ["y"], ["x"]], index=[30, 10, 20])
+    pd.testing.assert_index_equal(Corpus.from_tokens(toks).index, pd.Index([30, 10, 20]))
+    df = pd.DataFrame([[1, 0], [0, 2], [3, 1]], columns=["u", "v"], index=[7, 3, 5])
+    m = Corpus.from_matrix(df)
+    pd.testing.assert_index_equal(m.index, df.index)
+    pd.testing.assert_index_equal(m.map(df.iloc[::-1]).index, pd.Index([5, 3, 7]))
+    held = c.map(pd.Series(["rocket orbit", "goalie"], index=["p", "q"]))
+    pd.testing.assert_index_equal(held.index, pd.Index(["p", "q"]))
+    other = Corpus.from_tokens(pd.Series([["orbit", "zeppelin"]], index=["z"]))
+    pd.testing.assert_index_equal(c.heldout(other).index, pd.Index(["z"]))   # mapped
+    with pytest.warns(UserWarning):
+        plain = Corpus.from_texts(TEXTS)
+    pd.testing.assert_index_equal(plain.index, pd.RangeIndex(3, name="document"), exact=True)
+    pd.testing.assert_index_equal(Corpus.from_tokens([["a"], ["b"]]).index,
+                                  pd.RangeIndex(2, name="document"), exact=True)
+    with pytest.raises(ValueError, match=r"index \(the documents' pandas index\) has 1 entries "
+                                         r"but the corpus has 2 documents"):
+        dataclasses.replace(Corpus.from_tokens([["a"], ["b"]]), index=pd.Index(["x"]))
+    with pytest.raises(TypeError, match="index must be a pandas Index"):
+        dataclasses.replace(Corpus.from_tokens([["a"], ["b"]]), index=["x", "y"])
+
+
+def test_pandas_labels_and_covariates_align_with_pandas_documents():
+    """Beside pandas documents, pandas labels and covariates pair by index: the same entries
+    in another order are reordered; missing, extra or repeated entries are refused naming
+    both indexes. Beside documents that are not pandas they pair by position, as before."""
+    docs = pd.Series([["a", "b"], ["b"], ["c"]], index=["x", "y", "z"])
+    labels = pd.Series(["no", "yes", "no"], index=["x", "y", "z"])
+    cov = pd.DataFrame({"u": [1.0, 2.0, 3.0]}, index=["x", "y", "z"])
+    c = Corpus.from_tokens(docs, labels.iloc[[2, 0, 1]], cov.iloc[[1, 2, 0]])
+    assert list(c.labels.names()) == ["no", "yes", "no"]
+    assert c.covariates[:, 0].tolist() == [1.0, 2.0, 3.0]
+    with pytest.raises(ValueError, match=r"labels is a pandas Series whose index differs from "
+                                         r"the documents' index \(documents \['x', 'y', 'z'\] "
+                                         r"\(3 entries\), labels \[0, 1, 2\] \(3 entries\)\); "
+                                         r"the document 'x' has no entry in labels"):
+        Corpus.from_tokens(docs, labels.reset_index(drop=True))
+    with pytest.raises(ValueError, match=r"labels has the entry 'w', which is no document"):
+        Corpus.from_tokens(docs, pd.concat([labels, pd.Series(["no"], index=["w"])]))
+    with pytest.raises(ValueError, match="repeats a label"):
+        Corpus.from_tokens(docs, pd.concat([labels, labels.iloc[[2]]]))
+    with pytest.raises(ValueError, match="covariates is a pandas DataFrame whose index differs"):
+        Corpus.from_tokens(docs, labels, cov.iloc[:2])
+    shuffled = labels.iloc[[2, 0, 1]]          # documents as a list: by position
+    positional = Corpus.from_tokens(list(docs), shuffled)
+    assert list(positional.labels.names()) == shuffled.tolist()
+    m = Corpus.from_matrix(pd.DataFrame([[1, 0], [0, 1]], columns=["a", "b"], index=[5, 9]),
+                           labels=pd.Series(["b", "a"], index=[9, 5]))
+    assert list(m.labels.names()) == ["a", "b"]
+
+
+def test_the_index_round_trips_through_arrays_and_odd_ones_are_refused():
+    """to_arrays stores an index of ints or str (and its str name); from_arrays restores it
+    and refuses an array that is neither; an index a checkpoint could not check (dates) or a
+    name that is not a str is refused by to_arrays, naming it."""
+    for index in (pd.Index(["b", "a"], name="key"), pd.Index([12, 3]),
+                  pd.RangeIndex(2, name="document")):
+        c = dataclasses.replace(Corpus.from_tokens([["a"], ["b"]]), index=index)
+        pd.testing.assert_index_equal(Corpus.from_arrays(c.to_arrays(), {}).index, index)
+    old = {k: v for k, v in c.to_arrays().items() if "index_name" not in k and
+           not k.endswith("/index")}
+    pd.testing.assert_index_equal(Corpus.from_arrays(old, {}).index,
+                                  pd.RangeIndex(2, name="document"), exact=True)
+    with pytest.raises(ValueError, match="index must be a 1-d array of integers or str, got "
+                                         "dtype float64"):
+        Corpus.from_arrays({**c.to_arrays(), "corpus/index": np.array([0.5, 1.5])}, {})
+    dates = dataclasses.replace(c, index=pd.date_range("2024-01-01", periods=2))
+    pd.testing.assert_index_equal(dates.take([1]).index, dates.index[[1]])   # kept in memory
+    with pytest.raises(ValueError, match=r"the corpus's index has dtype datetime64\[.*\].*a "
+                                         r"checkpoint stores an index of integers or of str"):
+        dates.to_arrays()
+    with pytest.raises(ValueError, match="the corpus's index is named 3"):
+        dataclasses.replace(c, index=pd.Index(["a", "b"], name=3)).to_arrays()

@@ -153,6 +153,7 @@ def test_empty_train_documents_dropped_silently_and_recorded(tmp_path):
     assert corpus.n_docs == 6 and len(frame) == 8
     aligned = frame.iloc[corpus.doc_index]
     assert list(corpus.labels.names()) == aligned["newsgroup"].tolist()
+    assert frame.loc[corpus.index, "newsgroup"].tolist() == aligned["newsgroup"].tolist()
     assert corpus.document(0)[:3] == ["alpha", "beta", "gamma"]
 
 

@@ -8,7 +8,6 @@ import sys
 import threading
 import json
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +18,9 @@ from topicsup import Corpus
 from topicsup.datasets import make_synthetic
 from topicsup.models import LDA
 from topicsup.session import Session, is_timing
+
+from .testing.sigint import interrupt_when
+from .testing.threads import run_in_thread
 
 
 @pytest.fixture(scope="module")
@@ -106,15 +108,11 @@ def test_stop_from_another_thread(corpus):
     big = make_synthetic(n_docs=600, n_topics=4, doc_length=60, seed=1).corpus
     a = Session(LDA(K=4), big, seed=0, block_tokens=2000, log_joint_every=0)
     b = Session(LDA(K=4), big, seed=0, block_tokens=2000, log_joint_every=0)
-    started = threading.Event()
-    done = []
-    t = threading.Thread(target=lambda: done.append(b.run(10_000, callback=lambda s:
-                                                           started.set())))
-    t.start()
-    assert started.wait(30)
+    t, outcome, swept = run_in_thread(b, 10_000)
+    swept.wait()
     b.request_stop()
-    t.join(30)
-    assert not t.is_alive() and done[0] < 10_000
+    t.join()
+    assert "error" not in outcome and outcome["done"] < 10_000, outcome
     remaining = 5 if not b.in_sweep else 6
     b.run(remaining)
     a.run(b.n_sweeps)
@@ -436,13 +434,10 @@ def _busy_session(corpus):
 
 
 def _start_worker(s):
-    started = threading.Event()
-    done = []
-    t = threading.Thread(target=lambda: done.append(s.run(10**9, callback=lambda _:
-                                                          started.set())))
-    t.start()
-    assert started.wait(30)
-    return t, done
+    t, outcome, swept = run_in_thread(s, 10**9)
+    swept.wait()
+    assert "error" not in outcome, outcome
+    return t, outcome
 
 
 def test_a_second_concurrent_run_is_refused_and_stop_reaches_the_active_one(corpus):
@@ -451,13 +446,13 @@ def test_a_second_concurrent_run_is_refused_and_stop_reaches_the_active_one(corp
     party stops the active run, after which the session runs again from where it stopped."""
     from topicsup.session import SessionBusyError
     s = _busy_session(corpus)
-    t, done = _start_worker(s)
+    t, outcome = _start_worker(s)
     assert s.running
     with pytest.raises(SessionBusyError, match="already running in thread 'Thread-"):
         s.run(1)
     s.request_stop()
-    t.join(30)
-    assert not t.is_alive() and done and done[0] < 10**9 and not s.running
+    t.join()
+    assert outcome["done"] < 10**9 and not s.running, outcome
     at = s.n_sweeps
     assert s.run(2) == 2 and s.n_sweeps == at + 2
 
@@ -470,30 +465,123 @@ def test_a_second_concurrent_run_is_refused_and_stop_reaches_the_active_one(corp
 
 def test_two_threads_racing_to_run_one_session(corpus):
     """Of two threads that call run at once, exactly one runs and the other is refused;
-    request_stop ends the one that runs (so no run is left that the stop missed)."""
+    a stop requested once the other has been refused reaches the one that runs (it owned
+    the session before the refusal and owns it until it returns), so no run is left that
+    the stop missed. Events order the threads; nothing waits on the clock."""
     from topicsup.session import SessionBusyError
     s = _busy_session(corpus)
-    go = threading.Barrier(3)
+    go = threading.Barrier(2)
     outcome = []
+    # set by a refusal or the end of a run, and by two runs each completing a sweep (a
+    # bug, which must fail the test rather than run 10**9 sweeps)
+    decided = threading.Event()
+    swept, lock = set(), threading.Lock()
+
+    def callback(_):
+        with lock:
+            swept.add(threading.current_thread().name)
+            if len(swept) == 2:
+                decided.set()
 
     def racer():
         go.wait()
         try:
-            outcome.append(("ran", s.run(10**9)))
+            outcome.append(("ran", s.run(10**9, callback=callback)))
         except SessionBusyError:
             outcome.append(("refused", 0))
+        finally:
+            decided.set()
     threads = [threading.Thread(target=racer) for _ in range(2)]
     for t in threads:
         t.start()
-    go.wait()
-    deadline = time.monotonic() + 30
-    while not (s.running and s.n_sweeps >= 1) and time.monotonic() < deadline:
-        time.sleep(0.01)
+    decided.wait()
     s.request_stop()
     for t in threads:
-        t.join(30)
-    assert not any(t.is_alive() for t in threads)
+        t.join()
     assert sorted(k for k, _ in outcome) == ["ran", "refused"], outcome
+    assert max(n for _, n in outcome) < 10**9 and not s.running
+
+
+def test_a_stop_requested_while_no_run_owns_the_session_is_dropped(corpus):
+    """request_stop before any run, between runs, or from the last callback of a run (the
+    request then ends with that run) does not stop the next run: it runs all its sweeps."""
+    s = _session(corpus)
+    s.request_stop()
+    assert s.run(3) == 3 and s.n_sweeps == 3 and not s.in_sweep
+    s.request_stop()
+    assert s.run(2, every=2, callback=lambda sess: sess.request_stop()) == 2
+    assert s.run(2) == 2 and s.n_sweeps == 7 and not s.in_sweep
+    ref = _session(corpus)
+    ref.run(7)
+    _same(_chain(ref), _chain(s))
+
+
+def test_a_stop_requested_during_a_run_ends_it_after_the_current_block(corpus):
+    """A stop requested by another thread while the run is at a block lets that block
+    finish and ends the run before the next one; the run reports no complete sweep and the
+    next run continues from there."""
+    s = _busy_session(corpus)
+    assert s.n_blocks > 3
+    at_block, requested = threading.Event(), threading.Event()
+    run_block, count = s._run_block, [0]
+
+    def block():
+        count[0] += 1
+        if count[0] == 2:            # the run is at its 2nd block: the stop comes now
+            at_block.set()
+            requested.wait()
+        run_block()
+    s._run_block = block
+    t, outcome, _ = run_in_thread(s, 10**9)
+    at_block.wait()
+    s.request_stop()
+    requested.set()
+    t.join()
+    assert outcome == {"done": 0} and s._block == 2 and s.in_sweep and not s.running
+    s._run_block = run_block
+    assert s.run(1) == 1 and not s.in_sweep
+
+
+class _OwnershipProbe(Session):
+    """A Session that calls ``on_owned()`` the instant a run takes ownership of it (when
+    ``running`` turns True), in the run's thread."""
+
+    on_owned = None
+
+    def __setattr__(self, name, value):
+        super().__setattr__(name, value)
+        if name == "_owner" and value is not None and self.on_owned is not None:
+            self.on_owned()
+
+
+def test_a_stop_requested_the_moment_a_run_owns_the_session_is_not_lost(corpus):
+    """Another thread requests a stop at the very instant a run takes ownership, while
+    the run is still setting itself up; the run must see it: it ends before completing a
+    sweep (at the latest after its first block, which here waits for the request to be
+    done). The next run is not stopped."""
+    s = _OwnershipProbe(LDA(K=5, alpha=0.2, beta=0.05), corpus, seed=3, block_tokens=200,
+                        log_joint_every=0)
+    assert s.n_blocks > 1
+    requesting = threading.Event()
+
+    def stop():
+        requesting.set()
+        s.request_stop()
+    stopper = threading.Thread(target=stop)
+
+    def owned():                  # in the run's thread, with ownership just taken
+        stopper.start()
+        requesting.wait()         # the other thread is inside request_stop now
+    s.on_owned = owned
+    run_block = s._run_block
+
+    def block():
+        stopper.join()            # whatever it raced with, the request is complete
+        run_block()
+    s._run_block = block
+    assert s.run(1) == 0 and s.n_sweeps == 0 and s._block <= 1 and not s.running
+    s.on_owned = None
+    assert s.run(1) == 1 and s.n_sweeps == 1
 
 
 def test_ctrl_c_stops_between_blocks_and_loses_nothing():
@@ -502,7 +590,7 @@ def test_ctrl_c_stops_between_blocks_and_loses_nothing():
     restored, and continuing gives the uninterrupted chain bit for bit (a fresh process, so
     the signal goes nowhere else)."""
     code = """
-import os, signal, threading, time, numpy as np
+import signal, numpy as np
 from topicsup.datasets import make_synthetic
 from topicsup.models import LDA
 from topicsup.session import Session
@@ -510,16 +598,18 @@ c = make_synthetic(n_docs=400, n_topics=4, doc_length=60, seed=1).corpus
 def make():
     return Session(LDA(K=6), c, seed=0, block_tokens=300, log_joint_every=0)
 s = make()
-def interrupt():
-    while s.n_sweeps < 2:
-        time.sleep(0.001)
-    os.kill(os.getpid(), signal.SIGINT)
-threading.Thread(target=interrupt).start()
+run_block = s._run_block
+def announcing():
+    run_block()
+    if s.n_sweeps == 2 and s._block == 1:   # inside the 3rd sweep, where SIGINT is a stop
+        print("READY", flush=True)
+s._run_block = announcing
 try:
     s.run(10**6)
     raise SystemExit("not interrupted")
 except KeyboardInterrupt as e:
     assert "nothing is lost" in str(e), e
+s._run_block = run_block
 assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 assert not s.running
 total = s.n_sweeps + 3
@@ -528,36 +618,37 @@ ref = make(); ref.run(total)
 assert np.array_equal(ref.state.z, s.state.z) and np.array_equal(ref.rng, s.rng)
 print("SAME", total)
 """
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=300)
-    assert out.returncode == 0 and out.stdout.startswith("SAME"), out.stderr[-2000:]
+    code, out, sent = interrupt_when(code, lambda lines: lines[-1] == "READY")
+    assert sent and code == 0 and "\nSAME " in out, out[-3000:]
 
 
 def test_ctrl_c_in_a_callback_interrupts_the_callback_at_once():
     """While the user's callback runs, SIGINT is Python's own: a slow callback is
     interrupted at once, not after it returns, and the run ends with the session between
-    sweeps."""
+    sweeps. The callback never returns by itself, so the run can only end through the
+    interrupt reaching the callback."""
     code = """
-import os, signal, threading, time
+import signal, time
 from topicsup.datasets import make_synthetic
 from topicsup.models import LDA
 from topicsup.session import Session
 c = make_synthetic(n_docs=50, n_topics=3, doc_length=20, seed=1).corpus
 s = Session(LDA(K=3), c, seed=0)
-threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
-t0 = time.monotonic()
+def never_returns(sess):
+    print("READY", flush=True)
+    while True:   # short naps, not one long wait: a signal taken by another thread acts too
+        time.sleep(0.01)
 try:
-    s.run(100, callback=lambda sess: time.sleep(30))
+    s.run(100, callback=never_returns)
+    raise SystemExit("the callback returned")
 except KeyboardInterrupt:
     pass
 assert not s.running and not s.in_sweep and s.n_sweeps == 1
 assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
-print(round(time.monotonic() - t0, 1))
+print("INTERRUPTED IN THE CALLBACK")
 """
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=120)
-    assert out.returncode == 0, out.stderr[-2000:]
-    assert float(out.stdout.strip()) < 5
+    code, out, sent = interrupt_when(code, lambda lines: lines[-1] == "READY")
+    assert sent and code == 0 and "INTERRUPTED IN THE CALLBACK" in out, out[-3000:]
 
 
 def test_an_error_after_the_end_of_sweep_draws_commits_the_sweep_once():
@@ -729,3 +820,54 @@ def test_forged_partially_collapsed_checkpoints_are_refused(corpus, tmp_path):
     with pytest.raises(ValueError, match="word 3 has probability 0 in every topic"):
         Session.load(holed)
     assert Session.load(p).in_sweep   # the file as written loads
+
+
+# ---------------------------------------------------------------- pandas in, pandas out
+def test_pandas_documents_get_pandas_outputs_with_their_index():
+    """A corpus from a shuffled frame's columns (string index): doc_topics and
+    document_entropy carry that index and join back onto the frame row by row; predict and
+    decision_function on a Series with a shuffled integer index, or multi-label predict on a
+    DataFrame of counts, give a Series / DataFrame with exactly the input's index and the
+    values the same documents get as a list or an array (which still get arrays)."""
+    from topicsup.models import LightMedLDA
+    c = make_synthetic(n_docs=80, n_topics=3, doc_length=30, seed=2).corpus
+    frame = pd.DataFrame({"tokens": [c.document(d) for d in range(c.n_docs)],
+                          "label": c.labels.names()},
+                         index=pd.Index([f"post{i}" for i in range(c.n_docs)], name="post"))
+    frame = frame.sample(frac=1, random_state=0)
+    s = Session(LightMedLDA(K=3, lam=4.0), Corpus.from_tokens(frame["tokens"], frame["label"]),
+                seed=0)
+    s.run(5)
+    theta = s.doc_topics()
+    pd.testing.assert_index_equal(theta.index, frame.index, exact=True)
+    joined = frame.join(theta)
+    np.testing.assert_array_equal(joined[list(theta.columns)].to_numpy(), theta.to_numpy())
+    assert list(joined["tokens"]) == [s.corpus.document(d) for d in range(s.corpus.n_docs)]
+    pd.testing.assert_index_equal(s.document_entropy().index, frame.index, exact=True)
+    test = pd.Series([c.document(d) for d in range(10)],
+                     index=np.random.default_rng(1).permutation(10) * 7)
+    pred = s.predict(test, n_burn=2, n_keep=2)
+    scores = s.decision_function(test, n_burn=2, n_keep=2)
+    assert isinstance(pred, pd.Series) and pred.name == "prediction"
+    pd.testing.assert_index_equal(pred.index, test.index, exact=True)
+    pd.testing.assert_index_equal(scores.index, test.index, exact=True)
+    assert list(scores.columns) == ["positive"]
+    plain_pred = s.predict(list(test), n_burn=2, n_keep=2)
+    plain_scores = s.decision_function(list(test), n_burn=2, n_keep=2)
+    assert isinstance(plain_pred, np.ndarray) and isinstance(plain_scores, np.ndarray)
+    assert pred.tolist() == plain_pred.tolist()
+    np.testing.assert_array_equal(scores.to_numpy(), plain_scores)
+    back = test.to_frame("tokens").join(pred)
+    assert back["prediction"].tolist() == plain_pred.tolist()
+
+    ml = make_synthetic(n_docs=60, n_topics=3, doc_length=30, task="multilabel", n_classes=3,
+                        seed=3).corpus
+    m = Session(LightMedLDA(K=3, lam=4.0), ml, seed=0)
+    m.run(3)
+    counts = pd.DataFrame(ml.to_matrix()[:6].toarray(), columns=list(ml.vocabulary),
+                          index=pd.Index(list("fedcba"), name="doc"))
+    hits = m.predict(counts, n_burn=2, n_keep=2)
+    pd.testing.assert_index_equal(hits.index, counts.index, exact=True)
+    assert list(hits.columns) == list(ml.labels.classes)
+    np.testing.assert_array_equal(hits.to_numpy(), m.predict(counts.to_numpy(), n_burn=2,
+                                                              n_keep=2))

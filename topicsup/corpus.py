@@ -510,6 +510,67 @@ def make_covariates(covariates: Any, n_docs: int) -> tuple[np.ndarray, tuple[str
     return np.ascontiguousarray(values), names
 
 # --------------------------------------------------------------------------------------------
+# The documents' pandas index
+
+
+def is_pandas(x: Any) -> bool:
+    """Whether documents came as a pandas Series or DataFrame: those give their index to the
+    corpus and get per-document outputs back as pandas objects carrying it."""
+    return isinstance(x, (pd.Series, pd.DataFrame))
+
+
+def default_index(doc_index: np.ndarray) -> pd.Index:
+    """The index of documents not given as pandas: their input positions (a RangeIndex when
+    none was dropped), named ``"document"`` as ``Session.doc_topics`` has always named it."""
+    n = doc_index.shape[0]
+    if np.array_equal(doc_index, np.arange(n)):
+        return pd.RangeIndex(n, name="document")
+    return pd.Index(doc_index, name="document")
+
+
+def _shown(index: pd.Index) -> str:
+    head = ", ".join(repr(v) for v in index[:5].tolist())
+    return f"[{head}{', ...' if len(index) > 5 else ''}] ({len(index)} entries)"
+
+
+def _aligned(value: Any, index: pd.Index | None, what: str, docs: str = "docs") -> Any:
+    """``value`` (labels or covariates) put in the documents' order when both came as pandas.
+
+    A pandas user expects pandas' rule, alignment by index (as ``df["y"] = s`` does); reading
+    a shuffled or filtered frame's labels by position would pair them with the wrong
+    documents without a word. So the same labels in another order are reordered, and any other
+    difference (labels missing, extra or repeated) is refused, naming both indexes. Values that
+    are not pandas, or documents that are not (``index`` None), pair by position as always.
+    """
+    if index is None or not is_pandas(value):
+        return value
+    own = value.index
+    if own.equals(index):
+        return value
+    if len(own) == len(index) and own.is_unique and index.is_unique:
+        pos = own.get_indexer(index)
+        if (pos >= 0).all():
+            return value.iloc[pos]
+    missing = index[~index.isin(own)][:1].tolist()   # tolist: plain values, plain reprs
+    extra = own[~own.isin(index)][:1].tolist()
+    if missing:
+        why = f"; the document {missing[0]!r} has no entry in {what}"
+    elif extra:
+        why = f"; {what} has the entry {extra[0]!r}, which is no document"
+    else:
+        why = "; one of them repeats a label, so they cannot be matched one to one"
+    raise ValueError(f"{what} is a pandas {type(value).__name__} whose index differs from the "
+                     f"documents' index (documents {_shown(index)}, {what} {_shown(own)})"
+                     f"{why}: give {what} the documents' index (e.g. {what}.loc[{docs}.index]), "
+                     f"or plain values ({what}.to_numpy()) to pair them by position")
+
+
+def _input_index(docs: Any) -> pd.Index | None:
+    """The index of documents given as a pandas Series or DataFrame, else None."""
+    return docs.index if is_pandas(docs) else None
+
+
+# --------------------------------------------------------------------------------------------
 # Corpus
 
 
@@ -603,6 +664,21 @@ class Corpus:
         Tokens dropped because they were not in a given vocabulary.
     preprocessing : dict
         Tokenizer settings, reused by ``map`` for held-out texts.
+    index : pandas.Index
+        The documents' labels, one per document: the index of the Series or DataFrame the
+        documents came in (the entries of dropped empty documents removed), so per-document
+        outputs (``Session.doc_topics``, predictions) join back onto the user's frame. For
+        documents given otherwise (lists, arrays, sparse matrices) it is ``doc_index`` named
+        ``"document"``: a ``RangeIndex`` when no document was dropped. Sub-corpora (``take``)
+        keep their documents' entries. ``Session.save`` stores an index of integers or str.
+
+    Notes
+    -----
+    Pandas in, pandas out: documents given as a Series (texts or token lists) or a DataFrame
+    (counts) lend the corpus their index. Labels or covariates given as pandas objects beside
+    them are then aligned by index, as pandas aligns: the same entries in another order are
+    reordered to the documents', and any other difference is a ``ValueError`` naming both
+    indexes. With documents that are not pandas, labels and covariates pair by position.
     """
 
     words: np.ndarray
@@ -615,6 +691,7 @@ class Corpus:
     dropped_documents: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     n_unknown_tokens: int = 0
     preprocessing: dict = field(default_factory=dict)
+    index: pd.Index | None = None
 
     def __post_init__(self) -> None:
         vocab = _check_vocabulary(self.vocabulary)
@@ -677,6 +754,16 @@ class Corpus:
         dropped = _index_array("dropped_documents", self.dropped_documents, np.int64)
         if (index < 0).any() or (dropped < 0).any():
             raise ValueError("doc_index and dropped_documents must be non-negative positions")
+        if self.index is None:
+            keys = default_index(index)
+        elif isinstance(self.index, pd.Index):
+            keys = self.index
+            if len(keys) != D:
+                raise ValueError(f"index (the documents' pandas index) has {len(keys)} entries "
+                                 f"but the corpus has {D} documents")
+        else:
+            raise TypeError(f"index must be a pandas Index (one entry per document) or None, "
+                            f"got {type(self.index).__name__}")
         n_unknown = check.integer("n_unknown_tokens", self.n_unknown_tokens, low=0)
         if not isinstance(self.preprocessing, dict):
             raise TypeError(f"preprocessing must be a dict, got "
@@ -687,7 +774,7 @@ class Corpus:
                             ("covariates", cov), ("covariate_names", names if cov is not None
                                                   else ()),
                             ("doc_index", index), ("dropped_documents", dropped),
-                            ("n_unknown_tokens", n_unknown)):
+                            ("n_unknown_tokens", n_unknown), ("index", keys)):
             object.__setattr__(self, name, value)
 
     # ---------------------------------------------------------------- sizes
@@ -724,7 +811,8 @@ class Corpus:
 
     def take(self, index: Any) -> "Corpus":
         """The documents at positions ``index`` (in that order), with their tokens in order,
-        labels, covariates and input positions; the vocabulary and preprocessing unchanged
+        labels, covariates, input positions and entries of ``Corpus.index`` (so a sub-corpus's
+        outputs still join onto the user's frame); the vocabulary and preprocessing unchanged
         (e.g. to subsample one class, or split train and test). What the parent dropped
         (empty documents, unknown tokens) is not carried over: it describes other documents.
 
@@ -754,7 +842,8 @@ class Corpus:
             labels=None if self.labels is None else self.labels.take(idx),
             covariates=None if self.covariates is None else self.covariates[idx],
             doc_index=self.doc_index[idx], dropped_documents=np.zeros(0, np.int64),
-            n_unknown_tokens=0, preprocessing=dict(self.preprocessing))
+            n_unknown_tokens=0, preprocessing=dict(self.preprocessing),
+            index=self.index[idx])
 
     def to_matrix(self) -> sp.csr_matrix:
         """The (n_docs, n_words) document-term count matrix."""
@@ -771,15 +860,19 @@ class Corpus:
                     min_count: int = 1, max_df: float | int = 1.0,
                     empty: EmptyPolicy = "drop", label_type: LabelKind | None = None,
                     classes: Sequence[Any] | None = None,
-                    _preprocessing: dict | None = None) -> "Corpus":
+                    _preprocessing: dict | None = None,
+                    _index: pd.Index | None = None) -> "Corpus":
         """Build a corpus from documents given as lists of tokens.
 
         Parameters
         ----------
-        docs : sequence of sequences of str
-            One list of tokens per document (used as given: no lowercasing or stop words).
+        docs : sequence of sequences of str, or a pandas Series of them
+            One list of tokens per document (used as given: no lowercasing or stop words). A
+            Series's index becomes the corpus's ``index`` (see the class's Notes).
         labels, covariates : optional
-            See ``make_labels`` and ``make_covariates``.
+            See ``make_labels`` and ``make_covariates``. With documents in a Series, labels
+            and covariates given as pandas objects are aligned by index (see the Notes of
+            ``Corpus``; a mismatch is a ``ValueError`` naming both indexes).
         vocabulary : sequence of str, optional
             Map onto this vocabulary (unknown tokens are dropped and counted); when omitted it
             is built from ``docs`` with ``min_count`` and ``max_df``.
@@ -789,6 +882,7 @@ class Corpus:
         if isinstance(docs, (str, bytes, Mapping, Set)) or not isinstance(
                 docs, (Sequence, np.ndarray, pd.Series)):
             raise TypeError(f"docs must be a list of token lists, got {type(docs).__name__}")
+        doc_keys = _input_index(docs) if _index is None else _index
         docs = list(docs)
         if len(docs) == 0:
             raise ValueError("the corpus is empty: no documents were given")
@@ -829,7 +923,7 @@ class Corpus:
         words = np.asarray(ids, dtype=np.int32)
         n_unknown = n_raw - len(ids) if vocabulary is not None else 0
         return cls._assemble(words, lengths, vocab, labels, covariates, empty, label_type,
-                             classes, n_unknown, _preprocessing or {})
+                             classes, n_unknown, _preprocessing or {}, doc_keys)
 
     @classmethod
     def from_texts(cls, texts: Sequence[str], labels: Any = None, covariates: Any = None, *,
@@ -842,13 +936,20 @@ class Corpus:
 
         Parameters are those of ``from_tokens`` plus the tokenizer's ``min_length`` and
         ``stop_words`` (``"english"``, the default list; ``None`` keeps every token; or an
-        iterable of str).
+        iterable of str). ``texts`` may be a pandas Series, whose index becomes the corpus's
+        ``index`` (labels and covariates given as pandas objects are then aligned by it).
+
+        Examples
+        --------
+        >>> corpus = Corpus.from_texts(df["text"], labels=df["label"])   # doctest: +SKIP
+        >>> df.join(Session(LDA(K=10), corpus).doc_topics())           # doctest: +SKIP
         """
         if isinstance(texts, (str, bytes)):
             raise TypeError("texts must be a list of strings, got a single str")
         if isinstance(texts, (Mapping, Set)) or not isinstance(
                 texts, (Sequence, np.ndarray, pd.Series)):
             raise TypeError(f"texts must be a list of strings, got {type(texts).__name__}")
+        index = _input_index(texts)
         texts = list(texts)
         stops = stop_word_set(stop_words)
         min_length = check.integer("min_length", min_length, low=1)
@@ -870,7 +971,8 @@ class Corpus:
                 "stop_words": sorted(stops) if stops != ENGLISH_STOP_WORDS else "english"}
         return cls.from_tokens(docs, labels, covariates, vocabulary=vocabulary,
                                min_count=min_count, max_df=max_df, empty=empty,
-                               label_type=label_type, classes=classes, _preprocessing=prep)
+                               label_type=label_type, classes=classes, _preprocessing=prep,
+                               _index=index)
 
     @classmethod
     def from_matrix(cls, X: Any, vocabulary: Sequence[str] | dict | None = None,
@@ -882,10 +984,13 @@ class Corpus:
         Parameters
         ----------
         X : scipy sparse matrix, 2-d array or DataFrame of non-negative integer counts
+            A DataFrame's index becomes the corpus's ``index`` (labels and covariates given
+            as pandas objects are then aligned by it; see the Notes of ``Corpus``).
         vocabulary : sequence of str, or a dict word -> column (``vectorizer.vocabulary_``)
             The word of every column; optional for a DataFrame, whose column names are used
             (and must match ``vocabulary`` when both are given).
         """
+        index = _input_index(X)
         if isinstance(X, pd.DataFrame):
             cols = [str(c) for c in X.columns]
             if vocabulary is None:
@@ -963,13 +1068,17 @@ class Corpus:
         row_of_nz = np.repeat(np.arange(M.shape[0]), np.diff(M.indptr))
         lengths = np.bincount(row_of_nz, weights=counts, minlength=M.shape[0]).astype(np.int64)
         return cls._assemble(words, lengths, vocab, labels, covariates, empty, label_type,
-                             classes, 0, {"tokenizer": "words-lowercase"})
+                             classes, 0, {"tokenizer": "words-lowercase"}, index)
 
     @classmethod
     def _assemble(cls, words, lengths, vocab, labels, covariates, empty, label_type, classes,
-                  n_unknown, preprocessing) -> "Corpus":
+                  n_unknown, preprocessing, index=None) -> "Corpus":
+        """The corpus of the input documents' tokens; ``index`` is the pandas index they came
+        with (None: not pandas), by which pandas labels and covariates are aligned."""
         check.choice("empty", empty, ("drop", "keep", "error"))
         n_in = lengths.shape[0]
+        labels = _aligned(labels, index, "labels")
+        covariates = _aligned(covariates, index, "covariates")
         lab = make_labels(labels, n_in, label_type, classes) if labels is not None else None
         cov, cov_names = (make_covariates(covariates, n_in) if covariates is not None
                           else (None, ()))
@@ -989,6 +1098,7 @@ class Corpus:
             lengths = lengths[keep]
             lab = lab.take(keep) if lab is not None else None
             cov = cov[keep] if cov is not None else None
+            index = index[keep] if index is not None else None
         else:
             empties = np.zeros(0, np.int64)
         if words.shape[0] == 0 and empty != "keep":
@@ -999,21 +1109,23 @@ class Corpus:
                    vocabulary=tuple(vocab), labels=lab, covariates=cov,
                    covariate_names=cov_names, doc_index=keep,
                    dropped_documents=empties.astype(np.int64), n_unknown_tokens=int(n_unknown),
-                   preprocessing=dict(preprocessing))
+                   preprocessing=dict(preprocessing), index=index)
 
     # ---------------------------------------------------------------- held-out documents
     def heldout(self, docs: Any) -> "Corpus":
         """``docs`` as documents on this vocabulary, for fold-in: a Corpus that already uses
         it is returned as is; another Corpus (with its covariates; its labels are not needed
         to predict), texts, token lists, a count matrix or a DataFrame of counts are mapped
-        (``map``). The covariates must be this corpus's (the same columns), since the
-        model's weights read them."""
+        (``map``), a Series's or DataFrame's index kept as the result's ``index``, and a
+        mapped Corpus keeps its own. The covariates must be this corpus's (the same columns),
+        since the model's weights read them."""
         if isinstance(docs, Corpus):
             if docs.vocabulary != self.vocabulary:
                 cov = None if docs.covariates is None else pd.DataFrame(
                     docs.covariates, columns=list(docs.covariate_names))
-                docs = self.map([docs.document(d) for d in range(docs.n_docs)],
-                                covariates=cov)
+                docs = dataclasses.replace(
+                    self.map([docs.document(d) for d in range(docs.n_docs)], covariates=cov),
+                    index=docs.index)
         else:
             docs = self.map(docs)
         if self.covariate_names != docs.covariate_names:
@@ -1030,7 +1142,9 @@ class Corpus:
         count matrix whose columns are this vocabulary (scipy sparse, a 2-d array, or a
         DataFrame whose columns, if named by words, must be this vocabulary). Unknown words
         are dropped and counted in ``n_unknown_tokens``; labels use this corpus's classes.
-        Empty documents are kept by default so outputs stay aligned with the input.
+        Empty documents are kept by default so outputs stay aligned with the input. Documents
+        in a pandas Series or DataFrame give the result their index (labels and covariates
+        given as pandas objects are aligned by it, as in ``from_tokens``).
         """
         kind = self.labels.kind if self.labels is not None else None
         classes = (self.labels.classes if self.labels is not None and kind != "real" else None)
@@ -1047,11 +1161,12 @@ class Corpus:
                 docs, (Sequence, np.ndarray, pd.Series)):
             raise TypeError(f"docs must be texts, token lists, a count matrix or a Corpus, got "
                             f"{type(docs).__name__}")
+        index = _input_index(docs)
         docs = list(docs)
         toks = [self._tokenizer_of_corpus(t) for t in docs] if are_texts(docs) else docs
         out = Corpus.from_tokens(toks, labels, covariates, vocabulary=self.vocabulary,
                                  empty=empty, label_type=kind, classes=classes,
-                                 _preprocessing=self.preprocessing)
+                                 _preprocessing=self.preprocessing, _index=index)
         n_all = out.n_tokens + out.n_unknown_tokens
         if n_all and out.n_unknown_tokens > 0.5 * n_all:
             warnings.warn(f"{out.n_unknown_tokens} of the {n_all} tokens of the mapped documents "
@@ -1083,12 +1198,19 @@ class Corpus:
 
     # ---------------------------------------------------------------- persistence
     def to_arrays(self, prefix: str = "corpus/") -> dict[str, np.ndarray]:
-        """Plain arrays (no objects) that ``from_arrays`` restores; used by ``Session.save``."""
+        """Plain arrays (no objects) that ``from_arrays`` restores; used by ``Session.save``.
+
+        ``index`` is stored as ``index`` (integers, or str) and ``index_name`` (a 0-d str
+        array; absent when the name is None). An index of another kind (dates, floats, a
+        MultiIndex, missing entries) or a name that is not a str is refused with a
+        ``ValueError``: a checkpoint holds plain arrays that loading can check.
+        """
         out = {
             prefix + "words": self.words, prefix + "doc_ptr": self.doc_ptr,
             prefix + "vocabulary": np.asarray(self.vocabulary, dtype=str),
             prefix + "doc_index": self.doc_index,
             prefix + "dropped_documents": self.dropped_documents,
+            **_index_arrays(self.index, prefix),
         }
         if self.labels is not None:
             out[prefix + "labels/values"] = self.labels.values
@@ -1110,6 +1232,11 @@ class Corpus:
         cov = arrays[prefix + "covariates"] if prefix + "covariates" in arrays else None
         names = (tuple(str(c) for c in arrays[prefix + "covariate_names"])
                  if cov is not None else ())
+        # written since checkpoint format 3; older files get the default index
+        index = (_index_of_arrays(np.asarray(arrays[prefix + "index"]),
+                                  arrays[prefix + "index_name"] if prefix + "index_name"
+                                  in arrays else None)
+                 if prefix + "index" in arrays else None)
         return cls(words=np.asarray(arrays[prefix + "words"]),
                    doc_ptr=np.asarray(arrays[prefix + "doc_ptr"]),
                    vocabulary=tuple(str(w) for w in arrays[prefix + "vocabulary"]),
@@ -1117,4 +1244,48 @@ class Corpus:
                    doc_index=np.asarray(arrays[prefix + "doc_index"]),
                    dropped_documents=np.asarray(arrays[prefix + "dropped_documents"]),
                    n_unknown_tokens=meta.get("n_unknown_tokens", 0),
-                   preprocessing=dict(meta.get("preprocessing", {})))
+                   preprocessing=dict(meta.get("preprocessing", {})), index=index)
+
+
+def _index_arrays(index: pd.Index, prefix: str) -> dict[str, np.ndarray]:
+    """``Corpus.index`` as the plain arrays a checkpoint holds (see ``Corpus.to_arrays``)."""
+    name = index.name
+    if name is not None and not isinstance(name, str):
+        raise ValueError(f"the corpus's index is named {name!r}; a checkpoint stores a str name "
+                         f"or none (rename it: index.rename(str(name)) or index.rename(None))")
+    if not isinstance(index, pd.MultiIndex) and index.dtype.kind in "iu" \
+            and not index.hasnans:
+        values = index.to_numpy(dtype=np.uint64 if index.dtype.kind == "u" else np.int64)
+    elif not isinstance(index, pd.MultiIndex) and (
+            index.dtype == object or isinstance(index.dtype, pd.StringDtype)) \
+            and all(isinstance(v, str) and "\x00" not in v for v in index):
+        values = np.asarray(index.tolist(), dtype=str).reshape(-1)
+    else:
+        raise ValueError(f"the corpus's index has dtype {index.dtype} ({type(index).__name__}, "
+                         f"e.g. {index[0]!r}); a checkpoint stores an index of integers or of "
+                         f"str without NUL characters or missing entries: give the documents "
+                         f"such an index (e.g. texts.set_axis(texts.index.astype(str))) or "
+                         f"keep this one as a column")
+    out = {prefix + "index": values}
+    if name is not None:
+        out[prefix + "index_name"] = np.asarray(_check_text("index name", name), dtype=str)
+    return out
+
+
+def _index_of_arrays(values: np.ndarray, name: Any) -> pd.Index:
+    """The index ``_index_arrays`` wrote, checked (a checkpoint is untrusted): a 1-d array of
+    integers or str, a name that is a 0-d str array. Its length is checked by ``Corpus``."""
+    if values.ndim != 1 or values.dtype.kind not in "iuU":
+        raise ValueError(f"index must be a 1-d array of integers or str, got dtype "
+                         f"{values.dtype} and shape {values.shape}")
+    if name is not None:
+        name = np.asarray(name)
+        if name.ndim != 0 or name.dtype.kind != "U":
+            raise ValueError(f"index_name must be a 0-d str array, got dtype {name.dtype} and "
+                             f"shape {name.shape}")
+        name = str(name)
+    if values.dtype.kind == "U":
+        return pd.Index(values.tolist(), name=name)
+    if np.array_equal(values, np.arange(values.size)):
+        return pd.RangeIndex(values.size, name=name)
+    return pd.Index(values, name=name)

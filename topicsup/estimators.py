@@ -17,6 +17,13 @@ for a DataFrame, whose column names then serve as the vocabulary), unfitted esti
 the predictions keep the type of the labels given (ints stay ints), and a document's
 prediction does not depend on the other documents predicted with it (each is folded in on a
 random stream of its own, ``kernels.fold_in``).
+
+Pandas in, pandas out: documents in a pandas Series (texts, token lists) or a DataFrame
+(counts) get ``predict``, ``decision_function`` and ``transform`` (hence ``fit_transform`` and
+``set_output(transform="pandas")``) back as a Series or DataFrame carrying their index, the
+values the same as for an array; any other input gets arrays, as before. A pandas ``y`` beside
+pandas documents in ``fit`` is aligned by index as ``Corpus`` aligns labels: the same entries
+in another order are reordered, any other difference is a ``ValueError`` naming both.
 """
 
 from __future__ import annotations
@@ -37,8 +44,8 @@ from sklearn.utils.validation import (check_array, check_is_fitted, check_non_ne
                                       column_or_1d, validate_data)
 
 from . import validation as check
-from .corpus import (Corpus, Labels, _check_label_types, _check_vocabulary, _is_set_like,
-                     are_texts)
+from .corpus import (Corpus, Labels, _aligned, _check_label_types, _check_vocabulary,
+                     _input_index, _is_set_like, are_texts, is_pandas)
 from .kernels.rng import seed_state
 from .kernels.rng import derive
 from .models import (FOLD_IN_BURN, FOLD_IN_KEEP, GSLDA, LDA, MAX_FOLD_IN_SWEEPS, MAX_TOPICS,
@@ -100,6 +107,21 @@ def _materialise(X: Any) -> Any:
     return X
 
 
+def _labelled(X: Any, corpus: Corpus, values: Any, columns: Any = None,
+              name: str | None = None) -> Any:
+    """Per-document ``values`` for the documents of ``X``: for a pandas Series or DataFrame, a
+    Series (one value, or one tuple of labels, per document) or a DataFrame with ``columns``
+    carrying X's index (``corpus.index``), so they join back onto the user's frame; for any
+    other input the values as they are (arrays, as scikit-learn gives them)."""
+    if not is_pandas(X):
+        return values
+    if isinstance(values, list):
+        return pd.Series(values, index=corpus.index, dtype=object, name=name)
+    if values.ndim == 1:
+        return pd.Series(values, index=corpus.index, name=name)
+    return pd.DataFrame(values, index=corpus.index, columns=columns)
+
+
 def _names(classes: np.ndarray) -> tuple[str, ...]:
     """Distinct display names of classes (their text; their repr if two texts coincide)."""
     names = tuple(str(c) for c in classes)
@@ -143,10 +165,12 @@ class _Documents:
             else:
                 docs = list(X)
                 build = Corpus.from_texts if are_texts(docs) else Corpus.from_tokens
-                corpus = build(docs, vocabulary=vocab, empty="keep")
+                # a Series lends the corpus its index
+                corpus = build(X if is_pandas(X) else docs, vocabulary=vocab, empty="keep")
             if n is not None and corpus.n_docs != n:
                 raise ValueError(f"y has {n} labels but X has {corpus.n_docs} documents")
             return dataclasses.replace(corpus, labels=labels)
+        index = _input_index(X)
         X = self._counts(X, reset=True)
         if n is not None and X.shape[0] != n:
             raise ValueError(f"y has {n} labels but X has {X.shape[0]} rows")
@@ -159,7 +183,10 @@ class _Documents:
             vocab = [f"w{j}" for j in range(n_cols)]
         if len(vocab) != n_cols:
             raise ValueError(f"vocabulary has {len(vocab)} words but X has {n_cols} columns")
-        return dataclasses.replace(Corpus.from_matrix(X, vocab, empty="keep"), labels=labels)
+        corpus = Corpus.from_matrix(X, vocab, empty="keep")
+        # validate_data gave an array: the DataFrame's index goes back on its documents
+        return dataclasses.replace(corpus, labels=labels,
+                                   index=corpus.index if index is None else index)
 
     def _names_words(self) -> bool:
         """Whether the fitted columns have word names (texts can then be mapped onto them)."""
@@ -191,6 +218,8 @@ class _Documents:
                 delattr(self, name)
 
     def _heldout_corpus(self, X: Any) -> Corpus:
+        """The documents of ``X`` on the fitted vocabulary, a pandas input's index kept as
+        the corpus's ``index`` (``_labelled`` puts it on the outputs)."""
         check_is_fitted(self)
         self._check_predict_params()
         X = _materialise(X)
@@ -204,11 +233,13 @@ class _Documents:
                                  f"matrix with the same columns, or fit with vocabulary= "
                                  f"(e.g. vectorizer.get_feature_names_out()) or a DataFrame")
             return self.corpus_.heldout(X)
+        index = _input_index(X)
         X = self._counts(X, reset=False)
         if X.shape[1] != self.corpus_.n_words:
             raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
                              f"expecting {self.corpus_.n_words} features as input")
-        return self.corpus_.map(sp.csr_matrix(X))
+        corpus = self.corpus_.map(sp.csr_matrix(X))
+        return corpus if index is None else dataclasses.replace(corpus, index=index)
 
 
 # the classification losses, the settings each reads and the estimator's defaults where they
@@ -485,9 +516,10 @@ class SupervisedLDAClassifier(ClassifierMixin, TransformerMixin, _Documents, Bas
 
     def _training_corpus(self, X: Any, y: Any) -> tuple[Corpus, _Targets]:
         """The training corpus with the labels as the model needs them, and the targets;
-        sets ``n_features_in_`` (and ``feature_names_in_``) for a count matrix."""
+        sets ``n_features_in_`` (and ``feature_names_in_``) for a count matrix. A pandas
+        ``y`` beside pandas documents is aligned by index (``Corpus``'s rule)."""
         targets = self._corpus_targets(X) if isinstance(X, Corpus) and y is None \
-            else self._targets(y)
+            else self._targets(_aligned(y, _input_index(X), "y", "X"))
         labels = Labels(targets.kind, targets.codes, _names(targets.classes))
         return self._documents(X, labels), targets
 
@@ -524,7 +556,9 @@ class SupervisedLDAClassifier(ClassifierMixin, TransformerMixin, _Documents, Bas
                 [every] * (self.n_snapshots - 1)
             snaps = []
             for n in runs:
-                if stopped.is_set() or s.run(n) < n:
+                # the callback ends the run at the next sweep if the stop came between the
+                # check and the run taking ownership (request_stop drops a stop made then)
+                if stopped.is_set() or s.run(n, callback=lambda _: not stopped.is_set()) < n:
                     raise KeyboardInterrupt(f"{type(self).__name__}.fit was interrupted")
                 snaps.append(s.model.topic_snapshot(s.state))
             return snaps
@@ -560,32 +594,55 @@ class SupervisedLDAClassifier(ClassifierMixin, TransformerMixin, _Documents, Bas
         with ThreadPoolExecutor(max_workers=self._threads()) as pool:
             return list(pool.map(one, range(len(self.sessions_))))
 
-    def decision_function(self, X: Any) -> np.ndarray:
-        """Scores: shape (n,) for binary labels, (n, C) otherwise (one column per class)."""
+    def decision_function(self, X: Any) -> np.ndarray | pd.Series | pd.DataFrame:
+        """Scores: shape (n,) for binary labels, (n, C) otherwise (one column per class).
+
+        For documents in a pandas Series or DataFrame, a Series (binary) or a DataFrame with
+        a column per class, carrying X's index; an array for any other input."""
+        scores, corpus = self._decision(X)
+        return _labelled(X, corpus, scores, self.classes_, "decision_function")
+
+    def _decision(self, X: Any) -> tuple[np.ndarray, Corpus]:
+        """``decision_function``'s scores as an array, and the held-out corpus."""
         corpus = self._heldout_corpus(X)
         scores = np.hstack(self._per_session(
             lambda s, snaps, key: s.model.ensemble_scores(
                 s.state, corpus, key, snaps, self.predict_burn_in, self.predict_samples)))
-        return scores[:, 0] if self.label_kind_ == "binary" else scores
+        return (scores[:, 0] if self.label_kind_ == "binary" else scores), corpus
 
-    def predict(self, X: Any) -> np.ndarray:
+    def predict(self, X: Any) -> Any:
         """The labels, in the type they were given: binary by the sign rule, multi-class by
         the argmax; multi-label as a 0/1 indicator matrix of ``y``'s dtype (or, if ``y`` gave
         one set per document, a list of tuples of labels) of the classes with a positive
-        score (MATH.md sec. 5)."""
-        s = self.decision_function(X)
+        score (MATH.md sec. 5).
+
+        For documents in a pandas Series or DataFrame the same values come as a Series named
+        ``"prediction"`` (multi-label: a DataFrame with a column per class, or a Series of
+        tuples) carrying X's index, so they join back onto the user's frame; for any other
+        input, an array (or the list of tuples) as scikit-learn gives them."""
+        pred, corpus = self._predictions(X)
+        return _labelled(X, corpus, pred, self.classes_, "prediction")
+
+    def _predictions(self, X: Any) -> tuple[Any, Corpus]:
+        """``predict``'s values as an array (or a list of tuples), and the held-out corpus."""
+        s, corpus = self._decision(X)
         if self.label_kind_ == "binary":
-            return self.classes_[(s > 0).astype(int)]
+            return self.classes_[(s > 0).astype(int)], corpus
         if self.label_kind_ == "multiclass":
-            return self.classes_[s.argmax(axis=1)]
+            return self.classes_[s.argmax(axis=1)], corpus
         hits = s > 0
         if self._targets_.form == "sets":
-            return [tuple(self.classes_[row].tolist()) for row in hits]
-        return hits.astype(self._targets_.dtype)
+            return [tuple(self.classes_[row].tolist()) for row in hits], corpus
+        return hits.astype(self._targets_.dtype), corpus
 
-    def transform(self, X: Any) -> np.ndarray:
+    def transform(self, X: Any) -> np.ndarray | pd.DataFrame:
         """Topic proportions of the documents by fold-in (averaged over the topic snapshots),
-        (n, K); one-vs-all stacks the C models' proportions side by side, (n, C K)."""
+        (n, K); one-vs-all stacks the C models' proportions side by side, (n, C K).
+
+        For documents in a pandas Series or DataFrame, a DataFrame with X's index and the
+        columns of ``get_feature_names_out`` (so ``set_output(transform="pandas")`` and
+        ``fit_transform`` keep the index too, texts in a Series included); an array for
+        any other input (a DataFrame under ``set_output(transform="pandas")``)."""
         corpus = self._heldout_corpus(X)
 
         def proportions(s: Session, snaps: list[np.ndarray], key: np.ndarray) -> np.ndarray:
@@ -593,7 +650,8 @@ class SupervisedLDAClassifier(ClassifierMixin, TransformerMixin, _Documents, Bas
             return sum(s.model.fold_in(s.state, corpus, derive(key, j), self.predict_burn_in,
                                        self.predict_samples, phi)[:, :K]
                        for j, phi in enumerate(snaps)) / len(snaps)
-        return np.hstack(self._per_session(proportions))
+        return _labelled(X, corpus, np.hstack(self._per_session(proportions)),
+                         self.get_feature_names_out())
 
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
         """Names of ``transform``'s columns: ``topic_k``, or ``<class>_topic_k`` per one-vs-all
@@ -612,7 +670,7 @@ class SupervisedLDAClassifier(ClassifierMixin, TransformerMixin, _Documents, Bas
             return super().score(X, y, sample_weight=sample_weight)
         if sample_weight is not None:
             raise ValueError("sample_weight is not supported for multi-label scores")
-        predicted = self.predict(X)
+        predicted = self._predictions(X)[0]
         n = len(predicted)
         if self._targets_.form == "sets":
             if isinstance(y, (str, bytes, Mapping, Set)) or len(y) != n:
@@ -684,18 +742,21 @@ class _OneSession(TransformerMixin, _Documents):
             self._unfit()
             raise
 
-    def _folded_in(self, X: Any) -> tuple[Any, np.ndarray]:
-        """The fitted model and the features of the documents of ``X`` by fold-in."""
+    def _folded_in(self, X: Any) -> tuple[Any, np.ndarray, Corpus]:
+        """The fitted model, the features of the documents of ``X`` by fold-in, and their
+        held-out corpus (its ``index`` labels the outputs of a pandas X)."""
         corpus = self._heldout_corpus(X)
         s = self.session_
         with s._lock:
             return s.model, s.model.fold_in(s.state, corpus, seed_state(self.random_state_, 1000),
-                                            self.predict_burn_in, self.predict_samples)
+                                            self.predict_burn_in, self.predict_samples), corpus
 
-    def transform(self, X: Any) -> np.ndarray:
-        """Topic proportions of the documents by fold-in, (n, K)."""
-        model, features = self._folded_in(X)
-        return features[:, :model.K]
+    def transform(self, X: Any) -> np.ndarray | pd.DataFrame:
+        """Topic proportions of the documents by fold-in, (n, K): a DataFrame with X's index
+        (columns ``get_feature_names_out``) for a pandas Series or DataFrame, so
+        ``set_output(transform="pandas")`` and ``fit_transform`` keep it; else an array."""
+        model, features, corpus = self._folded_in(X)
+        return _labelled(X, corpus, features[:, :model.K], self.get_feature_names_out())
 
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
         """``topic_k`` for transform's columns (so ``set_output(transform="pandas")`` names
@@ -808,7 +869,9 @@ class SupervisedLDARegressor(RegressorMixin, _OneSession, BaseEstimator):
             if y is None:
                 raise ValueError(f"{type(self).__name__} requires y to be passed, but the "
                                  f"target y is None")
-            values = column_or_1d(check_array(y, ensure_2d=False, dtype=np.float64,
+            # a pandas y beside pandas documents is aligned by index (Corpus's rule)
+            values = column_or_1d(check_array(_aligned(y, _input_index(X), "y", "X"),
+                                              ensure_2d=False, dtype=np.float64,
                                               input_name="y"), warn=True)
             if len(values) < 2:
                 raise ValueError(f"{type(self).__name__} needs at least 2 samples to learn a "
@@ -817,11 +880,13 @@ class SupervisedLDARegressor(RegressorMixin, _OneSession, BaseEstimator):
 
         return self._fit_session(self._model(), X, responses)
 
-    def predict(self, X: Any) -> np.ndarray:
-        """The predicted responses (n,): the averaged weights on the fold-in proportions."""
-        model, features = self._folded_in(X)
+    def predict(self, X: Any) -> np.ndarray | pd.Series:
+        """The predicted responses (n,): the averaged weights on the fold-in proportions; a
+        Series named ``"prediction"`` with X's index for a pandas Series or DataFrame."""
+        model, features, corpus = self._folded_in(X)
         with self.session_._lock:
-            return model.decision_scores(self.session_.state, features)[:, 0]
+            y = model.decision_scores(self.session_.state, features)[:, 0]
+        return _labelled(X, corpus, y, name="prediction")
 
     @property
     def coef_(self) -> np.ndarray:
@@ -885,8 +950,10 @@ class LDATransformer(_OneSession, BaseEstimator):
         self.doc_topic_ = self.session_.doc_topics(as_frame=False)
         return self
 
-    def transform(self, X: Any) -> np.ndarray:
+    def transform(self, X: Any) -> np.ndarray | pd.DataFrame:
         """Topic proportions of the documents by fold-in, (n, K), rows summing to one: a
         document with no word of the vocabulary gets the prior mean alpha / sum(alpha)
-        (``LDA.fold_in``)."""
-        return self._folded_in(X)[1]
+        (``LDA.fold_in``). A DataFrame with X's index for a pandas Series or DataFrame
+        (columns ``get_feature_names_out``), else an array."""
+        _, features, corpus = self._folded_in(X)
+        return _labelled(X, corpus, features, self.get_feature_names_out())

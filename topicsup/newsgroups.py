@@ -396,7 +396,9 @@ def load_20newsgroups(subset: str = "train", categories: Iterable[str] | None = 
         Only with ``return_frame=True``: the rows of ``read_archive`` used, in input order with
         a fresh ``RangeIndex``. Empty training posts are dropped from the corpus but not from the
         frame; ``frame.iloc[corpus.doc_index]`` aligns the frame with the corpus documents
-        (for the test split ``doc_index`` is ``0..n-1``).
+        (for the test split ``doc_index`` is ``0..n-1``). ``corpus.index`` holds the same
+        positions, which are the frame's index labels, so ``frame.join(session.doc_topics())``
+        puts each post's topics on its row.
 
     Raises
     ------

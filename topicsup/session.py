@@ -9,9 +9,10 @@ notebook responsive; a lock guards the state so readers see it between blocks on
 
 One run at a time: a session is owned by the thread whose ``run`` is in progress, a second
 concurrent ``run`` is refused (``SessionBusyError``) and ``request_stop`` reaches the run in
-progress, from any thread. In the main thread, Ctrl-C (Jupyter's interrupt button) becomes a
-stop request: the run ends after the current block and then raises ``KeyboardInterrupt``,
-with the session consistent and nothing lost.
+progress, from any thread (one made while no run is in progress is dropped). In the main
+thread, Ctrl-C (Jupyter's interrupt button) becomes a stop request: the run ends after the
+current block and then raises ``KeyboardInterrupt``, with the session consistent and nothing
+lost.
 """
 
 from __future__ import annotations
@@ -29,11 +30,11 @@ from typing import Any, Callable, Iterator
 import numpy as np
 import pandas as pd
 
-from . import checkpoint, metrics
+from . import checkpoint, metrics, summaries
 from . import validation as check
 from .backends import Backend, Threads, resolve as resolve_backend
 from ._version import __version__
-from .corpus import Corpus, make_labels
+from .corpus import Corpus, is_pandas, make_labels
 from .inspector import TokenInspector
 from .kernels import info as info_layout
 from .kernels.rng import seed_state
@@ -42,7 +43,10 @@ from .models import FOLD_IN_BURN, FOLD_IN_KEEP, MAX_FOLD_IN_SWEEPS, Model, model
 from .views import STEP_SECONDS
 
 FORMAT = "topicsup-session"
-FORMAT_VERSION = 2   # 2: checksum, settings changes, history as arrays; 1 still loads
+# 2: checksum, settings changes, history as arrays; 3: the corpus's pandas index
+# (corpus/index, corpus/index_name). Files of 1 and 2 still load (with the default index).
+FORMAT_VERSION = 3
+INDEX_SINCE = 3
 
 HISTORY_COLUMNS = ["sweep", "metric", "value", "proposal"]
 CHANGE_COLUMNS = ["sweep", "parameter", "old", "new"]
@@ -230,7 +234,9 @@ class Session:
         """The locks and flags of a live session (recreated after unpickling or loading)."""
         self._lock = threading.RLock()    # the state: sampling blocks, readers between them
         self._stop = threading.Event()
-        self._owner_lock = threading.Lock()
+        # re-entrant: a SIGINT handler of the user's that calls request_stop may run in the
+        # main thread while it holds this lock taking or giving up ownership
+        self._owner_lock = threading.RLock()
         self._owner: threading.Thread | None = None   # the thread whose run is in progress
 
     def __getstate__(self) -> dict[str, Any]:
@@ -313,8 +319,24 @@ class Session:
     def request_stop(self) -> None:
         """Ask the ``sweep``/``run`` in progress (in any thread) to return after the current
         block (with a Dask backend, after the current sweep: it hands the workers whole
-        sweeps). With no run in progress it does nothing: a later run starts afresh."""
-        self._stop.set()
+        sweeps).
+
+        The request goes to the run that owns the session when it is made. A run owns the
+        session from the moment it is accepted (its arguments valid and no other run in
+        progress; ``running`` turns True before its first block) until it returns. A stop
+        requested while a run owns the session, from another thread once ``running`` is True
+        or from the run's callback, always reaches that run: the block in progress finishes
+        and the run returns before the next one (a request that comes after its last block
+        ends with it). A stop requested while no run owns the session (before ``run`` is
+        called, or after it has returned) is dropped: it does not stop a later run, which
+        runs all its sweeps. So to stop a run started in another thread, request the stop
+        once ``running`` is True, or from the run's callback.
+        """
+        # under the owner lock, so that a run cannot take or give up ownership halfway
+        # through: a stop lands wholly before a run (dropped) or wholly inside it (kept)
+        with self._owner_lock:
+            if self._owner is not None:
+                self._stop.set()
 
     pause = request_stop
 
@@ -493,14 +515,16 @@ class Session:
                 raise SessionBusyError(f"this Session is already running in {where}; one run "
                                        f"at a time: call request_stop() and wait for it to "
                                        f"return, or use another Session")
-            self._owner = me
+            # cleared before ownership shows (running): a stop requested by a thread that
+            # sees this run is then never wiped out by the run's own start
             self._stop.clear()
+            self._owner = me
         try:
             yield
         finally:
             with self._owner_lock:
                 self._owner = None
-                self._stop.clear()
+                self._stop.clear()   # a stop that came after the last block ends with its run
 
     @contextlib.contextmanager
     def _interrupts_stop(self) -> Iterator["_Interrupts"]:
@@ -603,19 +627,24 @@ class Session:
                              f"classifier weights and makes no predictions; use a supervised "
                              f"model such as LightMedLDA on a labelled corpus")
 
-    def weights(self) -> pd.DataFrame:
+    def weights(self, scale: str = "identified") -> pd.DataFrame:
         """Tidy weight trace: one row per (sweep, task, feature) with the sampled eta.
 
         Columns ``sweep``, ``task`` (class name), ``feature`` (topic with its top words, or
         covariate), ``kind`` (``"topic"``, ``"intercept"`` or ``"covariate"``), ``index``
-        (column of eta) and ``value``.
+        (column of eta) and ``value``, on the ``scale`` of ``coefficients`` (identified by
+        default: with an intercept the raw weights drift along the direction only the prior
+        pins, which a trace would show as a wandering level).
         """
         self._check_supervised()
+        scale = summaries.weight_scale(scale)
         with self._lock:
             samples = list(self._traces.get("eta", []))
             T, M = self.state.supervision.weights.eta.shape
         S = len(samples)
         eta = np.stack(samples) if S else np.zeros((0, T, M), np.float32)
+        if scale == "identified":
+            eta = summaries.identified(eta, self.model.feature_kinds(self.corpus))
         tasks = self.model.task_names(self.corpus)
         return pd.DataFrame({
             "sweep": np.repeat(np.arange(self.n_sweeps - S + 1, self.n_sweeps + 1), T * M),
@@ -626,9 +655,11 @@ class Session:
             "value": eta.reshape(-1).astype(np.float64)})
 
     def to_arviz(self, burn: int = 0) -> Any:
-        """This chain as an ArviZ ``InferenceData`` (one chain) of sweeps ``burn + 1 ..
-        n_sweeps``: ``posterior`` with the weights ``eta`` (dims ``chain``, ``draw``, ``task``,
-        ``feature``; a supervised model), ``sample_stats`` with ``lp`` (the log joint),
+        """This chain for ArviZ (one chain) of sweeps ``burn + 1 .. n_sweeps``: an
+        ``InferenceData`` with ArviZ 0.x, an xarray ``DataTree`` with ArviZ 1.x (Python >=
+        3.12), alike in groups, variables, dims, coords and attrs. ``posterior`` with the
+        weights ``eta`` (dims ``chain``, ``draw``, ``task``, ``feature``; a supervised
+        model), ``sample_stats`` with ``lp`` (the log joint),
         ``acceptance_rate`` (when the sampler makes Metropolis-Hastings proposals) and
         ``topic_change_rate``; the draw coordinate is the sweep. Several chains:
         ``topicsup.chains.Chains.to_arviz``."""
@@ -642,63 +673,64 @@ class Session:
             return to_inference_data([self], burn, False,
                                      weights if self.model.supervised else None)
 
-    def coefficients(self, interval: float = 0.9) -> pd.DataFrame:
+    def coefficients(self, interval: float = 0.9, scale: str = "identified"
+                     ) -> pd.DataFrame:
         """Posterior summary of the classifier weights: one row per (task, feature).
 
         Parameters
         ----------
         interval : float
             Probability of the equal-tailed credible interval.
+        scale : {"identified", "raw"}
+            ``"identified"`` (default): with an intercept, each class's topic weights centred
+            within the class (the topic's pull on the score against the average topic's) and
+            the intercept plus their mean, the quantities the data determine; without an
+            intercept the weights as drawn. ``"raw"``: the weights as drawn, whose level with
+            an intercept only the prior sets (``topicsup.summaries``).
 
         Returns
         -------
         DataFrame
             ``task`` (class name), ``feature`` (topic with its top words, or covariate),
             ``kind`` (``"topic"``, ``"intercept"`` or ``"covariate"``), ``index`` (column of
-            eta), ``mean`` (the model's averaged eta, the one prediction
-            uses), ``lower`` / ``upper`` (quantiles of the samples kept after burn-in, or of
-            all samples while none is kept), ``width`` and ``n_samples``.
+            eta), ``mean``, ``lower`` / ``upper`` and ``width``, all of the same draws: those
+            kept after burn-in (all while none is kept; the current weights before any sweep),
+            ``n_samples`` (their number) and ``scale``. Prediction uses the
+            running average of the kept weights (``model.coefficients(state)``), the same
+            mean up to the float32 rounding of the trace.
         """
         self._check_supervised()
-        interval = check.number("interval", interval, low=0.0, high=1.0, low_open=True,
-                                high_open=True)
+        scale = summaries.weight_scale(scale)
         with self._lock:
-            mean = self.model.coefficients(self.state)
+            current = self.state.supervision.weights.eta.copy()
             samples = list(self._traces.get("eta", []))
         first = self.n_sweeps - len(samples) + 1   # the sweep samples[0] was drawn in
         # the samples prediction averages: after burn_in, and from the last sweep of an LDA
         # initialisation on (before it the weights are not drawn yet: zeros)
         first_kept = max(self.model.burn_in + 1, self.model.lda_init_sweeps)
         kept = samples[max(first_kept - first, 0):] or samples
-        T, M = mean.shape
-        if kept:
-            q = (1 - interval) / 2
-            lower, upper = np.quantile(np.stack(kept).astype(np.float64), [q, 1 - q], axis=0)
-        else:
-            lower = upper = mean
-        return pd.DataFrame({
-            "task": np.repeat(self.model.task_names(self.corpus), M),
-            "feature": np.tile(self._feature_names(), T),
-            "kind": np.tile(self.model.feature_kinds(self.corpus), T),
-            "index": np.tile(np.arange(M), T), "mean": mean.reshape(-1),
-            "lower": lower.reshape(-1), "upper": upper.reshape(-1),
-            "width": (upper - lower).reshape(-1), "n_samples": len(kept)})
+        draws = np.stack(kept) if kept else current[None]
+        return summaries.coefficient_table(
+            draws, self.model.task_names(self.corpus), self._feature_names(),
+            self.model.feature_kinds(self.corpus), interval, scale, n_samples=len(kept))
 
-    def signal_topics(self, n: int = 3, n_words: int = 10, interval: float = 0.9
-                      ) -> pd.DataFrame:
+    def signal_topics(self, n: int = 3, n_words: int = 10, interval: float = 0.9,
+                      scale: str = "identified") -> pd.DataFrame:
         """Each class's ``n`` topics with the largest positive mean weights: the topics that
-        most raise its score, with their intervals and top words.
+        most raise its score, with their intervals and top words. On the identified scale
+        (``scale``, as ``coefficients``) a weight says how much more the topic raises the
+        class's score than the average topic does.
 
         Returns
         -------
         DataFrame
             One row per (class, rank): ``task``, ``rank`` (1 = strongest), ``topic``,
-            ``mean``, ``lower``, ``upper`` (the ``interval`` credible interval),
-            ``sign_certain`` (the interval excludes 0), ``share`` (the topic's share of the
-            corpus's tokens) and ``top_words``.
+            ``mean``, ``lower``, ``upper`` (the ``interval`` credible interval, of the same
+            draws as the mean), ``sign_certain`` (the interval excludes 0), ``share`` (the
+            topic's share of the corpus's tokens) and ``top_words``.
         """
         n = check.integer("n", n, low=1)
-        coefs = self.coefficients(interval)
+        coefs = self.coefficients(interval, scale)
         topics = self.topics(n_words)
         coefs = coefs[(coefs["kind"] == "topic") & (coefs["mean"] > 0)]
         best = (coefs.sort_values("mean", ascending=False, kind="stable")
@@ -715,7 +747,8 @@ class Session:
             "share": topics["share"].to_numpy()[best["index"].to_numpy()],
             "top_words": topics["top_words"].to_numpy()[best["index"].to_numpy()]})
 
-    def shrinkage(self, top: int = 3, interval: float = 0.9) -> pd.DataFrame:
+    def shrinkage(self, top: int = 3, interval: float = 0.9, scale: str = "identified"
+                  ) -> pd.DataFrame:
         """How concentrated each class's topic weights are: the horseshoe's promise, in
         numbers (``metrics.top_weight_share``).
 
@@ -724,9 +757,11 @@ class Session:
         DataFrame
             One row per task (index ``task``): ``top_share``, the share of the class's
             topic-weight mass sum_k |mean eta_k| on its ``top`` largest; ``n_certain``, the
-            topics whose ``interval`` credible interval excludes 0; ``n_topics``.
+            topics whose ``interval`` credible interval excludes 0; ``n_topics``. The weights
+            on the ``scale`` of ``coefficients`` (identified by default: with an
+            intercept, relative to the class's average topic).
         """
-        coefs = self.coefficients(interval)
+        coefs = self.coefficients(interval, scale)
         out = metrics.top_weight_share(coefs, top).to_frame("top_share")
         topic = coefs[coefs["kind"] == "topic"]
         certain = (topic["lower"] > 0) | (topic["upper"] < 0)
@@ -741,14 +776,15 @@ class Session:
         return TokenInspector(self, doc, seed=seed)
 
     def decision_function(self, docs: Any, n_burn: int = FOLD_IN_BURN,
-                          n_keep: int = FOLD_IN_KEEP, seed: int = 0) -> np.ndarray:
+                          n_keep: int = FOLD_IN_KEEP, seed: int = 0
+                          ) -> np.ndarray | pd.DataFrame:
         """Scores (n_docs, T) of held-out documents: fold-in with the current topics, then
         the weights averaged over the kept samples (MATH.md sec. 5).
 
         Parameters
         ----------
         docs : Corpus, texts, token lists, a count matrix or a DataFrame of counts on this
-            corpus's vocabulary
+            corpus's vocabulary, or a pandas Series of texts or token lists
         n_burn, n_keep : int
             Fold-in sweeps discarded, then averaged (50 and 50 by default:
             ``topicsup.models.FOLD_IN_BURN``, chosen by measurement).
@@ -756,7 +792,23 @@ class Session:
             Seed of the fold-in's own random streams (the chain's is not touched); each
             document draws from a stream of its own, so its scores do not depend on the other
             documents passed with it.
+
+        Returns
+        -------
+        ndarray (n_docs, T), or DataFrame
+            For documents in a pandas Series or DataFrame, a DataFrame with their index and a
+            column per task (named by ``task``: the positive class for binary labels, else
+            the classes, ``"response"`` for real ones); an array otherwise.
         """
+        scores, corpus = self._scores(docs, n_burn, n_keep, seed)
+        if not is_pandas(docs):
+            return scores
+        return pd.DataFrame(scores, index=corpus.index,
+                            columns=pd.Index(self.model.task_names(self.corpus), name="task"))
+
+    def _scores(self, docs: Any, n_burn: int = FOLD_IN_BURN, n_keep: int = FOLD_IN_KEEP,
+                seed: int = 0) -> tuple[np.ndarray, Corpus]:
+        """``decision_function``'s scores as an array, and the held-out corpus (its index)."""
         self._check_supervised()
         n_burn = check.integer("n_burn", n_burn, low=0, high=MAX_FOLD_IN_SWEEPS)
         n_keep = check.integer("n_keep", n_keep, low=1, high=MAX_FOLD_IN_SWEEPS)
@@ -764,7 +816,7 @@ class Session:
         rng = seed_state(seed, stream=7)
         with self._lock:
             X = self.model.fold_in(self.state, corpus, rng, n_burn, n_keep)
-            return self.model.decision_scores(self.state, X)
+            return self.model.decision_scores(self.state, X), corpus
 
     def perplexity(self, docs: Any, n_burn: int = FOLD_IN_BURN, n_keep: int = FOLD_IN_KEEP,
                    seed: int = 0) -> float:
@@ -794,13 +846,24 @@ class Session:
                                                          n_keep)
         return math.exp(-ll / n)
 
-    def predict(self, docs: Any, **fold_in: Any) -> np.ndarray:
+    def predict(self, docs: Any, **fold_in: Any) -> np.ndarray | pd.Series | pd.DataFrame:
         """Class names of held-out documents (sign rule for binary labels, argmax for
         multi-class), or a (n_docs, C) 0/1 matrix for multi-label; ``fold_in`` as in
-        ``decision_function``."""
-        scores = self.decision_function(docs, **fold_in)
+        ``decision_function``.
+
+        Documents in a pandas Series or DataFrame get a Series named ``"prediction"`` (a
+        DataFrame with a column per class for multi-label) with their index, so it joins
+        back onto their frame; other documents get an array, as before.
+        """
+        scores, corpus = self._scores(docs, **fold_in)
         lab = self.corpus.labels
-        return self.model.task(self.corpus).predict(scores, lab.classes)
+        pred = self.model.task(self.corpus).predict(scores, lab.classes)
+        if not is_pandas(docs):
+            return pred
+        if pred.ndim == 2:
+            return pd.DataFrame(pred, index=corpus.index,
+                                columns=pd.Index(lab.classes, name="class"))
+        return pd.Series(pred, index=corpus.index, name="prediction")
 
     def score(self, docs: Any, labels: Any = None, **fold_in: Any) -> float:
         """Accuracy (micro F1 for multi-label, predictive R^2 for real responses) on held-out
@@ -867,13 +930,22 @@ class Session:
             return self.model.topic_word(self.state)
 
     def doc_topics(self, as_frame: bool = True) -> pd.DataFrame | np.ndarray:
-        """Document-topic proportions theta (n_docs x K) from the current state."""
+        """Document-topic proportions theta (n_docs x K) from the current state.
+
+        Returns
+        -------
+        DataFrame or ndarray
+            With ``as_frame`` (the default) a DataFrame indexed by ``corpus.index``: the
+            index of the Series or DataFrame the documents came in (so ``df.join(
+            session.doc_topics())`` puts each document's proportions on its row), else their
+            input positions named ``"document"``; one column per topic (named ``topic``).
+        """
         as_frame = check.flag("as_frame", as_frame)
         with self._lock:
             theta = self.model.doc_topic(self.state, self.corpus)
         if not as_frame:
             return theta
-        return pd.DataFrame(theta, index=pd.Index(self.corpus.doc_index, name="document"),
+        return pd.DataFrame(theta, index=self.corpus.index,
                             columns=pd.Index(range(theta.shape[1]), name="topic"))
 
     def topics(self, n_words: int = 10) -> pd.DataFrame:
@@ -933,8 +1005,7 @@ class Session:
         """Entropy (nats) of each training document's topic proportions, indexed like
         ``doc_topics()``: 0 for a document in one topic, log K for one spread over all."""
         theta = self.doc_topics(as_frame=False)   # takes the lock itself
-        return pd.Series(metrics.document_entropy(theta),
-                         index=pd.Index(self.corpus.doc_index, name="document"),
+        return pd.Series(metrics.document_entropy(theta), index=self.corpus.index,
                          name="entropy")
 
     def summary(self) -> pd.Series:
@@ -968,6 +1039,10 @@ class Session:
         random stream), the position inside a stopped sweep, the history, the settings
         changes and a checksum of the arrays. The file is replaced atomically: an interrupted
         save leaves the previous file intact (``topicsup.checkpoint``).
+
+        The corpus's ``index`` is saved too when it holds integers or str (with a str name or
+        none); any other index (dates, floats, a MultiIndex) is a ``ValueError`` before
+        anything is written (``Corpus.to_arrays``).
         """
         check.path_like("path", path)
         with self._lock:
@@ -999,7 +1074,9 @@ class Session:
         The file is untrusted input: every array's dtype, shape and range and every
         metadata field are checked against the corpus and the model before any kernel runs
         (``topicsup.checkpoint``). A file that fails is a ``ValueError`` naming the file and
-        the field; a missing file is a ``FileNotFoundError``.
+        the field; a missing file is a ``FileNotFoundError``. The corpus's ``index`` must
+        hold integers or str, one per document; files written before it was saved (formats
+        1 and 2) load with the default index (``Corpus.index``).
         """
         with checkpoint.CheckpointReader(path) as f:
             with f.checking(None):   # a MemoryError is the file's fault too
@@ -1022,13 +1099,16 @@ class Session:
         with f.checking("params"):
             model = model_from_params(name, params)
         known = ({"meta", "rng", "info"} | {f"state/{k}" for k in model.saved_state}
-                 | {f"corpus/{k}" for k in _CorpusArrays.KINDS}
+                 | {f"corpus/{k}" for k in _CorpusArrays.KINDS
+                    if version >= INDEX_SINCE or k not in _CorpusArrays.INDEX}
                  | {f"trace/{k}" for k in model.trace_names}
                  | ({f"history/{k}" for k in _HISTORY_KINDS} if version >= 2 else set()))
         f.require_members(known.__contains__)
         f.verify_checksum(meta, required=version >= 2)
         n_unknown = f.meta_int(meta, "n_unknown_tokens", low=0, default=0)
         prep = f.meta_dict(meta, "preprocessing", default={})
+        if version >= INDEX_SINCE and "corpus/index" not in f:
+            raise f.error("corpus/index", "is missing")
         with f.checking("corpus"):
             corpus = Corpus.from_arrays(_CorpusArrays(f), {"n_unknown_tokens": n_unknown,
                                                           "preprocessing": prep})
@@ -1131,7 +1211,8 @@ class _CorpusArrays:
              "doc_index": ("iu", 1), "dropped_documents": ("iu", 1),
              "labels/values": ("biuf", None), "labels/kind": ("U", 0),
              "labels/classes": ("U", 1), "covariates": ("biuf", 2),
-             "covariate_names": ("U", 1)}
+             "covariate_names": ("U", 1), "index": ("iuU", 1), "index_name": ("U", 0)}
+    INDEX = ("index", "index_name")   # since format 3 (INDEX_SINCE)
 
     def __init__(self, reader: checkpoint.CheckpointReader) -> None:
         self.reader = reader
