@@ -43,7 +43,7 @@ from topicsup.estimators import one_vs_rest  # noqa: E402
 from topicsup.models import GSLDA, LightMedLDA, LightSLDA, MedLDA  # noqa: E402
 from topicsup.newsgroups import load_20newsgroups  # noqa: E402
 from topicsup.session import Session  # noqa: E402
-from topicsup.views import STEP_SECONDS  # noqa: E402
+from topicsup.history import STEP_SECONDS  # noqa: E402
 
 STEPS = ("topics", "augmentation", "weights", "prior")
 MODELS = {

@@ -61,13 +61,13 @@ def test_topic_alignment_finds_a_permuted_copy(corpus):
     b.state.counts.z[:] = perm[a.state.counts.z]
     b.model.refresh_state(b.state, b.corpus)
     eta = a.trace("eta")
-    b._traces["eta"] = [np.concatenate([e[:, inv], e[:, 4:]], axis=1) for e in eta]
+    b._record.traces["eta"] = [np.concatenate([e[:, inv], e[:, 4:]], axis=1) for e in eta]
     al = ch.topic_alignment()
     np.testing.assert_array_equal(al[al.chain == 1].chain_topic, perm)
     assert al["hellinger"].max() < 1e-6
     w = ch.weight_draws()
     np.testing.assert_array_equal(w[0], w[1])
-    np.testing.assert_array_equal(ch.weight_draws(align=False)[1], np.stack(b._traces["eta"]))
+    np.testing.assert_array_equal(ch.weight_draws(align=False)[1], np.stack(b._record.traces["eta"]))
 
 
 def test_diagnostics_and_convergence(chains):
@@ -167,7 +167,7 @@ def test_to_arviz_structure_is_the_same_in_arviz_0_and_1(corpus, chains):
         assert list(ds["chain"].values) == [0, 1, 2]
         assert list(ds["draw"].values) == list(range(3, 11))
     assert list(post["task"].values) == list(s0.model.task_names(s0.corpus))
-    assert list(post["feature"].values) == list(s0._feature_names())
+    assert list(post["feature"].values) == list(s0.feature_names())
     assert attrs == {"inference_library": "topicsup", "inference_library_version": __version__,
                      "model": repr(s0.model), "seeds": [4, 5, 6], "topics_aligned": True}
     assert _export_parts(unaligned)[1]["topics_aligned"] is False

@@ -19,16 +19,16 @@ covariate weights need no alignment.
 from __future__ import annotations
 
 import concurrent.futures
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
 
 from . import diagnostics
 from . import validation as check
-from ._version import __version__
 from .corpus import Corpus
-from .session import Session, is_timing
+from .history import kept_draws, to_inference_data
+from .session import Session
 
 MAX_CHAINS = 64
 
@@ -223,7 +223,7 @@ class Chains:
         perms = self._permutations() if align else None
         out = []
         for c, s in enumerate(self.sessions):
-            eta = traced_weights(s, burn, self.n_sweeps, f"chain {c}")
+            eta = kept_draws(s.trace("eta"), s.n_sweeps, burn, self.n_sweeps, f"chain {c}")
             if perms is not None:
                 eta = np.concatenate([eta[:, :, perms[c]], eta[:, :, K:]], axis=2)
             out.append(eta)
@@ -240,7 +240,7 @@ class Chains:
 
     def feature_names(self) -> list[str]:
         """Chain 0's feature names (topics by their top words, then the covariates)."""
-        return self.sessions[0]._feature_names()
+        return self.sessions[0].feature_names()
 
     def diagnostics(self, burn: int | None = None, engine: str = "auto") -> pd.DataFrame:
         """R-hat and effective sample sizes (``topicsup.diagnostics``, ArviZ's definitions)
@@ -295,25 +295,22 @@ class Chains:
         ``acceptance_rate`` (samplers that make Metropolis-Hastings proposals: the
         share of proposals accepted in the sweep) and ``topic_change_rate``. The draw
         coordinate is the sweep number."""
-        return to_inference_data(self.sessions, self._burn(burn), align,
-                                 self.weight_draws if self.model.supervised else None)
+        burn = self._burn(burn)
+        align = check.flag("align", align)
+        s0 = self.sessions[0]
+        eta = self.weight_draws(burn, align) if self.model.supervised else None
+        return to_inference_data(
+            [s.history for s in self.sessions], burn, self.n_sweeps,
+            bool(self.model.proposal_kinds), eta,
+            self.model.task_names(s0.corpus) if eta is not None else (),
+            self.feature_names() if eta is not None else (),
+            {"model": repr(self.model), "seeds": [s.seed for s in self.sessions],
+             "topics_aligned": align})
 
     def __repr__(self) -> str:
         where = "threads" if self.client is None else "dask"
         return (f"Chains({type(self.model).__name__}, n_chains={self.n_chains}, "
                 f"seed={self.seed}, sweeps={self.n_sweeps}, backend={where!r})")
-
-
-def traced_weights(session: Session, burn: int, last: int, who: str = "the chain"
-                   ) -> np.ndarray:
-    """A session's traced weights of sweeps ``burn + 1 .. last`` as float64 (draw, task,
-    feature); the trace holds the last ``len(trace)`` sweeps."""
-    eta = session.trace("eta").astype(np.float64)
-    first = session.n_sweeps - eta.shape[0] + 1     # the sweep of the first traced draw
-    if first > burn + 1:
-        raise ValueError(f"{who} keeps weights from sweep {first} only; use burn >= "
-                         f"{first - 1}")
-    return eta[burn + 1 - first:last + 1 - first]
 
 
 def run_chains(model: Any, corpus: Corpus, n_chains: int = 4, sweeps: int = 100,
@@ -324,76 +321,4 @@ def run_chains(model: Any, corpus: Corpus, n_chains: int = 4, sweeps: int = 100,
     return chains
 
 
-def _sweep_stats(session: Session, sweeps: np.ndarray) -> dict[str, np.ndarray]:
-    """Per sweep: ``lp``, ``acceptance_rate`` (when the sampler proposes),
-    ``topic_change_rate``."""
-    h = session.history
-    h = h[~is_timing(h["metric"])]
-
-    def series(rows: pd.DataFrame) -> np.ndarray:
-        return rows.groupby("sweep")["value"].sum().reindex(sweeps).to_numpy(np.float64)
-
-    out = {"lp": series(h[h["metric"] == "log_joint"]),
-           "topic_change_rate": series(h[h["metric"] == "topic_change_rate"])}
-    if session.model.proposal_kinds:
-        rate = h[h["metric"] == "acceptance_rate"].set_index(["sweep", "proposal"])["value"]
-        made = h[h["metric"] == "proposals"].set_index(["sweep", "proposal"])["value"]
-        both = pd.DataFrame({"rate": rate, "made": made}).dropna()
-        both["accepted"] = both["rate"] * both["made"]
-        g = both.groupby(level="sweep")[["accepted", "made"]].sum().reindex(sweeps)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            out["acceptance_rate"] = (g["accepted"] / g["made"]).to_numpy(np.float64)
-    return out
-
-
-def to_inference_data(sessions: Sequence[Session], burn: int, align: bool,
-                      weight_draws: Callable[..., np.ndarray] | None) -> Any:
-    """The ArviZ export of ``Chains.to_arviz`` and ``Session.to_arviz``."""
-    try:
-        import arviz
-    except ImportError:
-        raise ImportError("to_arviz needs ArviZ: pip install 'topicsup[arviz]'") from None
-    n = min(s.n_sweeps for s in sessions)
-    if n <= burn:
-        raise ValueError(f"no draws after burn = {burn}: the chains have {n} sweep(s)")
-    sweeps = np.arange(burn + 1, n + 1)
-    stats = [_sweep_stats(s, sweeps) for s in sessions]
-    sample_stats = {k: np.stack([st[k] for st in stats]) for k in stats[0]}
-    s0 = sessions[0]
-    coords: dict[str, Any] = {"draw": sweeps}
-    dims: dict[str, list[str]] = {}
-    posterior = None
-    if weight_draws is not None:
-        posterior = {"eta": weight_draws(burn, align)}
-        coords.update({"task": s0.model.task_names(s0.corpus), "feature": s0._feature_names()})
-        dims["eta"] = ["task", "feature"]
-    attrs = {"inference_library": "topicsup", "inference_library_version": __version__,
-             "model": repr(s0.model), "seeds": [s.seed for s in sessions],
-             "topics_aligned": bool(align)}
-    groups = {"sample_stats": sample_stats} if posterior is None else \
-        {"posterior": posterior, "sample_stats": sample_stats}
-    return _arviz_from_dict(arviz, groups, coords, dims, attrs)
-
-
-def _arviz_from_dict(arviz: Any, groups: dict[str, dict[str, np.ndarray]],
-                     coords: dict[str, Any], dims: dict[str, list[str]],
-                     attrs: dict[str, Any]) -> Any:
-    """ArviZ's ``from_dict`` in either major version: the one place where they differ.
-
-    ArviZ 0.x (Python 3.11): ``from_dict(posterior=..., sample_stats=..., attrs=...)``
-    returns an ``InferenceData``; ``attrs`` are its top-level attributes. ArviZ 1.x (the
-    arviz-base/arviz-stats/arviz-plots packages; Python >= 3.12): ``from_dict(groups)``
-    takes a dict of groups and returns an xarray ``DataTree``; ``attrs`` is keyed by group,
-    ``"/"`` the root. Both get the same groups, variables, dims, coords and the same
-    top-level attributes. The split is on ``arviz.__version__``: the signature, the
-    attributes' layout and the return type all changed at once at 1.0 (ArviZ's migration
-    guide), so one check covers the three, where probing capabilities would need one per
-    change. ``sample_dims`` and ``index_origin`` are given rather than left to rcParams."""
-    common = {"coords": coords, "dims": dims, "index_origin": 0}
-    if int(str(arviz.__version__).split(".")[0]) >= 1:
-        return arviz.from_dict(groups, sample_dims=["chain", "draw"], attrs={"/": attrs},
-                               **common)
-    return arviz.from_dict(**groups, attrs=attrs, **common)
-
-
-__all__ = ["Chains", "run_chains", "to_inference_data", "traced_weights"]
+__all__ = ["Chains", "run_chains"]

@@ -23,6 +23,12 @@ anything is decoded:
    random stream, the position inside a sweep, the history) before any kernel runs.
 
 Every failure is a ``ValueError`` that names the file and the field (``CheckpointError``).
+
+The session's format (``save_session`` / ``load_session``): the model's name and parameters,
+the corpus, the chain's state arrays, the random stream, the position inside a sweep, the
+record (history, traces, settings changes), and the migrations from every earlier format
+(``FORMAT_VERSION``). ``load_session`` returns a plain ``SavedSession`` from which
+``Session.load`` builds the session through its constructor.
 """
 
 from __future__ import annotations
@@ -36,12 +42,18 @@ import struct
 import tempfile
 import zipfile
 import zlib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
 import numpy as np
 
 from . import validation as check
+from ._version import __version__
+from .corpus import Corpus
+from .history import CHANGE_COLUMNS, HISTORY_COLUMNS, History, Record
+from .models import Model, model_from_params
+from .models.lda import State
 
 # A member may expand at most this much over its compressed bytes (real chain state
 # compresses 2-20x; all-zero arrays far more, hence the slack for small members).
@@ -322,3 +334,245 @@ class CheckpointReader:
         if not isinstance(value, list):
             raise self.error(name, f"must be a JSON list, got {type(value).__name__}")
         return value
+
+
+# ---------------------------------------------------------------------------------------------
+# The session's format
+
+FORMAT = "topicsup-session"
+# 2: checksum, settings changes, history as arrays; 3: the corpus's pandas index
+# (corpus/index, corpus/index_name). Files of 1 and 2 still load (with the default index).
+FORMAT_VERSION = 3
+INDEX_SINCE = 3
+HISTORY_KINDS = ("sweep", "value", "metric", "proposal", "names", "kinds")
+MAX_METRIC_NAMES = 10_000
+
+
+@dataclass
+class SavedSession:
+    """Everything a session's chain is, as a checkpoint holds it: ``Session(model, corpus,
+    seed, block_tokens=..., log_joint_every=...)`` resumed at ``n_sweeps`` completed sweeps,
+    ``block`` blocks into the next (``seconds`` of it spent), with its ``state``, random
+    stream ``rng``, the current sweep's counters ``info`` and its ``record``."""
+
+    model: Model
+    corpus: Corpus
+    seed: int
+    block_tokens: int
+    log_joint_every: int
+    n_sweeps: int
+    block: int
+    seconds: float
+    state: State
+    rng: np.ndarray
+    info: np.ndarray
+    record: Record
+
+
+def save_session(path: str | os.PathLike, saved: SavedSession) -> Path:
+    """Write ``saved`` as a checkpoint (``write``: atomically)."""
+    return write(path, *session_file(saved))
+
+
+def session_file(saved: SavedSession) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """The arrays (copies: a running session may change its own meanwhile) and metadata of
+    ``saved``'s checkpoint."""
+    model, corpus = saved.model, saved.corpus
+    meta = {
+        "format": FORMAT, "format_version": FORMAT_VERSION, "topicsup_version": __version__,
+        "model": type(model).__name__, "params": model.get_params(),
+        "seed": saved.seed, "n_sweeps": saved.n_sweeps, "block": saved.block,
+        "block_tokens": saved.block_tokens, "log_joint_every": saved.log_joint_every,
+        "seconds": saved.seconds, "n_unknown_tokens": corpus.n_unknown_tokens,
+        "preprocessing": corpus.preprocessing,
+        "settings_changes": [dict(c) for c in saved.record.changes],
+    }
+    state = model.saved_arrays(saved.state)
+    arrays = {f"state/{k}": state[k].copy() for k in model.saved_state}
+    arrays.update(saved.record.to_arrays())
+    arrays.update(corpus.to_arrays())
+    arrays["rng"] = saved.rng.copy()
+    arrays["info"] = saved.info.copy()
+    return arrays, meta
+
+
+def load_session(path: str | os.PathLike) -> SavedSession:
+    """Read a session's checkpoint as untrusted input (module docstring): every field is
+    checked for what it is before any kernel could see it."""
+    with CheckpointReader(path) as f:
+        with f.checking(None):   # a MemoryError is the file's fault too
+            return _session(f)
+
+
+def _session(f: CheckpointReader) -> SavedSession:
+    meta = f.meta()
+    if meta.get("format") != FORMAT:
+        raise f.error("format", "not a topicsup session checkpoint")
+    version = f.meta_int(meta, "format_version", low=1)
+    if version > FORMAT_VERSION:
+        raise f.error("format_version", f"the file has checkpoint format {version}; this "
+                                        f"topicsup ({__version__}) reads up to "
+                                        f"{FORMAT_VERSION}")
+    # the model, checked by its own constructor; then which members the file may hold
+    name = f.meta_str(meta, "model")
+    params = f.meta_dict(meta, "params")
+    with f.checking("params"):
+        model = model_from_params(name, params)
+    known = ({"meta", "rng", "info"} | {f"state/{k}" for k in model.saved_state}
+             | {f"corpus/{k}" for k in _CorpusArrays.KINDS
+                if version >= INDEX_SINCE or k not in _CorpusArrays.INDEX}
+             | {f"trace/{k}" for k in model.trace_names}
+             | ({f"history/{k}" for k in HISTORY_KINDS} if version >= 2 else set()))
+    f.require_members(known.__contains__)
+    f.verify_checksum(meta, required=version >= 2)
+    n_unknown = f.meta_int(meta, "n_unknown_tokens", low=0, default=0)
+    prep = f.meta_dict(meta, "preprocessing", default={})
+    if version >= INDEX_SINCE and "corpus/index" not in f:
+        raise f.error("corpus/index", "is missing")
+    with f.checking("corpus"):
+        corpus = Corpus.from_arrays(_CorpusArrays(f), {"n_unknown_tokens": n_unknown,
+                                                      "preprocessing": prep})
+        model.check_corpus(corpus)
+        if corpus.n_tokens == 0:
+            raise ValueError("the corpus has no tokens")
+    # the run's position and settings
+    seed = f.meta_int(meta, "seed", low=0, high=2**64 - 1)
+    block_tokens = f.meta_int(meta, "block_tokens", low=1, high=2**62)
+    log_joint_every = f.meta_int(meta, "log_joint_every", low=0, high=2**62)
+    n_sweeps = f.meta_int(meta, "n_sweeps", low=0, high=2**62)
+    n_blocks = len(corpus.blocks(block_tokens)) - 1
+    block = f.meta_int(meta, "block", low=0, high=n_blocks - 1)
+    seconds = f.meta_number(meta, "seconds", low=0.0)
+    # the chain: exact dtypes and shapes from the model, values by the model's checks
+    with f.checking("params"):
+        check.allocation(f"{name} with K = {model.K} on this corpus", model.state_bytes(corpus))
+    state = model.allocate_state(corpus)
+    saved = model.saved_arrays(state)
+    for k in model.saved_state:
+        ref = saved[k]
+        ref[...] = f.array(f"state/{k}", dtype=ref.dtype, shape=ref.shape)
+    with f.checking("state"):
+        model.validate_state(state, corpus)
+        if block > 0:   # a sweep stopped part-way: what it started must be there
+            model.topic_sampler.validate_mid_sweep(model, state.sampler)
+    if "eta_kept" in saved and saved["eta_kept"][0] > n_sweeps:
+        raise f.error("state/eta_kept", f"counts {saved['eta_kept'][0]} kept samples "
+                                        f"in {n_sweeps} sweeps")
+    rng = f.array("rng", dtype=np.uint64, shape=(4,))
+    if not rng.any():   # xoshiro's one fixed point: it would draw zeros forever
+        raise f.error("rng", "is the all-zero generator state, which never leaves zero")
+    info = f.array("info", dtype=np.float64, shape=(model.info_size,))
+    if not (np.isfinite(info).all() and (info >= 0).all()):
+        raise f.error("info", "must hold finite non-negative counts")
+    history = History()
+    with f.checking("history"):
+        if version >= 2:
+            _history_arrays(f, history, n_sweeps)
+        else:
+            history.extend(_history_json(f, meta, n_sweeps))
+    with f.checking("settings_changes"):
+        changes = _changes(f, meta, n_sweeps)
+    shapes = model.trace_arrays(state)
+    traces: dict[str, list[np.ndarray]] = {}
+    for key in f.names("trace/"):
+        tname = key[len("trace/"):]
+        ref = shapes[tname]
+        a = f.array(key, dtype=ref.dtype, ndim=ref.ndim + 1)
+        if a.shape[1:] != ref.shape or a.shape[0] > n_sweeps:
+            raise f.error(key, f"has shape {a.shape}; expected (at most {n_sweeps}, "
+                               f"*{ref.shape})")
+        if not np.isfinite(a).all():
+            raise f.error(key, "has non-finite values")
+        traces[tname] = list(a)
+    model.refresh_state(state, corpus)
+    return SavedSession(model, corpus, seed, block_tokens, log_joint_every, n_sweeps, block,
+                        seconds, state, rng, info, Record(history, traces, changes))
+
+
+def _history_arrays(f: CheckpointReader, out: History, n_sweeps: int) -> None:
+    """The history's columns (format 2), each checked: sweeps in 1..n_sweeps, codes naming
+    a metric and a proposal kind of the file's lists, values finite or NaN."""
+    sweep = f.array("history/sweep", dtype=np.int64, ndim=1)
+    n = sweep.size
+    value = f.array("history/value", dtype=np.float64, shape=(n,))
+    metric = f.array("history/metric", dtype=np.uint32, shape=(n,))
+    proposal = f.array("history/proposal", dtype=np.uint32, shape=(n,))
+    names = [str(x) for x in f.array("history/names", kinds="U", ndim=1)]
+    kinds = [str(x) for x in f.array("history/kinds", kinds="U", ndim=1)]
+    if len(names) > MAX_METRIC_NAMES or len(kinds) > MAX_METRIC_NAMES:
+        raise ValueError(f"more than {MAX_METRIC_NAMES} metric or proposal names")
+    if not all(names) or not all(kinds) or check.first_duplicate(names) is not None \
+            or check.first_duplicate(kinds) is not None:
+        raise ValueError("metric and proposal names must be distinct, non-empty names")
+    if n and (sweep.min() < 1 or sweep.max() > n_sweeps):
+        raise ValueError(f"sweeps must be in 1..{n_sweeps}")
+    if n and (metric.max() >= len(names) or proposal.max() > len(kinds)):
+        raise ValueError("a row's metric or proposal code names no metric or proposal")
+    if np.isinf(value).any():
+        raise ValueError("values must be finite (or NaN)")
+    out.extend({"sweep": int(s), "metric": names[m], "value": float(v),
+                "proposal": kinds[p - 1] if p else None}
+               for s, m, v, p in zip(sweep, metric, value, proposal))
+
+
+class _CorpusArrays:
+    """The ``corpus/`` arrays of a checkpoint, each read with its expected dtype kind and
+    number of dimensions, as ``Corpus.from_arrays`` asks for them."""
+
+    KINDS = {"words": ("iu", 1), "doc_ptr": ("iu", 1), "vocabulary": ("U", 1),
+             "doc_index": ("iu", 1), "dropped_documents": ("iu", 1),
+             "labels/values": ("biuf", None), "labels/kind": ("U", 0),
+             "labels/classes": ("U", 1), "covariates": ("biuf", 2),
+             "covariate_names": ("U", 1), "index": ("iuU", 1), "index_name": ("U", 0)}
+    INDEX = ("index", "index_name")   # since format 3 (INDEX_SINCE)
+
+    def __init__(self, reader: CheckpointReader) -> None:
+        self.reader = reader
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.reader
+
+    def __getitem__(self, key: str) -> np.ndarray:
+        kinds, ndim = self.KINDS.get(key[len("corpus/"):], ("", 0))
+        return self.reader.array(key, kinds=kinds, ndim=ndim)
+
+
+def _history_json(f: CheckpointReader, meta: dict, n_sweeps: int) -> list[dict[str, Any]]:
+    """The history rows of a format-1 file (a JSON list), each checked: a sweep in
+    1..n_sweeps, a metric name, a number (or NaN) and a proposal kind or None."""
+    rows = []
+    for j, r in enumerate(f.meta_list(meta, "history", default=[])):
+        field = f"history[{j}]"
+        if not isinstance(r, dict) or set(r) != set(HISTORY_COLUMNS):
+            raise f.error(field, f"must be an object with the keys {HISTORY_COLUMNS}")
+        sweep, metric, value, proposal = (r[c] for c in HISTORY_COLUMNS)
+        if isinstance(sweep, bool) or not isinstance(sweep, int) or not 1 <= sweep <= n_sweeps:
+            raise f.error(field, f"sweep must be an integer in 1..{n_sweeps}, got {sweep!r}")
+        if not isinstance(metric, str) or not metric:
+            raise f.error(field, f"metric must be a name, got {metric!r}")
+        if value is None:
+            value = float("nan")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or \
+                math.isinf(float(value)):
+            raise f.error(field, f"value must be a finite number or NaN, got {value!r:.50}")
+        if proposal is not None and not isinstance(proposal, str):
+            raise f.error(field, f"proposal must be a name or null, got {proposal!r}")
+        rows.append({"metric": metric, "value": float(value), "proposal": proposal,
+                     "sweep": sweep})
+    return rows
+
+
+def _changes(f: CheckpointReader, meta: dict, n_sweeps: int) -> list[dict[str, Any]]:
+    """The saved settings changes (format 2), each checked like a history row."""
+    out = []
+    for j, c in enumerate(f.meta_list(meta, "settings_changes", default=[])):
+        field = f"settings_changes[{j}]"
+        if not isinstance(c, dict) or set(c) != set(CHANGE_COLUMNS):
+            raise f.error(field, f"must be an object with the keys {CHANGE_COLUMNS}")
+        if isinstance(c["sweep"], bool) or not isinstance(c["sweep"], int) \
+                or not 1 <= c["sweep"] <= n_sweeps + 1:
+            raise f.error(field, f"sweep must be an integer in 1..{n_sweeps + 1}")
+        if not isinstance(c["parameter"], str):
+            raise f.error(field, "parameter must be a name")
+        out.append(dict(c))
+    return out

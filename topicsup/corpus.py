@@ -845,6 +845,14 @@ class Corpus:
             n_unknown_tokens=0, preprocessing=dict(self.preprocessing),
             index=self.index[idx])
 
+    def blocks(self, block_tokens: int) -> np.ndarray:
+        """Document boundaries (0 .. n_docs) cutting the corpus into blocks of about
+        ``block_tokens`` tokens each, whole documents only: a Session checks for a stop
+        request between two blocks."""
+        ptr = self.doc_ptr
+        cuts = np.searchsorted(ptr, np.arange(block_tokens, ptr[-1], block_tokens))
+        return np.unique(np.concatenate([[0], cuts, [self.n_docs]])).astype(np.int64)
+
     def to_matrix(self) -> sp.csr_matrix:
         """The (n_docs, n_words) document-term count matrix."""
         rows = np.repeat(np.arange(self.n_docs), self.doc_lengths)

@@ -47,7 +47,6 @@ from . import validation as check
 from .corpus import (Corpus, Labels, _aligned, _check_label_types, _check_vocabulary,
                      _input_index, _is_set_like, are_texts, is_pandas)
 from .kernels.rng import seed_state
-from .kernels.rng import derive
 from .models import (FOLD_IN_BURN, FOLD_IN_KEEP, GSLDA, LDA, MAX_FOLD_IN_SWEEPS, MAX_TOPICS,
                      LightMedLDA, LightSLDA, MedLDA, SupervisedLDA, micro_f1)
 from .session import Session
@@ -560,7 +559,7 @@ class SupervisedLDAClassifier(ClassifierMixin, TransformerMixin, _Documents, Bas
                 # check and the run taking ownership (request_stop drops a stop made then)
                 if stopped.is_set() or s.run(n, callback=lambda _: not stopped.is_set()) < n:
                     raise KeyboardInterrupt(f"{type(self).__name__}.fit was interrupted")
-                snaps.append(s.model.topic_snapshot(s.state))
+                snaps.append(s.topic_snapshot())
             return snaps
 
         pool = ThreadPoolExecutor(max_workers=self._threads())
@@ -589,8 +588,7 @@ class SupervisedLDAClassifier(ClassifierMixin, TransformerMixin, _Documents, Bas
         key so the result does not depend on ``n_jobs``."""
         def one(j: int) -> np.ndarray:
             s = self.sessions_[j]
-            with s._lock:
-                return fn(s, self.snapshots_[j], seed_state(self.random_state_, stream=1000 + j))
+            return fn(s, self.snapshots_[j], seed_state(self.random_state_, stream=1000 + j))
         with ThreadPoolExecutor(max_workers=self._threads()) as pool:
             return list(pool.map(one, range(len(self.sessions_))))
 
@@ -606,8 +604,8 @@ class SupervisedLDAClassifier(ClassifierMixin, TransformerMixin, _Documents, Bas
         """``decision_function``'s scores as an array, and the held-out corpus."""
         corpus = self._heldout_corpus(X)
         scores = np.hstack(self._per_session(
-            lambda s, snaps, key: s.model.ensemble_scores(
-                s.state, corpus, key, snaps, self.predict_burn_in, self.predict_samples)))
+            lambda s, snaps, key: s.decision_function(
+                corpus, self.predict_burn_in, self.predict_samples, snapshots=snaps, key=key)))
         return (scores[:, 0] if self.label_kind_ == "binary" else scores), corpus
 
     def predict(self, X: Any) -> Any:
@@ -647,9 +645,8 @@ class SupervisedLDAClassifier(ClassifierMixin, TransformerMixin, _Documents, Bas
 
         def proportions(s: Session, snaps: list[np.ndarray], key: np.ndarray) -> np.ndarray:
             K = s.model.K   # the fitted model's, whatever set_params changed since
-            return sum(s.model.fold_in(s.state, corpus, derive(key, j), self.predict_burn_in,
-                                       self.predict_samples, phi)[:, :K]
-                       for j, phi in enumerate(snaps)) / len(snaps)
+            return s.fold_in(corpus, self.predict_burn_in, self.predict_samples,
+                             snapshots=snaps, key=key)[0][:, :K]
         return _labelled(X, corpus, np.hstack(self._per_session(proportions)),
                          self.get_feature_names_out())
 
@@ -699,7 +696,7 @@ class SupervisedLDAClassifier(ClassifierMixin, TransformerMixin, _Documents, Bas
     def coefficients_(self) -> np.ndarray:
         """Averaged weights, (T, K + P) per session stacked: rows are classes."""
         check_is_fitted(self)
-        return np.vstack([s.model.coefficients(s.state) for s in self.sessions_])
+        return np.vstack([s.mean_weights() for s in self.sessions_])
 
 
 class MedLDAClassifier(SupervisedLDAClassifier):
@@ -747,9 +744,9 @@ class _OneSession(TransformerMixin, _Documents):
         held-out corpus (its ``index`` labels the outputs of a pandas X)."""
         corpus = self._heldout_corpus(X)
         s = self.session_
-        with s._lock:
-            return s.model, s.model.fold_in(s.state, corpus, seed_state(self.random_state_, 1000),
-                                            self.predict_burn_in, self.predict_samples), corpus
+        features, corpus = s.fold_in(corpus, self.predict_burn_in, self.predict_samples,
+                                     key=seed_state(self.random_state_, 1000))
+        return s.model, features, corpus
 
     def transform(self, X: Any) -> np.ndarray | pd.DataFrame:
         """Topic proportions of the documents by fold-in, (n, K): a DataFrame with X's index
@@ -884,15 +881,13 @@ class SupervisedLDARegressor(RegressorMixin, _OneSession, BaseEstimator):
         """The predicted responses (n,): the averaged weights on the fold-in proportions; a
         Series named ``"prediction"`` with X's index for a pandas Series or DataFrame."""
         model, features, corpus = self._folded_in(X)
-        with self.session_._lock:
-            y = model.decision_scores(self.session_.state, features)[:, 0]
+        y = self.session_.decision_scores(features)[:, 0]
         return _labelled(X, corpus, y, name="prediction")
 
     @property
     def coef_(self) -> np.ndarray:
         check_is_fitted(self)
-        s = self.session_
-        return s.model.coefficients(s.state)[0]
+        return self.session_.mean_weights()[0]
 
 
 class LDATransformer(_OneSession, BaseEstimator):

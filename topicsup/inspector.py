@@ -390,7 +390,7 @@ class TokenInspector:
         """Resample the next token of the document as the model's sampler would; return what
         happened. After the last token the next call starts a new pass (as the next sweep
         would)."""
-        with self.session._lock:
+        with self.session.locked():
             if self._pass is None or self.done:
                 self._begin_pass()
             reloaded = self._sync()
@@ -504,7 +504,7 @@ class TokenInspector:
         per topic with ``exact`` and one ``proposal_<kind>`` column per proposal of the
         sampler at the token's current topic. ``tidy=True``: (topic, distribution,
         probability) rows."""
-        with self.session._lock:
+        with self.session.locked():
             exact, proposals = self._distributions(self.p0 + self.position % self.n_tokens)
         return _conditional_frame(exact, proposals, tidy)
 
@@ -512,7 +512,7 @@ class TokenInspector:
         """The document's tokens with their current topics: ``position``, ``token`` (index in
         the corpus), ``word``, ``topic`` and ``next`` (the token the next step resamples)."""
         corpus = self.session.corpus
-        with self.session._lock:
+        with self.session.locked():
             topics = self.session.state.z[self.p0:self.p1].copy()
         ids = corpus.words[self.p0:self.p1]
         vocab = np.asarray(corpus.vocabulary, dtype=object)
@@ -559,7 +559,7 @@ class TokenInspector:
         to those of ``z``, the light sampler's document row cleared, the weights' kernel view
         current. ``session.run`` may continue after the inspector exactly when this passes."""
         s = self.session
-        with s._lock:
+        with s.locked():
             st, model = s.state, s.model
             model.validate_state(st, s.corpus)
             fresh = model.allocate_state(s.corpus)

@@ -13,10 +13,7 @@ import altair as alt
 
 from . import validation as check
 from .session import Session
-from .views import (ACCEPTANCE, STEP_SECONDS, TRAIN_PREFIX, acceptance_chart,
-                    alternation_chart, coefficient_heatmap, draw_share_chart, loglik_chart,
-                    score_chart, step_time_chart, tables_chart, throughput_chart,
-                    topic_words_chart, weight_trace_chart)
+from .views import VIEWS, applicable, topic_words_chart
 
 
 def _vega_script() -> str:
@@ -38,35 +35,18 @@ def _embed(chart: alt.TopLevelMixin, div_id: str) -> str:
 def session_views(session: Session, n_words: int = 10) -> list[tuple[str, alt.TopLevelMixin]]:
     """(heading, chart) for every view that applies to the session, in reading order.
 
-    Which apply is the model's rule (``Session.views``, shared with the dashboard):
-    acceptance needs Metropolis-Hastings proposals; scores, coefficients, weight traces and
-    the time split over steps a supervised model.
+    Which apply is the model's rule (``Session.views``, shared with the dashboard); what each
+    draws is the view table's (``topicsup.views.VIEWS``), then the topic words.
     """
     h = session.history
-    applies = session.views
-    views: list[tuple[str, alt.TopLevelMixin]] = [
-        ("Convergence", alt.vconcat(loglik_chart(h), throughput_chart(h)))]
-    if "acceptance" in applies and h["metric"].astype(str).eq(ACCEPTANCE).any():
-        views.append(("Metropolis-Hastings acceptance", acceptance_chart(h)))
-    if "draws" in applies and h["metric"].astype(str).eq("doc_part_share").any():
-        views.append(("Sparse draws", draw_share_chart(h)))
-    if "alternation" in applies and h["metric"].astype(str).eq("outer_iteration").any():
-        views.append(("Outer iterations", alternation_chart(h, epsilon=session.model.epsilon)))
-    if "tables" in applies and h["metric"].astype(str).eq("live_topics").any():
-        views.append(("Topics and tables", tables_chart(h)))
-    if "score" in applies and h["metric"].astype(str).str.startswith(TRAIN_PREFIX).any():
-        views += [("Training score", alt.hconcat(score_chart(h, width=400),
-                                                 score_chart(h, x="seconds", width=400))),
-                  ("Coefficients", coefficient_heatmap(session.coefficients(),
-                                                       target=session.target)),
-                  ("Weight traces", weight_trace_chart(session.weights(),
-                                                       target=session.target))]
-    if "time" in applies and h["metric"].astype(str).str.startswith(STEP_SECONDS).any():
-        views.append(("Seconds per step", step_time_chart(h)))
-    views.append(("Topic words", topic_words_chart(session.topics(n_words),
-                                                   topic_word=session.topic_word(),
-                                                   vocabulary=session.corpus.vocabulary)))
-    return views
+    out: list[tuple[str, alt.TopLevelMixin]] = []
+    for name in applicable(session):   # the table's reading order
+        if VIEWS[name].ready(h):
+            out += VIEWS[name].sections(session, h)
+    out.append(("Topic words", topic_words_chart(session.topics(n_words),
+                                                 topic_word=session.topic_word(),
+                                                 vocabulary=session.corpus.vocabulary)))
+    return out
 
 
 def _session_html(name: str, session: Session, n_words: int, number: int) -> str:

@@ -1,7 +1,8 @@
-"""Read-outs of the classifier weights: what a table, a heatmap or a list of signal topics
-shows, as pure functions of the kept draws.
+"""Read-outs: what a table, a chart or a list shows of a chain, as functions of a ``Fit``
+(the model, its state, the corpus and the traced draws at one moment). ``Session`` and the
+views call them; a new read-out is a function here, a one-line method and a test.
 
-Two rules, so that what is shown is what it says:
+For the classifier weights, two rules, so that what is shown is what it says:
 
 * **One set of draws.** A coefficient's mean and its interval come from the same kept draws
   (``coefficient_table``), so the mean cannot fall outside its own interval, as it could when
@@ -24,11 +25,15 @@ Two rules, so that what is shown is what it says:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from . import metrics
 from . import validation as check
+from .corpus import Corpus
 
 WEIGHT_SCALES = ("identified", "raw")
 
@@ -80,4 +85,188 @@ def coefficient_table(draws: np.ndarray, tasks: Sequence[str], features: Sequenc
         "scale": scale})
 
 
-__all__ = ["WEIGHT_SCALES", "coefficient_table", "identified", "weight_scale"]
+@dataclass(frozen=True)
+class Fit:
+    """A chain at one moment, as the read-outs see it: the ``model``, its ``state``, the
+    training ``corpus``, the ``traces`` (name -> the traced array of each of the last
+    sweeps) and ``n_sweeps`` completed. The caller holds the chain still while a read-out
+    runs (``Session`` takes its lock)."""
+
+    model: Any
+    state: Any
+    corpus: Corpus
+    traces: dict[str, list[np.ndarray]]
+    n_sweeps: int
+
+
+def check_supervised(model: Any) -> None:
+    if not model.supervised:
+        raise ValueError(f"{type(model).__name__} is unsupervised: it has no "
+                         f"classifier weights and makes no predictions; use a supervised "
+                         f"model such as LightMedLDA on a labelled corpus")
+
+
+def topics(fit: Fit, n_words: int = 10) -> pd.DataFrame:
+    """Top words of each topic: one row per topic the model shows (HDP-LDA: the live ones)
+    with ``share`` (fraction of corpus tokens in the topic), ``top_words`` (a readable
+    string) and ``word_1 .. word_n``, the words in order of phi."""
+    n_words = check.integer("n_words", n_words, low=1)
+    n_wk = fit.state.counts.n_wk
+    n_k = fit.state.counts.n_k.astype(np.float64)
+    # phi_k is increasing in n_kw: the top words by count, ties by word id, one topic at a
+    # time (O(V) memory, not a (K, V) copy)
+    shown = fit.model.shown_topics(fit.state)
+    top = np.stack([metrics.top_indices(n_wk[:, k], n_words) for k in shown]) \
+        if len(shown) else np.zeros((0, min(n_words, n_wk.shape[0])), np.int64)
+    words = np.asarray(fit.corpus.vocabulary, dtype=object)[top]
+    df = pd.DataFrame(words, columns=[f"word_{i + 1}" for i in range(top.shape[1])])
+    df.insert(0, "top_words", [" ".join(r) for r in words])
+    df.insert(0, "share", n_k[shown] / max(n_k.sum(), 1.0))
+    df.index = (pd.RangeIndex(len(shown), name="topic") if len(shown) == fit.model.K
+                else pd.Index(shown, name="topic"))
+    return df
+
+
+def feature_names(fit: Fit) -> list[str]:
+    """The weights' columns: topics labelled by their 3 top words, then the intercept and
+    the covariates."""
+    words = topics(fit, 3)["top_words"]
+    return ([f"{k}: {w}" for k, w in zip(words.index, words)]
+            + fit.model.covariate_names(fit.corpus))
+
+
+def kept_weights(fit: Fit) -> tuple[np.ndarray, int]:
+    """The weight draws (S, T, M) the prediction averages: after ``burn_in``, and from the
+    last sweep of an LDA initialisation on (before it the weights are not drawn yet: zeros);
+    all traced ones while none is kept; the current weights before any sweep. And how many
+    draws that is (0 for the current weights)."""
+    samples = fit.traces.get("eta", [])
+    first = fit.n_sweeps - len(samples) + 1   # the sweep samples[0] was drawn in
+    first_kept = max(fit.model.burn_in + 1, fit.model.lda_init_sweeps)
+    kept = samples[max(first_kept - first, 0):] or samples
+    if not kept:
+        return fit.state.supervision.weights.eta.copy()[None], 0
+    return np.stack(kept), len(kept)
+
+
+def coefficients(fit: Fit, interval: float = 0.9, scale: str = "identified") -> pd.DataFrame:
+    """``coefficient_table`` of the kept weight draws (``kept_weights``)."""
+    check_supervised(fit.model)
+    scale = weight_scale(scale)
+    draws, n = kept_weights(fit)
+    return coefficient_table(draws, fit.model.task_names(fit.corpus), feature_names(fit),
+                             fit.model.feature_kinds(fit.corpus), interval, scale, n_samples=n)
+
+
+def weight_trace(fit: Fit, scale: str = "identified") -> pd.DataFrame:
+    """One row per (sweep, task, feature) of the traced weights on ``scale``: ``sweep``,
+    ``task``, ``feature``, ``kind``, ``index`` (column of eta) and ``value``."""
+    check_supervised(fit.model)
+    scale = weight_scale(scale)
+    samples = fit.traces.get("eta", [])
+    T, M = fit.state.supervision.weights.eta.shape
+    S = len(samples)
+    eta = np.stack(samples) if S else np.zeros((0, T, M), np.float32)
+    kinds = fit.model.feature_kinds(fit.corpus)
+    if scale == "identified":
+        eta = identified(eta, kinds)
+    tasks = fit.model.task_names(fit.corpus)
+    return pd.DataFrame({
+        "sweep": np.repeat(np.arange(fit.n_sweeps - S + 1, fit.n_sweeps + 1), T * M),
+        "task": np.tile(np.repeat(tasks, M), S),
+        "feature": np.tile(feature_names(fit), S * T),
+        "kind": np.tile(kinds, S * T),
+        "index": np.tile(np.arange(M), S * T),
+        "value": eta.reshape(-1).astype(np.float64)})
+
+
+def signal_topics(fit: Fit, n: int = 3, n_words: int = 10, interval: float = 0.9,
+                  scale: str = "identified") -> pd.DataFrame:
+    """Each class's ``n`` topics with the largest positive mean weights, one row per (class,
+    rank): ``task``, ``rank`` (1 = strongest), ``topic``, ``mean``, ``lower``, ``upper``,
+    ``sign_certain`` (the interval excludes 0), ``share`` and ``top_words``."""
+    n = check.integer("n", n, low=1)
+    coefs = coefficients(fit, interval, scale)
+    words = topics(fit, n_words)
+    coefs = coefs[(coefs["kind"] == "topic") & (coefs["mean"] > 0)]
+    best = (coefs.sort_values("mean", ascending=False, kind="stable")
+            .groupby("task", sort=False).head(n))
+    order = {t: i for i, t in enumerate(fit.model.task_names(fit.corpus))}
+    best = best.sort_values(["task", "mean"], key=lambda c: c.map(order) if c.name == "task"
+                            else -c, kind="stable")
+    at = best["index"].to_numpy()
+    return pd.DataFrame({
+        "task": best["task"].to_numpy(),
+        "rank": best.groupby("task", sort=False).cumcount().to_numpy() + 1,
+        "topic": at, "mean": best["mean"].to_numpy(),
+        "lower": best["lower"].to_numpy(), "upper": best["upper"].to_numpy(),
+        "sign_certain": (best["lower"] > 0).to_numpy(),
+        "share": words["share"].to_numpy()[at], "top_words": words["top_words"].to_numpy()[at]})
+
+
+def shrinkage(fit: Fit, top: int = 3, interval: float = 0.9, scale: str = "identified"
+              ) -> pd.DataFrame:
+    """One row per task (index ``task``): ``top_share`` (``metrics.top_weight_share``),
+    ``n_certain`` (topics whose interval excludes 0) and ``n_topics``."""
+    coefs = coefficients(fit, interval, scale)
+    out = metrics.top_weight_share(coefs, top).to_frame("top_share")
+    topic = coefs[coefs["kind"] == "topic"]
+    certain = (topic["lower"] > 0) | (topic["upper"] < 0)
+    out["n_certain"] = certain.groupby(topic["task"], sort=False).sum()
+    out["n_topics"] = fit.model.K
+    return out
+
+
+def doc_topics(fit: Fit, as_frame: bool = True) -> pd.DataFrame | np.ndarray:
+    """Document-topic proportions (n_docs, K) from the state: a DataFrame indexed by
+    ``corpus.index`` with a column per topic (``as_frame``), else the array."""
+    as_frame = check.flag("as_frame", as_frame)
+    theta = fit.model.doc_topic(fit.state, fit.corpus)
+    if not as_frame:
+        return theta
+    return pd.DataFrame(theta, index=fit.corpus.index,
+                        columns=pd.Index(range(theta.shape[1]), name="topic"))
+
+
+def coherence(fit: Fit, n_words: int = 10, measure: str = "npmi") -> pd.DataFrame:
+    """One row per topic (index ``topic``): ``coherence`` of its ``n_words`` top words on the
+    training corpus (``metrics.topic_coherence``) and ``top_words``."""
+    n_words = check.integer("n_words", n_words, low=2)
+    measure = check.choice("measure", measure, metrics.MEASURES)
+    top = metrics.top_word_ids(fit.model.topic_word(fit.state), n_words)
+    values = metrics.topic_coherence(fit.corpus, top, measure)
+    vocab = np.asarray(fit.corpus.vocabulary, dtype=object)
+    return pd.DataFrame({"coherence": values, "top_words": [" ".join(r) for r in vocab[top]]},
+                        index=pd.RangeIndex(top.shape[0], name="topic"))
+
+
+def document_entropy(fit: Fit) -> pd.Series:
+    """Entropy (nats) of each training document's topic proportions, indexed like
+    ``doc_topics``."""
+    theta = fit.model.doc_topic(fit.state, fit.corpus)
+    return pd.Series(metrics.document_entropy(theta), index=fit.corpus.index, name="entropy")
+
+
+def summary(fit: Fit, history: pd.DataFrame, seed: int, in_sweep: bool) -> pd.Series:
+    """Model, corpus, progress and the latest metrics in one Series."""
+    h = history
+    last = h[h["sweep"] == fit.n_sweeps] if len(h) else h
+    lastv = {m: v for m, v, p in zip(last["metric"], last["value"], last["proposal"])
+             if p is None or p != p}
+    total_s = h.loc[h["metric"] == "seconds", "value"].sum() if len(h) else 0.0
+    c = fit.corpus
+    info = {
+        "model": type(fit.model).__name__,
+        **{f"param.{k}": v for k, v in fit.model.get_params().items()},
+        "n_docs": c.n_docs, "n_words": c.n_words, "n_tokens": c.n_tokens, "seed": seed,
+        "sweeps": fit.n_sweeps, "in_sweep": in_sweep, "sampling_seconds": total_s,
+        "log_joint": lastv.get("log_joint", np.nan),
+        "log_joint_per_token": lastv.get("log_joint_per_token", np.nan),
+        "tokens_per_second": lastv.get("tokens_per_second", np.nan),
+    }
+    return pd.Series(info, name="session", dtype=object)
+
+
+__all__ = ["Fit", "WEIGHT_SCALES", "coefficient_table", "coefficients", "coherence",
+           "doc_topics", "document_entropy", "feature_names", "identified", "kept_weights",
+           "shrinkage", "signal_topics", "summary", "topics", "weight_scale", "weight_trace"]

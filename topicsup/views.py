@@ -10,18 +10,17 @@ business. Long traces are thinned here, never in the history, so charts stay und
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Sequence
 
 import altair as alt
 import numpy as np
 import pandas as pd
 
 from . import validation as check
+from .history import ACCEPTANCE, STEP_SECONDS, TRAIN_PREFIX  # noqa: F401 (the names views read)
 
 MAX_ROWS = 4000
-ACCEPTANCE = "acceptance_rate"   # history metric of the MH acceptance, one row per proposal kind
-TRAIN_PREFIX = "train_"          # history metrics of the training fit: train_accuracy, train_f1
-STEP_SECONDS = "seconds_"      # history metrics of the time split: seconds_topics, ...
 POINTS_BELOW = 60                # a line shows its points while it has fewer sweeps than this
 
 
@@ -783,3 +782,84 @@ def mark_settings_changes(chart: alt.TopLevelMixin, changes: pd.DataFrame) -> al
     rules = alt.Chart(df).mark_rule(strokeDash=[4, 3], color="#555").encode(
         x="at:Q", tooltip=[alt.Tooltip("change:N", title="settings changed")])
     return alt.layer(chart, rules)
+
+
+# --------------------------------------------------------------------------------- the table
+def _has(metric: str, prefix: bool = False) -> Callable[[pd.DataFrame], bool]:
+    def ready(h: pd.DataFrame) -> bool:
+        m = h["metric"].astype(str)
+        return bool((m.str.startswith(metric) if prefix else m.eq(metric)).any())
+    return ready
+
+
+@dataclass(frozen=True)
+class View:
+    """One view of a session, for every screen that shows it: the dashboard draws
+    ``panel(session, history, width, height)`` (settings changes marked when ``sweep_axis``),
+    the offline report the ``sections(session, history)`` (heading, chart) pairs, once the
+    history holds what it draws (``ready``). Which views apply to a session is its model's
+    rule (``Model.views``); ``on_request`` views (timings) the dashboard shows only when
+    asked for; ``applies(session)`` says which sessions it is for."""
+
+    title: str
+    ready: Callable[[pd.DataFrame], bool]
+    panel: Callable[[Any, pd.DataFrame, int, int], Any]
+    sections: Callable[[Any, pd.DataFrame], list[tuple[str, Any]]]
+    sweep_axis: bool = True
+    on_request: bool = False
+    # which sessions it applies to; None: those whose model names it (``Model.views``: the
+    # parts know what their sampler records)
+    applies: Callable[[Any], bool] | None = None
+
+
+# every view, in reading order: a new view is a chart builder above and a line here
+VIEWS: dict[str, View] = {
+    "loglik": View(
+        "log joint", _has("log_joint_per_token"),
+        lambda s, h, w, ht: loglik_chart(h, width=w, height=ht),
+        lambda s, h: [("Convergence", alt.vconcat(loglik_chart(h), throughput_chart(h)))]),
+    "acceptance": View(
+        "Metropolis-Hastings acceptance", _has(ACCEPTANCE),
+        lambda s, h, w, ht: acceptance_chart(h, width=w, height=ht),
+        lambda s, h: [("Metropolis-Hastings acceptance", acceptance_chart(h))]),
+    "draws": View(
+        "sparse draws", _has("doc_part_share"),
+        lambda s, h, w, ht: draw_share_chart(h, width=w, height=ht),
+        lambda s, h: [("Sparse draws", draw_share_chart(h))]),
+    "alternation": View(   # two panels: no settings marks (they need one chart)
+        "outer iterations", _has("outer_iteration"),
+        lambda s, h, w, ht: alternation_chart(h, epsilon=s.model.epsilon, width=w,
+                                              height=ht // 2 + 10),
+        lambda s, h: [("Outer iterations", alternation_chart(h, epsilon=s.model.epsilon))],
+        sweep_axis=False),
+    "tables": View(
+        "topics and tables", _has("live_topics"),
+        lambda s, h, w, ht: tables_chart(h, width=w, height=ht),
+        lambda s, h: [("Topics and tables", tables_chart(h))], sweep_axis=False),
+    "score": View(
+        "training score", _has(TRAIN_PREFIX, prefix=True),
+        lambda s, h, w, ht: score_chart(h, width=w, height=ht),
+        lambda s, h: [("Training score", alt.hconcat(score_chart(h, width=400),
+                                                     score_chart(h, x="seconds", width=400)))]),
+    "coefficients": View(
+        "coefficients", lambda h: True,
+        lambda s, h, w, ht: coefficient_heatmap(s.coefficients(), top=12, target=s.target),
+        lambda s, h: [("Coefficients", coefficient_heatmap(s.coefficients(), target=s.target)),
+                      ("Weight traces", weight_trace_chart(s.weights(), target=s.target))]
+        if len(h) else [], sweep_axis=False),
+    "throughput": View(   # the report draws it under the log joint
+        "tokens per second", _has("tokens_per_second"),
+        lambda s, h, w, ht: throughput_chart(h, width=w, height=ht),
+        lambda s, h: [], on_request=True),
+    "time": View(
+        "seconds per step", _has(STEP_SECONDS, prefix=True),
+        lambda s, h, w, ht: step_time_chart(h, width=w, height=ht),
+        lambda s, h: [("Seconds per step", step_time_chart(h))], on_request=True),
+}
+
+
+def applicable(session: Any) -> tuple[str, ...]:
+    """The names of the views that apply to ``session``, in the table's reading order."""
+    names = set(session.views)
+    return tuple(name for name, view in VIEWS.items()
+                 if (name in names if view.applies is None else view.applies(session)))

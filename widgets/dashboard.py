@@ -38,15 +38,16 @@ from topicsup.session import Session
 # the status line and progress bar update at most this often (seconds)
 STATUS_SECONDS = 0.1
 MAX_SWEEPS = 10**9
-VIEWS = ("loglik", "acceptance", "draws", "alternation", "tables", "score", "coefficients",
-         "throughput", "time")
-# x = sweep: changes marked
-SWEEP_VIEWS = ("loglik", "acceptance", "draws", "alternation", "tables", "score", "throughput",
-               "time")
-ON_REQUEST = ("throughput", "time")   # timing views: shown only when asked for
 # controls keep their size and wrap onto further rows instead of shrinking to nothing
 _WRAP = w.Layout(display="flex", flex_flow="row wrap", align_items="center", width="100%")
 _LABEL = {"description_width": "initial"}
+
+
+def _on_request(name: str) -> bool:
+    """Timing views are shown only when asked for (``topicsup.views.VIEWS``); views the
+    table does not know (a ChainsDashboard's) by default."""
+    view = views.VIEWS.get(name)
+    return view is not None and view.on_request
 
 
 def _control_layout(width: str) -> w.Layout:
@@ -112,7 +113,7 @@ class Dashboard:
                                             high=3600.0)
         supported = self._supported_views()
         if views is None:
-            views = tuple(v for v in supported if v not in ON_REQUEST)
+            views = tuple(v for v in supported if not _on_request(v))
         if isinstance(views, str) or not isinstance(views, (list, tuple)):
             raise TypeError(f"views must be a list or tuple of view names from "
                             f"{list(supported)}, got {views!r}")
@@ -133,7 +134,7 @@ class Dashboard:
 
     # ------------------------------------------------------------------ layout
     def _supported_views(self) -> tuple[str, ...]:
-        return self.session.views   # the model's rule, shared with the report
+        return views.applicable(self.session)   # the view table's rule, as the report's
 
     def _build_widgets(self, sweeps: int, per_refresh: int) -> None:
         self.run_button = w.Button(description="Run", icon="play", button_style="success",
@@ -234,30 +235,14 @@ class Dashboard:
         return chart.resolve_scale(color="independent").configure_legend(orient="bottom")
 
     def _view(self, name: str, history) -> alt.TopLevelMixin:
-        w_, h_ = 300, 180
-        if name == "coefficients":
-            return views.coefficient_heatmap(self.session.coefficients(), top=12,
-                                             target=self.session.target)
-        if name == "alternation":   # two panels: no settings marks (they need one chart)
-            return views.alternation_chart(history, epsilon=self.session.model.epsilon,
-                                           width=w_, height=h_ // 2 + 10)
-        if name == "tables":   # two panels, like the alternation
-            return views.tables_chart(history, width=w_, height=h_)
-        if name == "loglik":
-            if not (history["metric"] == "log_joint_per_token").any():
-                raise ValueError("no log joint yet")
-            chart = views.loglik_chart(history, width=w_, height=h_)
-        elif name == "acceptance":
-            chart = views.acceptance_chart(history, width=w_, height=h_)
-        elif name == "score":
-            chart = views.score_chart(history, width=w_, height=h_)
-        elif name == "time":
-            chart = views.step_time_chart(history, width=w_, height=h_)
-        elif name == "draws":
-            chart = views.draw_share_chart(history, width=w_, height=h_)
-        else:
-            chart = views.throughput_chart(history, width=w_, height=h_)
-        return views.mark_settings_changes(chart, self.session.settings_changes)
+        """The view's panel from the table (``topicsup.views.VIEWS``); a ``ValueError`` while
+        the history does not hold what it draws."""
+        view = views.VIEWS[name]
+        if not view.ready(history):
+            raise ValueError(f"no {view.title} yet")
+        chart = view.panel(self.session, history, 300, 180)
+        return views.mark_settings_changes(chart, self.session.settings_changes) \
+            if view.sweep_axis else chart
 
     def _status_html(self) -> str:
         s = self.session

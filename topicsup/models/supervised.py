@@ -26,7 +26,7 @@ from ..parts import LiveSetting
 from ..priors import REGISTRY as PRIORS
 from ..tasks import Task, task_for
 from ..weight_samplers import REGISTRY as WEIGHT_SAMPLERS
-from ..views import STEP_SECONDS
+from ..history import STEP_SECONDS
 from .base import register
 from .lda import FOLD_IN_BURN, FOLD_IN_KEEP, LDA, State
 
