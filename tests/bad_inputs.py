@@ -318,7 +318,7 @@ def _model_cases() -> list[Case]:
         Case(m, "K-as-a-string", lambda f: LDA(K="3"), "TypeError",
              r"K must be an integer .*got '3' \(a str\)", "K"),
         Case(m, "K-absurd", lambda f: LDA(K=10**9), "ValueError",
-             r"K must be an integer in \[2, 100000\]", "K"),
+             r"K must be an integer in \[1, 100000\]", "K"),
         Case(m, "mh-steps-absurd", lambda f: LDA(sampler="alias", mh_steps=10**12),
              "ValueError", r"mh_steps must be an integer in \[1, 1024\]", "mh_steps"),
         Case(m, "mh-steps-as-a-string", lambda f: LDA(mh_steps="2"), "TypeError",

@@ -282,7 +282,7 @@ def _forget_targets():
 def _joint_target(corpus, model, grid=np.linspace(-7.0, 7.0, 561)):
     """p(Z) with eta integrated out on a grid, and p(eta | Z) on that grid, for a binary
     model with K = 2 and no covariates: p(Z, eta) ∝ LDA(Z) N(eta; 0, I / nu)
-    prod_d psi(y_d | eta . zbar_d), psi the loss's pseudo-likelihood (MATH.md sec. 1). Returns
+    prod_d psi(y_d | eta . zbar_d), psi the loss's pseudo-likelihood (docs/math.md sec. 1). Returns
     the assignments, the grid points (G, 2), the spacing, p(Z) and p(eta | Z) (S, G).
 
     The target depends on the corpus, the priors and the loss, not on the samplers, so it is
@@ -424,3 +424,21 @@ def test_a_precision_that_is_not_positive_definite_is_named(monkeypatch):
                                          r"lam = 4.*larger prior precision"):
         s.run(1)
     assert s.n_sweeps == 0 and not s.running
+
+
+@pytest.mark.parametrize("sampler", ["gibbs", "alias", "light", "partially_collapsed"])
+def test_one_topic_is_the_unigram_model_under_every_sampler(sampler):
+    """K = 1 is a model (scikit-learn's n_components = 1, and the baseline a topic model is
+    compared with): every token in topic 0, whatever the sampler, and the log joint the
+    collapsed unigram model's, log Gamma(V beta) - log Gamma(N + V beta)
+    + sum_w [log Gamma(n_w + beta) - log Gamma(beta)] plus the document part, which with one
+    topic is 0 (alpha's Dirichlet over one outcome)."""
+    from math import lgamma
+    corpus = make_synthetic(n_docs=30, n_topics=3, doc_length=15, seed=2).corpus
+    s = Session(LDA(K=1, beta=0.05, sampler=sampler), corpus, seed=0)
+    s.run(3)
+    assert (s.state.z == 0).all()
+    n_w = np.bincount(corpus.words, minlength=corpus.n_words)
+    V, N, b = corpus.n_words, corpus.n_tokens, 0.05
+    unigram = lgamma(V * b) - lgamma(N + V * b) + sum(lgamma(n + b) - lgamma(b) for n in n_w)
+    assert s.metric("log_joint").iloc[-1] == pytest.approx(unigram, rel=1e-12)

@@ -234,7 +234,7 @@ def test_bad_session_input(corpus, call, err, msg):
 
 
 @pytest.mark.parametrize("kw, err, msg", [
-    ({"K": 1}, ValueError, r"K must be an integer in \[2, 100000\], got 1"),
+    ({"K": 0}, ValueError, r"K must be an integer in \[1, 100000\], got 0"),
     ({"K": 2.0}, TypeError, "K must be an integer"),
     ({"alpha": -0.1}, ValueError, r"alpha must be a finite number in \[1e-10, 1e\+06\]"),
     ({"alpha": (0.1, 0.2)}, ValueError, "alpha has 2 values but K = 20"),

@@ -334,7 +334,7 @@ def _check_label_types(seq: list, where: str = "labels") -> None:
 
 
 def make_labels(labels: Any, n_docs: int, kind: LabelKind | None = None,
-                classes: Sequence[Any] | None = None) -> Labels:
+                classes: Sequence[Any] | None = None, *, name: str = "labels") -> Labels:
     """Validate ``labels`` for ``n_docs`` documents and encode them.
 
     Parameters
@@ -352,6 +352,8 @@ def make_labels(labels: Any, n_docs: int, kind: LabelKind | None = None,
     classes : sequence, optional
         Fix the class names and their order (e.g. a training corpus's classes when labelling
         test documents). For binary the second class is the positive one.
+    name : str
+        What the messages call ``labels`` (the scikit-learn estimators: ``"y"``).
     """
     if isinstance(labels, Labels):
         if len(labels.values) != n_docs:
@@ -382,7 +384,7 @@ def make_labels(labels: Any, n_docs: int, kind: LabelKind | None = None,
     arr = labels if isinstance(labels, np.ndarray) else None
     n = arr.shape[0] if arr is not None and arr.ndim else len(labels)
     if n != n_docs:
-        raise ValueError(f"labels has {n} entries but the corpus has {n_docs} documents")
+        raise ValueError(f"{name} has {n} entries but the corpus has {n_docs} documents")
 
     # multi-label: an indicator matrix or one collection per document
     if arr is not None and arr.ndim == 2:
@@ -402,10 +404,10 @@ def make_labels(labels: Any, n_docs: int, kind: LabelKind | None = None,
     if kind == "multilabel" or (kind is None and n_docs and all(_is_set_like(x) for x in seq)):
         if not all(_is_set_like(x) for x in seq):
             bad = next(i for i, x in enumerate(seq) if not _is_set_like(x))
-            raise TypeError(f"multilabel labels must give a set, list or tuple of class names per "
-                            f"document; labels[{bad}] is {type(seq[bad]).__name__}")
+            raise TypeError(f"multilabel {name} must give a set, list or tuple of class names "
+                            f"per document; {name}[{bad}] is a {type(seq[bad]).__name__}")
         members = [c for x in seq for c in x]
-        _check_label_types(members, "the labels' class names")
+        _check_label_types(members, f"the class names of {name}")
         names = (_class_names([_class_name(c) for c in classes]) if classes is not None
                  else tuple(sorted({_class_name(c) for c in members})))
         index = {c: j for j, c in enumerate(names)}
@@ -414,12 +416,12 @@ def make_labels(labels: Any, n_docs: int, kind: LabelKind | None = None,
             for c in x:
                 j = index.get(_class_name(c))
                 if j is None:
-                    raise ValueError(f"labels[{d}] contains class {c!r}, which is not one of "
+                    raise ValueError(f"{name}[{d}] contains class {c!r}, which is not one of "
                                      f"the classes {list(names)}")
                 ind[d, j] = 1
         return Labels("multilabel", ind, names)
 
-    _check_label_types(seq)
+    _check_label_types(seq, name)
     values = np.asarray(seq)
     if values.ndim != 1:
         raise ValueError(f"labels must be one-dimensional, got shape {values.shape}")
@@ -446,7 +448,7 @@ def make_labels(labels: Any, n_docs: int, kind: LabelKind | None = None,
     for d, c in enumerate(values.tolist()):
         j = index.get(_class_name(c))
         if j is None:
-            raise ValueError(f"labels[{d}] is {c!r}, which is not one of the classes "
+            raise ValueError(f"{name}[{d}] is {c!r}, which is not one of the classes "
                              f"{list(names)}")
         codes[d] = j
     if kind is None:
@@ -458,6 +460,48 @@ def make_labels(labels: Any, n_docs: int, kind: LabelKind | None = None,
         raise ValueError(f"binary labels need exactly 2 classes, got {len(names)}: "
                          f"{list(names)[:10]}")
     return Labels(kind, codes, names)
+
+
+@dataclass(frozen=True)
+class LabelForm:
+    """The form labels were given in, so that predictions go back in it (the scikit-learn
+    estimators' "in the type given"): ``"labels"``, one per document (``classes``: the values
+    as given, in code order, their dtype kept: ints stay ints); ``"indicator"``, a 0/1 matrix
+    (``classes``: its column numbers; ``dtype``: its dtype); ``"sets"``, a collection of
+    class names per document (``classes``: the names as given). ``of`` reads it off labels
+    that ``make_labels`` encoded; ``give`` puts predictions into it."""
+
+    form: str
+    classes: np.ndarray
+    dtype: Any = None
+
+    @classmethod
+    def of(cls, given: Any, labels: Labels) -> "LabelForm":
+        """The form of ``given``, which ``make_labels`` encoded as ``labels`` (every class
+        present); a ``Labels`` given keeps its class names (an indicator of int64)."""
+        if isinstance(given, Labels):
+            kind = "indicator" if labels.kind == "multilabel" else "labels"
+            return cls(kind, np.asarray(labels.classes), np.dtype(np.int64))
+        if labels.kind != "multilabel":
+            first = np.unique(labels.values, return_index=True)[1]
+            return cls("labels", np.asarray(given)[first])
+        if sp.issparse(given) or (isinstance(given, (np.ndarray, pd.DataFrame))
+                                  and given.ndim == 2):   # make_labels' indicator matrices
+            dtype = given.to_numpy().dtype if isinstance(given, pd.DataFrame) else given.dtype
+            return cls("indicator", np.arange(labels.n_classes), dtype)
+        seen: dict[str, Any] = {}   # each class name's first member as given
+        for x in given:
+            for c in x:
+                seen.setdefault(_class_name(c), c)
+        return cls("sets", np.asarray([seen[c] for c in labels.classes]))
+
+    def give(self, predicted: np.ndarray) -> Any:
+        """``Task.predict(scores, self.classes)`` in this form: an array of the classes'
+        dtype, a 0/1 matrix of ``dtype``, or a list of tuples of the classes."""
+        if self.form == "sets":
+            return [tuple(self.classes[row.astype(bool)].tolist()) for row in predicted]
+        return np.asarray(predicted).astype(self.classes.dtype if self.form == "labels"
+                                            else self.dtype)
 
 
 # --------------------------------------------------------------------------------------------

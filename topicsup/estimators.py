@@ -1,14 +1,29 @@
 """scikit-learn estimators for every model: ``fit`` / ``predict`` / ``transform``.
 
-``SupervisedLDAClassifier`` (classification with the hinge or the logistic loss;
-``MedLDAClassifier`` is its name for the hinge), ``SupervisedLDARegressor`` (a real response:
-``SLDA``'s Gaussian or the epsilon-insensitive loss) and ``LDATransformer`` (unsupervised
-topics: ``components_`` and ``transform`` to topic proportions, like the ``lda`` package)
-accept the same documents. The classifier trains Gibbs MedLDA, LightMedLDA, gSLDA or
-Light-sLDA on a document-term count matrix (the output of ``CountVectorizer``, so it sits at
-the end of a ``Pipeline``; a scipy sparse matrix, an array or a DataFrame of counts), on raw
-texts, on token lists or on a ``Corpus``. Under the hood each fit is one ``Session`` (multi-task) or one
-per class (one-vs-all), kept in ``sessions_`` for inspection with the usual views.
+``SupervisedLDAClassifier`` (any supervised model, ``model=``; by default the preset of the
+hinge or the logistic loss; ``MedLDAClassifier`` is its name for the hinge),
+``SupervisedLDARegressor`` (a real response: ``SLDA``'s Gaussian or the epsilon-insensitive
+loss) and ``LDATransformer`` (unsupervised topics: ``components_`` and ``transform`` to topic
+proportions, like the ``lda`` package) accept the same documents: a document-term count matrix
+(the output of ``CountVectorizer``, so they sit at the end of a ``Pipeline``; a scipy sparse
+matrix, an array or a DataFrame of counts), raw texts, token lists or a ``Corpus``. Under the
+hood each fit is one ``Session`` (multi-task) or one per class (one-vs-all), kept in
+``sessions_`` for inspection with the usual views.
+
+Parameters take scikit-learn's names where it has one (``LatentDirichletAllocation``'s):
+``n_components`` is the number of topics (the models' ``K``; formerly ``n_topics``),
+``max_iter`` the training sweeps (formerly ``n_iter``), ``doc_topic_prior`` and
+``topic_word_prior`` the Dirichlet parameters (the models' ``alpha`` and ``beta``, formerly so
+named), ``random_state`` and ``n_jobs`` as in scikit-learn. The old names work until the next
+release, with a ``FutureWarning`` naming the new one (``RENAMED``).
+
+One way for each thing. Every model is built in one place from a loss and a sampler
+(``_supervised_model``: the preset of ``models.presets`` that trains them, else
+``SupervisedLDA``), or given whole (``model=``); ``y`` is read by ``corpus.make_labels`` after
+scikit-learn's target checks, and the form it came in (``corpus.LabelForm``) gives the
+predictions back in it; predictions and scores are the label task's (``Task.predict``,
+``Task.score`` of ``model.task(corpus)``), one-vs-all's too: its binary models' scores side by
+side, read by the task of all the labels (argmax for multi-class, > 0 for multi-label).
 
 scikit-learn's conventions hold (``tests/test_estimators.py`` runs ``check_estimator``):
 count matrices are checked by ``validate_data`` (``n_features_in_``, ``feature_names_in_``
@@ -29,8 +44,11 @@ in another order are reordered, any other difference is a ``ValueError`` naming 
 from __future__ import annotations
 
 import dataclasses
+import functools
+import inspect
 import os
 import threading
+import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence, Set
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -44,12 +62,13 @@ from sklearn.utils.validation import (check_array, check_is_fitted, check_non_ne
                                       column_or_1d, validate_data)
 
 from . import validation as check
-from .corpus import (Corpus, Labels, _aligned, _check_label_types, _check_vocabulary,
-                     _input_index, _is_set_like, are_texts, is_pandas)
+from .corpus import (Corpus, LabelForm, Labels, _aligned, _check_vocabulary, _input_index,
+                     are_texts, is_pandas, make_labels)
 from .kernels.rng import seed_state
-from .models import (FOLD_IN_BURN, FOLD_IN_KEEP, GSLDA, LDA, MAX_FOLD_IN_SWEEPS, MAX_TOPICS,
-                     LightMedLDA, LightSLDA, MedLDA, SupervisedLDA, micro_f1)
+from .models import (FOLD_IN_BURN, FOLD_IN_KEEP, LDA, LOSSES, MAX_FOLD_IN_SWEEPS, MAX_TOPICS,
+                     SupervisedLDA, presets)
 from .session import Session
+from .tasks import Task
 
 STRATEGIES = ("multitask", "ovr")
 SPARSE_FORMATS = ("csr", "csc", "coo")
@@ -85,17 +104,6 @@ def _is_documents(X: Any) -> bool:
         isinstance(t, str) for d in X for t in d[:1])
 
 
-@dataclasses.dataclass(frozen=True)
-class _Targets:
-    """Training labels as the model needs them, and how to give predictions back."""
-
-    kind: str                  # binary, multiclass or multilabel
-    codes: np.ndarray          # class codes (D,) or a 0/1 matrix (D, C)
-    classes: np.ndarray        # the labels as given, in code order
-    form: str                  # "labels", "indicator" or "sets": the form y came in
-    dtype: Any = None          # an indicator matrix's dtype
-
-
 def _materialise(X: Any) -> Any:
     """An iterator or generator of documents as a list (read once, not partly consumed by
     the checks that decide what X is)."""
@@ -125,6 +133,93 @@ def _names(classes: np.ndarray) -> tuple[str, ...]:
     """Distinct display names of classes (their text; their repr if two texts coincide)."""
     names = tuple(str(c) for c in classes)
     return names if len(set(names)) == len(names) else tuple(repr(c) for c in classes)
+
+
+def _one_set_per_document(y: Any) -> bool:
+    """Whether ``y`` gives each document a collection of class names (sets, or lists of
+    names) rather than one label each or the rows of a 0/1 matrix (lists of ints)."""
+    seq = y.tolist() if isinstance(y, (pd.Series, pd.Index)) else y
+    return isinstance(seq, (list, tuple)) and len(seq) > 0 and all(
+        isinstance(x, (set, frozenset)) or (isinstance(x, (list, tuple)) and not all(
+            isinstance(c, (int, np.integer)) for c in x)) for x in seq)
+
+
+def _checked_targets(y: Any, who: str) -> np.ndarray:
+    """Labels or a 0/1 indicator matrix as an array checked as scikit-learn checks
+    classification targets (``check_classification_targets``; a column vector flattened with
+    a ``DataConversionWarning``), of at least two classes."""
+    if isinstance(y, pd.DataFrame):
+        y = y.to_numpy()
+    try:
+        y = y.toarray() if sp.issparse(y) else np.asarray(y)
+    except ValueError:
+        raise ValueError("y must be one label per document, a 0/1 matrix with a column per "
+                         "class, or one set of labels per document; its rows have different "
+                         "lengths") from None
+    if y.ndim == 2 and y.shape[1] == 0:
+        raise ValueError("y has no columns: a multi-label indicator matrix needs a column per "
+                         "class")
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = column_or_1d(y, warn=True)
+    check_classification_targets(y)
+    kind = type_of_target(y, input_name="y")
+    if kind not in ("binary", "multiclass", "multilabel-indicator"):
+        raise ValueError(f"{who} does not support {kind} targets: y must be class labels "
+                         f"(binary or multi-class) or a multi-label indicator matrix")
+    if y.shape[0] == 0:
+        raise ValueError("y is empty: there are no documents to train on")
+    if kind != "multilabel-indicator" and len(set(y.tolist())) < 2:
+        raise ValueError(f"{who} needs samples of at least 2 classes in the data, but the data "
+                         f"contains only one class: {y.tolist()[0]!r}")
+    return y
+
+
+# The parameters renamed to scikit-learn's names (old -> new). The old names work until the next
+# release, with a FutureWarning; as in scikit-learn both are parameters, the old one defaulting
+# to DEPRECATED, so get_params, clone and check_estimator hold either way.
+RENAMED = {"n_topics": "n_components", "n_iter": "max_iter", "alpha": "doc_topic_prior",
+           "beta": "topic_word_prior"}
+DEPRECATED = "deprecated"
+
+
+def _is_default(value: Any, default: Any) -> bool:
+    return value is default or (type(value) is type(default) and value == default)
+
+
+def _defaults(est: Any) -> dict[str, Any]:
+    """The estimator's parameters' defaults, from its ``__init__`` (scikit-learn's source)."""
+    return {k: p.default for k, p in inspect.signature(type(est).__init__).parameters.items()}
+
+
+@functools.cache
+def _preset(loss: str, sampler: str) -> type[SupervisedLDA] | None:
+    """The first preset of ``models.presets`` whose defaults are ``loss`` and ``sampler``."""
+    for name in presets.__all__:
+        params = getattr(presets, name)().get_params()
+        if (params["loss"], params["sampler"]) == (loss, sampler):
+            return getattr(presets, name)
+    return None
+
+
+def _supervised_model(loss: str, sampler: str, **settings: Any) -> SupervisedLDA:
+    """The estimators' one way from a loss and a topic sampler to a model: the preset that
+    trains them (``models.presets``: the hinge's MedLDA with "gibbs" and LightMedLDA with
+    "light", the logistic loss's GSLDA and LightSLDA, SLDA, MedLDARegression), else
+    ``SupervisedLDA`` with those parts and the weight sampler that goes with the sampler
+    (coordinate Gibbs for "light", else Cholesky); ``settings`` on top, those that are None
+    left at the model's default. A new loss (``topicsup.losses``) or preset edits nothing
+    here."""
+    kw = {k: v for k, v in settings.items() if v is not None}
+    preset = _preset(loss, sampler)
+    if preset is not None:
+        return preset(**kw)
+    weights = "coordinate" if sampler == "light" else "cholesky"
+    return SupervisedLDA(loss=loss, sampler=sampler, weight_sampler=weights, **kw)
+
+
+def _losses(targets: str) -> list[str]:
+    """The registered losses that model ``targets`` ("signs": classes; "values": responses)."""
+    return [n for n in LOSSES.names() if LOSSES.get(n).targets == targets]
 
 
 class _Documents:
@@ -209,11 +304,37 @@ class _Documents:
         if self.vocabulary is not None:
             _check_vocabulary(self.vocabulary)
 
+    def _renamed(self) -> tuple[dict[str, Any], dict[str, str]]:
+        """The renamed parameters' values by their new names, and the name each was given
+        by: an old name (``RENAMED``) that was set gives its value, with a ``FutureWarning``
+        naming the new one (a ``ValueError`` if the new one was set too). The topics and the
+        sweeps are checked here, under the name they were given by."""
+        defaults = _defaults(self)
+        values: dict[str, Any] = {}
+        names: dict[str, str] = {}
+        for old, new in RENAMED.items():
+            value = getattr(self, old)
+            if isinstance(value, str) and value == DEPRECATED:
+                values[new], names[new] = getattr(self, new), new
+                continue
+            if not _is_default(getattr(self, new), defaults[new]):
+                raise ValueError(f"{type(self).__name__} got {old}={value!r} and "
+                                 f"{new}={getattr(self, new)!r}; {old} is the old name of "
+                                 f"{new}: pass {new} only")
+            warnings.warn(f"{type(self).__name__}: {old} was renamed {new} (scikit-learn's "
+                          f"name) and will be removed in the next release; pass "
+                          f"{new}={value!r}", FutureWarning, stacklevel=4)
+            values[new], names[new] = value, old
+        # the range is the model's (K >= 2): scikit-learn's checks set n_components = 1
+        check.integer(names["n_components"], values["n_components"], low=1, high=MAX_TOPICS)
+        check.integer(names["max_iter"], values["max_iter"], low=1, high=check.INT32_MAX)
+        return values, names
+
     def _unfit(self) -> None:
         """Forget a previous fit, so a fit that fails leaves the estimator unfitted rather
         than mixing the old model with the new labels."""
         for name in list(vars(self)):
-            if name.endswith("_") and not name.endswith("__"):   # classes_, _targets_, ...
+            if name.endswith("_") and not name.endswith("__"):   # classes_, _form_, ...
                 delattr(self, name)
 
     def _heldout_corpus(self, X: Any) -> Corpus:
@@ -241,63 +362,75 @@ class _Documents:
         return corpus if index is None else dataclasses.replace(corpus, index=index)
 
 
-# the classification losses, the settings each reads and the estimator's defaults where they
-# are not the preset's: gSLDA+'s c = 25 (benchmarks/results/gslda_binary); the hinge's lam is
-# the presets' 102.4 (benchmarks/results/defaults)
-CLASSIFICATION_LOSSES = {"hinge": {"lam": None}, "logistic": {"c": 25.0}}
-# the preset each (loss, sampler) trains
-CLASSIFIER_PRESETS = {("hinge", "light"): LightMedLDA, ("hinge", "gibbs"): MedLDA,
-                      ("logistic", "light"): LightSLDA, ("logistic", "gibbs"): GSLDA}
+# the estimator's defaults where they are not the preset's: gSLDA+'s c = 25
+# (benchmarks/results/gslda_binary); the hinge's lam is the presets' 102.4
+LOSS_DEFAULTS = {"logistic": {"c": 25.0}}
+# the classifier's parameters that build the model: with model= given it has them all
+MODEL_PARAMS = ("n_components", "loss", "lam", "c", "sampler", "nu", "doc_topic_prior",
+                "topic_word_prior", "mh_steps", "composition", "supervised_factor", "S_gibbs",
+                "burn_in", "lda_init_sweeps", "n_topics", "alpha", "beta")
 
 
 class SupervisedLDAClassifier(ClassifierMixin, TransformerMixin, _Documents, BaseEstimator):
-    """Supervised topic model classifier: max-margin (Gibbs MedLDA, LightMedLDA) or logistic
-    (gSLDA, Light-sLDA).
+    """Supervised topic model classifier: any supervised model (``model=``), by default the
+    max-margin (Gibbs MedLDA, LightMedLDA) or logistic (gSLDA, Light-sLDA) preset.
 
     Parameters
     ----------
-    n_topics : int
-        Number of topics K.
-    loss : {"hinge", "logistic"}
-        ``"hinge"``: MedLDA's max-margin loss 2 lam max(0, 1 - y s); ``"logistic"``: gSLDA's
-        logistic loss with regularisation constant c and Polya-Gamma augmentation.
+    n_components : int
+        Number of topics K (the models' ``K``; formerly ``n_topics``). (model)
+    model : supervised topic model, optional
+        The model to train, an instance such as ``LightMedLDA(K=20)``, ``DOLDA(K=20)``,
+        ``GSLDA.plus(K=50)`` or ``SupervisedLDA(loss=..., ...)`` with any classification
+        loss: every model parameter then comes from it, ``K``, ``burn_in`` and
+        ``lda_init_sweeps`` included (the parameters marked (model) stay at their defaults),
+        and each chain is ``Session(model, corpus, seed)``'s. ``None``: the preset of
+        ``loss`` and ``sampler`` (``models.presets``) with the settings marked (model).
+    loss : str
+        A classification loss of ``topicsup.losses``: ``"hinge"``, MedLDA's max-margin loss
+        2 lam max(0, 1 - y s); ``"logistic"``, gSLDA's logistic loss with regularisation
+        constant c and Polya-Gamma augmentation; ``"do_probit"``, DOLDA's (which with its
+        prior and sampler is ``model=DOLDA(...)``). (model)
     lam : float, optional
-        The hinge's regularisation constant (default: the presets' 102.4; only with
-        ``loss="hinge"``).
+        The hinge's regularisation constant (default: the presets' 102.4); refused with a
+        loss that does not read it. (model)
     c : float, optional
-        The logistic loss's regularisation constant (default 25, gSLDA+; only with
-        ``loss="logistic"``).
+        The logistic loss's regularisation constant (default 25, gSLDA+); refused with a loss
+        that does not read it. (model)
     sampler : {"light", "gibbs"}
         ``"light"``: the light presets (``LightMedLDA``: doc and word MH proposals, the hinge
         itself in their ratios, coordinate weights; ``LightSLDA``); ``"gibbs"``: exact Gibbs
-        topics and Cholesky weights (``MedLDA``, ``GSLDA``).
+        topics and Cholesky weights (``MedLDA``, ``GSLDA``). (model)
     strategy : {"multitask", "ovr"}
         Multi-class or multi-label labels: one model with a classifier per class on shared
         topics, or one binary model per class (one-vs-all, trained in parallel threads with
-        ``n_jobs``). Binary labels always train one model.
+        ``n_jobs``; its scores side by side are read by the labels' task: the argmax, or the
+        positive ones for multi-label). Binary labels always train one model.
     nu : float, optional
-        Prior precision of the weights (default: the preset's, 1).
-    alpha : float, optional
-        Document-topic Dirichlet parameter (default 6.4 / K).
-    beta : float
-        Topic-word Dirichlet parameter.
+        Prior precision of the weights (default: the preset's, 1). (model)
+    doc_topic_prior : float, optional
+        Document-topic Dirichlet parameter, the models' alpha (default 6.4 / K; formerly
+        ``alpha``). (model)
+    topic_word_prior : float
+        Topic-word Dirichlet parameter, the models' beta (formerly ``beta``). (model)
     mh_steps : int, optional
-        MH steps per token for the light sampler (default 6).
+        MH steps per token for the light sampler (default 6). (model)
     composition : {"mixture", "cycle"}, optional
-        How the light sampler composes its proposals (default: the preset's, cycle).
+        How the light sampler composes its proposals (default: the preset's, cycle). (model)
     supervised_factor : {"marginal", "augmented"}, optional
         The label term the topics see: the loss itself or the augmentation's Gaussian
         factor (``SupervisedLDA.supervised_factor``; default: the preset's, marginal for
-        LightMedLDA and augmented for MedLDA, GSLDA and LightSLDA).
+        LightMedLDA and augmented for MedLDA, GSLDA and LightSLDA). (model)
     S_gibbs : int
-        Coordinate-Gibbs passes over the weights per sweep (light sampler).
-    n_iter : int
-        Training sweeps (the LDA initialisation included).
+        Coordinate-Gibbs passes over the weights per sweep (light sampler). (model)
+    max_iter : int
+        Training sweeps (the LDA initialisation included; formerly ``n_iter``).
     lda_init_sweeps : int
         Sweeps of plain LDA that start each model before the supervised ones
-        (``SupervisedLDA.lda_init_sweeps``).
+        (``SupervisedLDA.lda_init_sweeps``). (model)
     burn_in : int, optional
-        Sweeps before weight samples are averaged for prediction (default ``n_iter // 2``).
+        Sweeps before weight samples are averaged for prediction (default
+        ``max_iter // 2``). (model)
     predict_burn_in, predict_samples : int
         Fold-in sweeps on held-out documents before and while their topic proportions are
         averaged (50 and 50, as ``Session.decision_function``: chosen by measurement).
@@ -313,6 +446,9 @@ class SupervisedLDAClassifier(ClassifierMixin, TransformerMixin, _Documents, Bas
         a ``numpy.random.RandomState`` or ``Generator`` gives one draw as the seed.
     n_jobs : int or None
         Threads for one-vs-all training and prediction (``None`` is 1, ``-1`` every core).
+    n_topics, n_iter, alpha, beta
+        Deprecated: the old names of ``n_components``, ``max_iter``, ``doc_topic_prior`` and
+        ``topic_word_prior``, which work with a ``FutureWarning`` until the next release.
 
     Attributes
     ----------
@@ -327,34 +463,37 @@ class SupervisedLDAClassifier(ClassifierMixin, TransformerMixin, _Documents, Bas
         One (multi-task, binary) or one per class (one-vs-all).
     corpus_ : Corpus
         The training corpus (its vocabulary maps new documents).
+    n_iter_ : int
+        Sweeps run: ``max_iter``, or fewer if the model's algorithm ended first (MCMedLDA).
     """
 
-    def __init__(self, n_topics: int = 20, *, loss: str = "hinge", lam: float | None = None,
-                 c: float | None = None, sampler: str = "light",
+    def __init__(self, n_components: int = 20, *, model: Any = None, loss: str = "hinge",
+                 lam: float | None = None, c: float | None = None, sampler: str = "light",
                  strategy: str = "multitask", nu: float | None = None,
-                 alpha: float | None = None, beta: float = 0.01, mh_steps: int | None = None,
-                 composition: str | None = None, supervised_factor: str | None = None,
-                 S_gibbs: int = 2, n_iter: int = 30,
+                 doc_topic_prior: float | None = None, topic_word_prior: float = 0.01,
+                 mh_steps: int | None = None, composition: str | None = None,
+                 supervised_factor: str | None = None, S_gibbs: int = 2, max_iter: int = 30,
                  burn_in: int | None = None, lda_init_sweeps: int = 0,
-                 predict_burn_in: int = FOLD_IN_BURN,
-                 predict_samples: int = FOLD_IN_KEEP, n_snapshots: int = 1,
-                 snapshot_every: int = 2,
-                 vocabulary: Any = None, random_state: int | None = 0,
-                 n_jobs: int | None = 1) -> None:
-        self.n_topics = n_topics
+                 predict_burn_in: int = FOLD_IN_BURN, predict_samples: int = FOLD_IN_KEEP,
+                 n_snapshots: int = 1, snapshot_every: int = 2, vocabulary: Any = None,
+                 random_state: int | None = 0, n_jobs: int | None = 1,
+                 n_topics: Any = DEPRECATED, n_iter: Any = DEPRECATED, alpha: Any = DEPRECATED,
+                 beta: Any = DEPRECATED) -> None:
+        self.n_components = n_components
+        self.model = model
         self.loss = loss
         self.lam = lam
         self.c = c
         self.sampler = sampler
         self.strategy = strategy
         self.nu = nu
-        self.alpha = alpha
-        self.beta = beta
+        self.doc_topic_prior = doc_topic_prior
+        self.topic_word_prior = topic_word_prior
         self.mh_steps = mh_steps
         self.composition = composition
         self.supervised_factor = supervised_factor
         self.S_gibbs = S_gibbs
-        self.n_iter = n_iter
+        self.max_iter = max_iter
         self.burn_in = burn_in
         self.lda_init_sweeps = lda_init_sweeps
         self.predict_burn_in = predict_burn_in
@@ -364,6 +503,10 @@ class SupervisedLDAClassifier(ClassifierMixin, TransformerMixin, _Documents, Bas
         self.vocabulary = vocabulary
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.n_topics = n_topics
+        self.n_iter = n_iter
+        self.alpha = alpha
+        self.beta = beta
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -376,27 +519,26 @@ class SupervisedLDAClassifier(ClassifierMixin, TransformerMixin, _Documents, Bas
         return tags
 
     # ------------------------------------------------------------------ inputs
-    def _check_params(self) -> None:
-        check.choice("loss", self.loss, sorted(CLASSIFICATION_LOSSES))
-        check.choice("sampler", self.sampler, ("light", "gibbs"))
+    def _check_params(self) -> tuple[SupervisedLDA, int]:
+        """The model to train and the training sweeps, every setting checked."""
+        values, names = self._renamed()
+        n_iter = values["max_iter"]
         check.choice("strategy", self.strategy, STRATEGIES)
-        check.integer("n_topics", self.n_topics, low=2, high=MAX_TOPICS)
-        check.integer("n_iter", self.n_iter, low=1, high=check.INT32_MAX)
         self._check_predict_params()
         for name in ("n_snapshots", "snapshot_every"):
             check.integer(name, getattr(self, name), low=1, high=MAX_FOLD_IN_SWEEPS)
         if self.burn_in is not None:
             check.integer("burn_in", self.burn_in, low=0, high=check.INT32_MAX)
-        check.integer("lda_init_sweeps", self.lda_init_sweeps, low=0, high=check.INT32_MAX)
-        if self.lda_init_sweeps >= self.n_iter:
-            raise ValueError(f"lda_init_sweeps = {self.lda_init_sweeps} leaves no supervised "
-                             f"sweep in n_iter = {self.n_iter}")
-        if (self.n_snapshots - 1) * self.snapshot_every >= self.n_iter:
-            raise ValueError(f"n_iter = {self.n_iter} is too short for n_snapshots = "
+        self._check_random_state()
+        model = self._model(values)   # the model's own checks: lam, nu, alpha, mh_steps, ...
+        if model.lda_init_sweeps >= n_iter:
+            raise ValueError(f"lda_init_sweeps = {model.lda_init_sweeps} leaves no supervised "
+                             f"sweep in {names['max_iter']} = {n_iter}")
+        if (self.n_snapshots - 1) * self.snapshot_every >= n_iter:
+            raise ValueError(f"{names['max_iter']} = {n_iter} is too short for n_snapshots = "
                              f"{self.n_snapshots} taken snapshot_every = {self.snapshot_every} "
                              f"sweeps apart")
-        self._check_random_state()
-        self._model()   # the model's own checks: lam, nu, alpha, beta, mh_steps, ...
+        return model, n_iter
 
     def _check_predict_params(self) -> None:
         """The settings prediction reads (they may change after fit, by set_params)."""
@@ -413,114 +555,78 @@ class SupervisedLDAClassifier(ClassifierMixin, TransformerMixin, _Documents, Bas
             return 1
         return self.n_jobs if self.n_jobs > 0 else max(1, (os.cpu_count() or 1) + 1 + self.n_jobs)
 
-    def _model(self) -> SupervisedLDA:
-        cls = CLASSIFIER_PRESETS[self.loss, self.sampler]
-        # a setting given for the other loss is refused whatever its value (the model would
-        # let one equal to that loss's default pass)
+    def _model(self, values: dict[str, Any] | None = None) -> SupervisedLDA:
+        """The model to train: ``model``, or the preset of ``loss`` and ``sampler`` with the
+        estimator's settings (``_supervised_model``; None: the preset's default)."""
+        values = self._renamed()[0] if values is None else values
+        if self.model is not None:
+            return self._given_model()
+        check.choice("loss", self.loss, _losses("signs"))
+        check.choice("sampler", self.sampler, ("light", "gibbs"))
+        # a setting of another loss is refused whatever its value (the model would let one
+        # equal to that loss's default pass)
+        reads = LOSSES.get(self.loss).param_defaults()
         ignored = [f"{p}={getattr(self, p)!r} (loss={self.loss!r} does not use it)"
-                   for loss, ps in CLASSIFICATION_LOSSES.items() if loss != self.loss
-                   for p in ps if getattr(self, p) is not None]
+                   for p in ("lam", "c") if getattr(self, p) is not None and p not in reads]
         if ignored:
             raise ValueError(f"{type(self).__name__} got a setting its loss does not read: "
                              f"{'; '.join(ignored)}")
-        # the chosen loss's settings, unset ones at the estimator's default; None left: the
-        # preset's default
-        own = {p: d if getattr(self, p) is None else getattr(self, p)
-               for p, d in CLASSIFICATION_LOSSES[self.loss].items()}
-        own = {p: v for p, v in {**own, "nu": self.nu}.items() if v is not None}
-        kw: dict[str, Any] = dict(K=self.n_topics, **own, alpha=self.alpha,
-                                  beta=self.beta, S_gibbs=self.S_gibbs,
-                                  burn_in=self.n_iter // 2 if self.burn_in is None
-                                  else self.burn_in, lda_init_sweeps=self.lda_init_sweeps)
-        if self.mh_steps is not None:
-            kw["mh_steps"] = self.mh_steps
-        if self.composition is not None:
-            kw["composition"] = self.composition
-        if self.supervised_factor is not None:
-            kw["supervised_factor"] = self.supervised_factor
-        return cls(**kw)
+        own = {**LOSS_DEFAULTS.get(self.loss, {}),
+               **{p: getattr(self, p) for p in ("lam", "c") if getattr(self, p) is not None}}
+        n_iter = values["max_iter"]
+        return _supervised_model(
+            self.loss, self.sampler, K=values["n_components"], **own, nu=self.nu,
+            alpha=values["doc_topic_prior"], beta=values["topic_word_prior"],
+            S_gibbs=self.S_gibbs, burn_in=n_iter // 2 if self.burn_in is None else self.burn_in,
+            lda_init_sweeps=self.lda_init_sweeps, mh_steps=self.mh_steps,
+            composition=self.composition, supervised_factor=self.supervised_factor)
 
-    def _targets(self, y: Any) -> _Targets:
-        """Check ``y`` as scikit-learn checks classification targets and encode it."""
+    def _given_model(self) -> SupervisedLDA:
+        """``model``, checked: a supervised classifier, and no model parameter set beside."""
+        model = self.model
+        if not isinstance(model, SupervisedLDA):
+            got = f"the class {model.__name__}" if isinstance(model, type) \
+                else type(model).__name__
+            raise TypeError(f"model must be a supervised model instance such as "
+                            f"LightMedLDA(K=20) or DOLDA(K=20), got {got}")
+        if model.loss_function.targets != "signs":
+            raise ValueError(f"model={type(model).__name__}(loss={model.loss!r}) models real "
+                             f"responses: use SupervisedLDARegressor")
+        defaults = _defaults(self)
+        both = [f"{p}={getattr(self, p)!r}" for p in MODEL_PARAMS
+                if not _is_default(getattr(self, p), defaults[p])]
+        if both:
+            raise ValueError(f"{type(self).__name__} got model= and {', '.join(both)}: the "
+                             f"model's parameters come from the model, so these would be "
+                             f"ignored; set them on it ({type(model).__name__}(K=..., ...)) "
+                             f"or leave model=None")
+        return model
+
+    def _labels(self, X: Any, y: Any) -> tuple[Labels, LabelForm]:
+        """The training labels, encoded by ``corpus.make_labels`` (the one label parser)
+        after scikit-learn's target checks, and the form they came in (``LabelForm``: the
+        predictions go back in it); a labelled Corpus ``X``'s own if ``y`` is None. A pandas
+        ``y`` beside pandas documents is aligned by index (``Corpus``'s rule)."""
+        if isinstance(X, Corpus) and y is None:
+            if X.labels is None or X.labels.kind == "real":
+                raise ValueError("the classifier requires y to be passed, but the target y is "
+                                 "None (and X is a Corpus without class labels)")
+            return X.labels, LabelForm.of(X.labels, X.labels)
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y "
                              f"is None")
+        y = _aligned(y, _input_index(X), "y", "X")
         if isinstance(y, (Mapping, Set, str, bytes)):
             raise TypeError(f"y must be one label per document, in document order; got a "
                             f"{type(y).__name__}")
-        seq = y.tolist() if isinstance(y, (pd.Series, pd.Index)) else y
-        if isinstance(seq, (list, tuple)) and len(seq) and all(
-                isinstance(x, (set, frozenset)) or
-                (_is_set_like(x) and not all(isinstance(c, (int, np.integer)) for c in x))
-                for x in seq):
-            # one collection of class names per document (a list of sets)
-            members = [c for x in seq for c in x]
-            _check_label_types(members, "y's class names")
-            classes = np.asarray(sorted(set(members)))
-            if classes.size == 0:
-                raise ValueError("y names no class at all: every document's set is empty")
-            index = {c: j for j, c in enumerate(classes.tolist())}
-            codes = np.zeros((len(seq), len(classes)), np.int32)
-            for d, x in enumerate(seq):
-                for c in x:
-                    codes[d, index[c]] = 1
-            return _Targets("multilabel", codes, classes, "sets")
-        if isinstance(y, pd.DataFrame):
-            y = y.to_numpy()
-        if isinstance(y, (list, tuple)) and all(np.ndim(x) == 0 for x in y):
-            _check_label_types(list(y), "y")   # before numpy turns [1, "a"] into strings
-        elif not sp.issparse(y):
-            try:
-                arr = np.asarray(y)
-            except ValueError:
-                raise ValueError("y must be one label per document, a 0/1 matrix with a "
-                                 "column per class, or one set of labels per document; its "
-                                 "rows have different lengths") from None
-            if arr.ndim == 1 and arr.dtype == object:
-                _check_label_types(arr.tolist(), "y")
-        y = y.toarray() if sp.issparse(y) else np.asarray(y)
-        if y.ndim == 2 and y.shape[1] == 0:
-            raise ValueError("y has no columns: a multi-label indicator matrix needs a column "
-                             "per class")
-        if y.ndim == 2 and y.shape[1] == 1:
-            y = column_or_1d(y, warn=True)
-        check_classification_targets(y)
-        kind = type_of_target(y, input_name="y")
-        if kind == "multilabel-indicator":
-            return _Targets("multilabel", y.astype(np.int32), np.arange(y.shape[1]),
-                            "indicator", y.dtype)
-        if kind not in ("binary", "multiclass"):
-            raise ValueError(f"{type(self).__name__} does not support {kind} targets: y must "
-                             f"be class labels (binary or multi-class) or a multi-label "
-                             f"indicator matrix")
-        if y.shape[0] == 0:
-            raise ValueError("y is empty: there are no documents to train on")
-        classes, codes = np.unique(y, return_inverse=True)
-        if len(classes) < 2:
-            raise ValueError(f"{type(self).__name__} needs samples of at least 2 classes in the "
-                             f"data, but the data contains only one class: {classes[0]!r}")
-        return _Targets("binary" if len(classes) == 2 else "multiclass",
-                        codes.astype(np.int32), classes, "labels")
-
-    @staticmethod
-    def _corpus_targets(corpus: Corpus) -> _Targets:
-        """The labels of a labelled Corpus, its class names kept."""
-        lab = corpus.labels
-        if lab is None or lab.kind == "real":
-            raise ValueError("the classifier requires y to be passed, but the target y is "
-                             "None (and X is a Corpus without class labels)")
-        form = "indicator" if lab.kind == "multilabel" else "labels"
-        return _Targets(lab.kind, lab.values.astype(np.int32), np.asarray(lab.classes),
-                        form, np.dtype(np.int64))
-
-    def _training_corpus(self, X: Any, y: Any) -> tuple[Corpus, _Targets]:
-        """The training corpus with the labels as the model needs them, and the targets;
-        sets ``n_features_in_`` (and ``feature_names_in_``) for a count matrix. A pandas
-        ``y`` beside pandas documents is aligned by index (``Corpus``'s rule)."""
-        targets = self._corpus_targets(X) if isinstance(X, Corpus) and y is None \
-            else self._targets(_aligned(y, _input_index(X), "y", "X"))
-        labels = Labels(targets.kind, targets.codes, _names(targets.classes))
-        return self._documents(X, labels), targets
+        if _one_set_per_document(y):
+            labels = make_labels(y, len(y), kind="multilabel", name="y")
+            return labels, LabelForm.of(y, labels)
+        arr = _checked_targets(y, type(self).__name__)
+        # a list goes as given, so make_labels refuses [1, "a"] before numpy makes "1" of the 1
+        given = y if isinstance(y, (list, tuple)) and all(np.ndim(x) == 0 for x in y) else arr
+        labels = make_labels(given, arr.shape[0], name="y")
+        return labels, LabelForm.of(given, labels)
 
     # ------------------------------------------------------------------ fit
     def fit(self, X: Any, y: Any = None) -> "SupervisedLDAClassifier":
@@ -529,37 +635,44 @@ class SupervisedLDAClassifier(ClassifierMixin, TransformerMixin, _Documents, Bas
         indicator matrix or one set of labels per document). ``y`` may be omitted when ``X``
         is a labelled Corpus. A fit that fails leaves the estimator unfitted; Ctrl-C stops
         the sessions after their current block and leaves it unfitted too."""
-        self._check_params()
+        model, n_iter = self._check_params()
         self._unfit()
         try:
-            return self._fit(_materialise(X), y)
+            return self._fit(_materialise(X), y, model, n_iter)
         except BaseException:
             self._unfit()   # validate_data may have set n_features_in_ before the failure
             raise
 
-    def _fit(self, X: Any, y: Any) -> "SupervisedLDAClassifier":
-        corpus, targets = self._training_corpus(X, y)
+    def _fit(self, X: Any, y: Any, model: SupervisedLDA, n_iter: int
+             ) -> "SupervisedLDAClassifier":
+        labels, form = self._labels(X, y)
+        corpus = self._documents(X, labels)
         named = self._names_words()
         seed = self._seed_of_random_state()
-        model = self._model()
-        if self.strategy == "ovr" and targets.kind != "binary":
-            corpora = [one_vs_rest(corpus, c) for c in range(corpus.labels.n_classes)]
-        else:
-            corpora = [corpus]
+        corpora = [corpus]
+        if self.strategy == "ovr" and labels.kind != "binary":
+            corpora = [one_vs_rest(corpus, c) for c in range(labels.n_classes)]
+            if model.n_tasks(corpora[0]) != 1:
+                raise ValueError(f"strategy='ovr' trains one binary classifier per class, but "
+                                 f"{type(model).__name__} gives binary labels "
+                                 f"{model.n_tasks(corpora[0])} tasks: use 'multitask'")
         sessions = [Session(model, c, seed=_seed(seed, j)) for j, c in enumerate(corpora)]
         every = self.snapshot_every
         stopped = threading.Event()
 
         def train(s: Session) -> list[np.ndarray]:
-            runs = [self.n_iter - (self.n_snapshots - 1) * every] + \
-                [every] * (self.n_snapshots - 1)
+            runs = [n_iter - (self.n_snapshots - 1) * every] + [every] * (self.n_snapshots - 1)
             snaps = []
             for n in runs:
                 # the callback ends the run at the next sweep if the stop came between the
                 # check and the run taking ownership (request_stop drops a stop made then)
-                if stopped.is_set() or s.run(n, callback=lambda _: not stopped.is_set()) < n:
+                done = 0 if stopped.is_set() else \
+                    s.run(n, callback=lambda _: not stopped.is_set())
+                if stopped.is_set():
                     raise KeyboardInterrupt(f"{type(self).__name__}.fit was interrupted")
                 snaps.append(s.topic_snapshot())
+                if done < n:   # unstopped: the model's algorithm has ended (MCMedLDA's)
+                    break
             return snaps
 
         pool = ThreadPoolExecutor(max_workers=self._threads())
@@ -573,13 +686,14 @@ class SupervisedLDAClassifier(ClassifierMixin, TransformerMixin, _Documents, Bas
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
         self.corpus_ = corpus
-        self.label_kind_ = targets.kind
-        self.classes_ = targets.classes
-        self._targets_ = targets
+        self.label_kind_ = labels.kind
+        self.classes_ = form.classes
+        self._form_ = form
         self.vocabulary_given_ = named
         self.random_state_ = seed
         self.snapshots_ = snapshots
         self.sessions_ = sessions
+        self.n_iter_ = max(s.n_sweeps for s in sessions)   # scikit-learn's: sweeps run
         return self
 
     # ------------------------------------------------------------------ predict
@@ -592,46 +706,41 @@ class SupervisedLDAClassifier(ClassifierMixin, TransformerMixin, _Documents, Bas
         with ThreadPoolExecutor(max_workers=self._threads()) as pool:
             return list(pool.map(one, range(len(self.sessions_))))
 
+    def _scores(self, X: Any) -> tuple[np.ndarray, Corpus]:
+        """The scores (n, T) of the documents of ``X`` (one-vs-all: its binary models' side
+        by side), and their held-out corpus."""
+        corpus = self._heldout_corpus(X)
+        return np.hstack(self._per_session(
+            lambda s, snaps, key: s.decision_function(
+                corpus, self.predict_burn_in, self.predict_samples, snapshots=snaps,
+                key=key))), corpus
+
+    def _task(self) -> Task:
+        """The task of the training labels, whose rule reads the scores (one-vs-all's too)."""
+        return self.sessions_[0].model.task(self.corpus_)
+
     def decision_function(self, X: Any) -> np.ndarray | pd.Series | pd.DataFrame:
         """Scores: shape (n,) for binary labels, (n, C) otherwise (one column per class).
 
         For documents in a pandas Series or DataFrame, a Series (binary) or a DataFrame with
         a column per class, carrying X's index; an array for any other input."""
-        scores, corpus = self._decision(X)
+        scores, corpus = self._scores(X)
+        scores = scores[:, 0] if scores.shape[1] == 1 else scores
         return _labelled(X, corpus, scores, self.classes_, "decision_function")
 
-    def _decision(self, X: Any) -> tuple[np.ndarray, Corpus]:
-        """``decision_function``'s scores as an array, and the held-out corpus."""
-        corpus = self._heldout_corpus(X)
-        scores = np.hstack(self._per_session(
-            lambda s, snaps, key: s.decision_function(
-                corpus, self.predict_burn_in, self.predict_samples, snapshots=snaps, key=key)))
-        return (scores[:, 0] if self.label_kind_ == "binary" else scores), corpus
-
     def predict(self, X: Any) -> Any:
-        """The labels, in the type they were given: binary by the sign rule, multi-class by
-        the argmax; multi-label as a 0/1 indicator matrix of ``y``'s dtype (or, if ``y`` gave
-        one set per document, a list of tuples of labels) of the classes with a positive
-        score (MATH.md sec. 5).
+        """The labels by the task's rule (``Task.predict``: binary by the sign, multi-class
+        by the argmax, multi-label the classes with a positive score; docs/math.md sec. 5), in
+        the type they were given: for multi-label a 0/1 indicator matrix of ``y``'s dtype (or,
+        if ``y`` gave one set per document, a list of tuples of labels).
 
         For documents in a pandas Series or DataFrame the same values come as a Series named
         ``"prediction"`` (multi-label: a DataFrame with a column per class, or a Series of
         tuples) carrying X's index, so they join back onto the user's frame; for any other
         input, an array (or the list of tuples) as scikit-learn gives them."""
-        pred, corpus = self._predictions(X)
-        return _labelled(X, corpus, pred, self.classes_, "prediction")
-
-    def _predictions(self, X: Any) -> tuple[Any, Corpus]:
-        """``predict``'s values as an array (or a list of tuples), and the held-out corpus."""
-        s, corpus = self._decision(X)
-        if self.label_kind_ == "binary":
-            return self.classes_[(s > 0).astype(int)], corpus
-        if self.label_kind_ == "multiclass":
-            return self.classes_[s.argmax(axis=1)], corpus
-        hits = s > 0
-        if self._targets_.form == "sets":
-            return [tuple(self.classes_[row].tolist()) for row in hits], corpus
-        return hits.astype(self._targets_.dtype), corpus
+        scores, corpus = self._scores(X)
+        predicted = self._form_.give(self._task().predict(scores, self.classes_))
+        return _labelled(X, corpus, predicted, self.classes_, "prediction")
 
     def transform(self, X: Any) -> np.ndarray | pd.DataFrame:
         """Topic proportions of the documents by fold-in (averaged over the topic snapshots),
@@ -661,36 +770,23 @@ class SupervisedLDAClassifier(ClassifierMixin, TransformerMixin, _Documents, Bas
                           dtype=object)
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
-        """Accuracy, or micro-averaged F1 for multi-label targets."""
+        """The task's score of the predictions: accuracy (scikit-learn's, which also takes
+        ``sample_weight`` and counts a class unseen in training as a miss), or for
+        multi-label targets ``Task.score``'s micro-averaged F1 (``y`` in either multi-label
+        form, read by ``make_labels`` onto the training classes)."""
         check_is_fitted(self)
         if self.label_kind_ != "multilabel":
             return super().score(X, y, sample_weight=sample_weight)
         if sample_weight is not None:
             raise ValueError("sample_weight is not supported for multi-label scores")
-        predicted = self._predictions(X)[0]
-        n = len(predicted)
-        if self._targets_.form == "sets":
-            if isinstance(y, (str, bytes, Mapping, Set)) or len(y) != n:
-                raise ValueError(f"y must give one set of labels for each of the {n} documents")
-            index = {c: j for j, c in enumerate(self.classes_.tolist())}
-            truth = np.zeros((n, len(index)), bool)
-            for d, x in enumerate(y):
-                if not _is_set_like(x):
-                    raise TypeError(f"y[{d}] is a {type(x).__name__}; give a set of labels per "
-                                    f"document")
-                for c in x:
-                    if c not in index:
-                        raise ValueError(f"y[{d}] has the label {c!r}, which is not one of the "
-                                         f"classes {self.classes_.tolist()[:20]}")
-                    truth[d, index[c]] = True
-            pred = np.zeros_like(truth)
-            for d, x in enumerate(predicted):
-                pred[d, [index[c] for c in x]] = True
-            return micro_f1(truth, pred)
-        truth = np.asarray(y.toarray() if sp.issparse(y) else y)
-        if truth.shape != predicted.shape:
-            raise ValueError(f"y has shape {truth.shape}, expected {predicted.shape}")
-        return micro_f1(truth.astype(bool), predicted.astype(bool))
+        scores, _ = self._scores(X)
+        n = len(scores)
+        if self._form_.form == "sets" and (isinstance(y, (str, bytes, Mapping, Set))
+                                           or len(y) != n):
+            raise ValueError(f"y must give one set of labels for each of the {n} documents")
+        truth = make_labels(y, n, "multilabel", self.corpus_.labels.classes, name="y")
+        task = self._task()
+        return task.score(task.encode(truth), scores.T)
 
     @property
     def coefficients_(self) -> np.ndarray:
@@ -707,7 +803,7 @@ class MedLDAClassifier(SupervisedLDAClassifier):
 
 # ---------------------------------------------------------------------- regression, LDA
 class _OneSession(TransformerMixin, _Documents):
-    """An estimator over one Session: documents in, the model sampled ``n_iter`` sweeps,
+    """An estimator over one Session: documents in, the model sampled ``max_iter`` sweeps,
     held-out documents folded in (``predict_burn_in`` + ``predict_samples`` sweeps) on their
     own streams."""
 
@@ -715,12 +811,13 @@ class _OneSession(TransformerMixin, _Documents):
         check.integer("predict_burn_in", self.predict_burn_in, low=0, high=MAX_FOLD_IN_SWEEPS)
         check.integer("predict_samples", self.predict_samples, low=1, high=MAX_FOLD_IN_SWEEPS)
 
-    def _fit_session(self, model: Any, X: Any, labels: Any) -> "_OneSession":
-        """Sample ``model`` on the documents of ``X`` with ``labels`` (a callable of the
+    def _fit_session(self, X: Any, labels: Any) -> "_OneSession":
+        """Sample ``_model`` on the documents of ``X`` with ``labels`` (a callable of the
         materialised X giving Labels or None); all or nothing."""
-        check.integer("n_iter", self.n_iter, low=1, high=check.INT32_MAX)
+        values, _ = self._renamed()
         self._check_predict_params()
         self._check_random_state()
+        model = self._model(values)
         self._unfit()
         try:
             X = _materialise(X)
@@ -728,12 +825,14 @@ class _OneSession(TransformerMixin, _Documents):
             if corpus.n_tokens == 0:
                 raise ValueError("X has no words: every document is empty")
             session = Session(model, corpus, seed=self._seed_of_random_state())
-            if session.run(self.n_iter) < self.n_iter:
+            if session.run(values["max_iter"]) < values["max_iter"]:
+                raise KeyboardInterrupt(f"{type(self).__name__}.fit was interrupted")
                 raise KeyboardInterrupt(f"{type(self).__name__}.fit was interrupted")
             self.vocabulary_given_ = self._names_words()
             self.corpus_ = corpus
             self.session_ = session
             self.random_state_ = session.seed
+            self.n_iter_ = session.n_sweeps   # scikit-learn's name for the sweeps run
             return self
         except BaseException:
             self._unfit()
@@ -762,43 +861,44 @@ class _OneSession(TransformerMixin, _Documents):
         return np.asarray([f"topic_{k}" for k in range(self.session_.model.K)], dtype=object)
 
 
-REGRESSION_LOSSES = {"gaussian": ("sigma2",), "epsilon_insensitive": ("lam", "eps")}
-
-
 class SupervisedLDARegressor(RegressorMixin, _OneSession, BaseEstimator):
     """Supervised topic model regression: a real response per document predicted from its
     topic proportions (``SLDA``, or ``MedLDARegression`` with the epsilon-insensitive loss).
 
     Parameters
     ----------
-    n_topics : int
-        Number of topics K.
+    n_components : int
+        Number of topics K (formerly ``n_topics``).
     loss : {"gaussian", "epsilon_insensitive"}
-        ``"gaussian"``: y ~ N(eta . zbar, sigma2) (Blei & McAuliffe 2007);
-        ``"epsilon_insensitive"``: 2 lam max(0, |y - s| - eps) (Zheng et al. 2015 sec. 4.2).
+        A regression loss of ``topicsup.losses``: ``"gaussian"``, y ~ N(eta . zbar, sigma2)
+        (Blei & McAuliffe 2007); ``"epsilon_insensitive"``, 2 lam max(0, |y - s| - eps)
+        (Zheng et al. 2015 sec. 4.2).
     sigma2 : float
         The Gaussian response's variance (loss="gaussian").
     lam, eps : float
         The epsilon-insensitive loss's regularisation and tube half-width.
     nu : float
         Prior precision of the weights.
-    alpha : float, optional
-        Document-topic Dirichlet parameter (default 6.4 / K).
-    beta : float
-        Topic-word Dirichlet parameter.
+    doc_topic_prior : float, optional
+        Document-topic Dirichlet parameter alpha (default 6.4 / K; formerly ``alpha``).
+    topic_word_prior : float
+        Topic-word Dirichlet parameter beta (formerly ``beta``).
     sampler : {"gibbs", "light"}
         Exact collapsed Gibbs topics with Cholesky weights, or the light sampler's
         Metropolis-Hastings proposals with coordinate-Gibbs weights.
-    n_iter : int
-        Training sweeps.
+    max_iter : int
+        Training sweeps (formerly ``n_iter``).
     burn_in : int, optional
-        Sweeps before weight samples are averaged (default ``n_iter // 2``).
+        Sweeps before weight samples are averaged (default ``max_iter // 2``).
     predict_burn_in, predict_samples : int
         Fold-in sweeps on held-out documents before and while their proportions are averaged.
     vocabulary : sequence of str, optional
         Word names of the count matrix columns (by default a DataFrame's column names).
     random_state : int or None
         Seed (``None`` draws one; a ``RandomState`` or ``Generator`` gives one draw).
+    n_topics, n_iter, alpha, beta
+        Deprecated: the old names of ``n_components``, ``max_iter``, ``doc_topic_prior`` and
+        ``topic_word_prior``, which work with a ``FutureWarning`` until the next release.
 
     Attributes
     ----------
@@ -808,30 +908,37 @@ class SupervisedLDARegressor(RegressorMixin, _OneSession, BaseEstimator):
         The training corpus.
     coef_ : ndarray (K,)
         The averaged topic weights.
+    n_iter_ : int
+        Sweeps run.
     """
 
-    def __init__(self, n_topics: int = 20, *, loss: str = "gaussian", sigma2: float = 1.0,
+    def __init__(self, n_components: int = 20, *, loss: str = "gaussian", sigma2: float = 1.0,
                  lam: float = 1.0, eps: float = 0.1, nu: float = 1.0,
-                 alpha: float | None = None, beta: float = 0.01, sampler: str = "gibbs",
-                 n_iter: int = 50, burn_in: int | None = None,
+                 doc_topic_prior: float | None = None, topic_word_prior: float = 0.01,
+                 sampler: str = "gibbs", max_iter: int = 50, burn_in: int | None = None,
                  predict_burn_in: int = FOLD_IN_BURN, predict_samples: int = FOLD_IN_KEEP,
-                 vocabulary: Any = None,
-                 random_state: int | None = 0) -> None:
-        self.n_topics = n_topics
+                 vocabulary: Any = None, random_state: int | None = 0,
+                 n_topics: Any = DEPRECATED, n_iter: Any = DEPRECATED, alpha: Any = DEPRECATED,
+                 beta: Any = DEPRECATED) -> None:
+        self.n_components = n_components
         self.loss = loss
         self.sigma2 = sigma2
         self.lam = lam
         self.eps = eps
         self.nu = nu
-        self.alpha = alpha
-        self.beta = beta
+        self.doc_topic_prior = doc_topic_prior
+        self.topic_word_prior = topic_word_prior
         self.sampler = sampler
-        self.n_iter = n_iter
+        self.max_iter = max_iter
         self.burn_in = burn_in
         self.predict_burn_in = predict_burn_in
         self.predict_samples = predict_samples
         self.vocabulary = vocabulary
         self.random_state = random_state
+        self.n_topics = n_topics
+        self.n_iter = n_iter
+        self.alpha = alpha
+        self.beta = beta
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -840,17 +947,16 @@ class SupervisedLDARegressor(RegressorMixin, _OneSession, BaseEstimator):
         tags.regressor_tags.poor_score = True
         return tags
 
-    def _model(self) -> SupervisedLDA:
-        check.choice("loss", self.loss, sorted(REGRESSION_LOSSES))
+    def _model(self, values: dict[str, Any]) -> SupervisedLDA:
+        check.choice("loss", self.loss, _losses("values"))
         check.choice("sampler", self.sampler, ("gibbs", "light"))
         # every loss setting goes to the model, which refuses one its loss would ignore
         # (SupervisedLDARegressor(lam=5.0) with loss="gaussian")
-        own = {p: getattr(self, p) for ps in REGRESSION_LOSSES.values() for p in ps}
-        weights = "cholesky" if self.sampler == "gibbs" else "coordinate"
-        return SupervisedLDA(K=self.n_topics, loss=self.loss, nu=self.nu, alpha=self.alpha,
-                             beta=self.beta, sampler=self.sampler, weight_sampler=weights,
-                             burn_in=self.n_iter // 2 if self.burn_in is None else self.burn_in,
-                             **own)
+        burn_in = values["max_iter"] // 2 if self.burn_in is None else self.burn_in
+        return _supervised_model(self.loss, self.sampler, K=values["n_components"], nu=self.nu,
+                                 alpha=values["doc_topic_prior"],
+                                 beta=values["topic_word_prior"], burn_in=burn_in,
+                                 sigma2=self.sigma2, lam=self.lam, eps=self.eps)
 
     def fit(self, X: Any, y: Any = None) -> "SupervisedLDARegressor":
         """Train on documents ``X`` and real responses ``y`` (one per document; omitted when
@@ -873,15 +979,16 @@ class SupervisedLDARegressor(RegressorMixin, _OneSession, BaseEstimator):
             if len(values) < 2:
                 raise ValueError(f"{type(self).__name__} needs at least 2 samples to learn a "
                                  f"regression; got n_samples = {len(values)}")
-            return Labels("real", values)
+            return make_labels(values, len(values), "real", name="y")
 
-        return self._fit_session(self._model(), X, responses)
+        return self._fit_session(X, responses)
 
     def predict(self, X: Any) -> np.ndarray | pd.Series:
-        """The predicted responses (n,): the averaged weights on the fold-in proportions; a
-        Series named ``"prediction"`` with X's index for a pandas Series or DataFrame."""
+        """The predicted responses (n,): the averaged weights on the fold-in proportions
+        (``Task.predict`` of the responses' task); a Series named ``"prediction"`` with X's
+        index for a pandas Series or DataFrame."""
         model, features, corpus = self._folded_in(X)
-        y = self.session_.decision_scores(features)[:, 0]
+        y = model.task(self.corpus_).predict(self.session_.decision_scores(features), ())
         return _labelled(X, corpus, y, name="prediction")
 
     @property
@@ -893,24 +1000,29 @@ class SupervisedLDARegressor(RegressorMixin, _OneSession, BaseEstimator):
 class LDATransformer(_OneSession, BaseEstimator):
     """Latent Dirichlet allocation as a scikit-learn transformer: ``fit`` samples the topics,
     ``transform`` gives documents' topic proportions by fold-in, ``components_`` the topics
-    (as the ``lda`` package and ``sklearn.decomposition.LatentDirichletAllocation`` do).
+    (as the ``lda`` package and ``sklearn.decomposition.LatentDirichletAllocation`` do), and
+    ``score`` minus the held-out perplexity, so ``GridSearchCV`` can choose ``n_components``.
 
     Parameters
     ----------
-    n_topics : int
-        Number of topics K.
-    alpha, beta : float
-        Dirichlet parameters.
-    sampler : {"gibbs", "light", "alias"}
-        The topic sampler (``topicsup.samplers``).
-    n_iter : int
-        Sweeps.
+    n_components : int
+        Number of topics K (formerly ``n_topics``).
+    doc_topic_prior, topic_word_prior : float
+        Dirichlet parameters alpha and beta (formerly ``alpha`` and ``beta``).
+    sampler : str
+        The topic sampler, by name: any in ``topicsup.samplers.REGISTRY`` (LDA's ``sampler``;
+        default ``"gibbs"``).
+    max_iter : int
+        Sweeps (formerly ``n_iter``).
     predict_burn_in, predict_samples : int
         Fold-in sweeps before and while the proportions are averaged.
     vocabulary : sequence of str, optional
         Word names of the count matrix columns.
     random_state : int or None
         Seed.
+    n_topics, n_iter, alpha, beta
+        Deprecated: the old names of ``n_components``, ``max_iter``, ``doc_topic_prior`` and
+        ``topic_word_prior``, which work with a ``FutureWarning`` until the next release.
 
     Attributes
     ----------
@@ -920,27 +1032,37 @@ class LDATransformer(_OneSession, BaseEstimator):
         The training documents' proportions from the final state.
     session_ : Session
         The fitted chain.
+    n_iter_ : int
+        Sweeps run.
     """
 
-    def __init__(self, n_topics: int = 10, *, alpha: float = 0.1, beta: float = 0.01,
-                 sampler: str = "gibbs", n_iter: int = 50,
+    def __init__(self, n_components: int = 10, *, doc_topic_prior: float = 0.1,
+                 topic_word_prior: float = 0.01, sampler: str = "gibbs", max_iter: int = 50,
                  predict_burn_in: int = FOLD_IN_BURN, predict_samples: int = FOLD_IN_KEEP,
-                 vocabulary: Any = None,
-                 random_state: int | None = 0) -> None:
-        self.n_topics = n_topics
-        self.alpha = alpha
-        self.beta = beta
+                 vocabulary: Any = None, random_state: int | None = 0,
+                 n_topics: Any = DEPRECATED, n_iter: Any = DEPRECATED, alpha: Any = DEPRECATED,
+                 beta: Any = DEPRECATED) -> None:
+        self.n_components = n_components
+        self.doc_topic_prior = doc_topic_prior
+        self.topic_word_prior = topic_word_prior
         self.sampler = sampler
-        self.n_iter = n_iter
+        self.max_iter = max_iter
         self.predict_burn_in = predict_burn_in
         self.predict_samples = predict_samples
         self.vocabulary = vocabulary
         self.random_state = random_state
+        self.n_topics = n_topics
+        self.n_iter = n_iter
+        self.alpha = alpha
+        self.beta = beta
+
+    def _model(self, values: dict[str, Any]) -> LDA:
+        return LDA(K=values["n_components"], alpha=values["doc_topic_prior"],
+                   beta=values["topic_word_prior"], sampler=self.sampler)
 
     def fit(self, X: Any, y: Any = None) -> "LDATransformer":
         """Sample the topics of documents ``X`` (``y`` is ignored)."""
-        model = LDA(K=self.n_topics, alpha=self.alpha, beta=self.beta, sampler=self.sampler)
-        self._fit_session(model, X, lambda X: None)
+        self._fit_session(X, lambda X: None)
         self.components_ = self.session_.topic_word()
         self.doc_topic_ = self.session_.doc_topics(as_frame=False)
         return self
@@ -952,3 +1074,15 @@ class LDATransformer(_OneSession, BaseEstimator):
         (columns ``get_feature_names_out``), else an array."""
         _, features, corpus = self._folded_in(X)
         return _labelled(X, corpus, features, self.get_feature_names_out())
+
+    def score(self, X: Any, y: Any = None) -> float:
+        """Minus the held-out perplexity of the documents of ``X`` (``Session.perplexity``:
+        each document's first half folded in, its second half scored), so that higher is
+        better, as ``GridSearchCV`` needs to choose ``n_components`` (scikit-learn's
+        ``LatentDirichletAllocation.score`` is an approximate log likelihood: also higher is
+        better, on another scale). The perplexity rather than a log likelihood summed over
+        the scored tokens: it is the one held-out measure the Session defines, and per token
+        it compares test folds of any size; ``y`` is ignored."""
+        corpus = self._heldout_corpus(X)
+        return -self.session_.perplexity(corpus, self.predict_burn_in, self.predict_samples,
+                                         seed=self.random_state_)

@@ -107,19 +107,19 @@ class LDA(Model):
         Document-topic Dirichlet parameter: a symmetric value per topic, or K values.
     beta : float
         Symmetric topic-word Dirichlet parameter.
-    sampler : {"gibbs", "alias", "light", "partially_collapsed"}
-        The topic sampler (``topicsup.samplers``): ``"gibbs"``, the exact conditional, O(K)
-        per token; ``"alias"``, AliasLDA's Metropolis-Hastings-Walker sampler, O(k_d) (Li et
-        al. 2014); ``"light"``, LightLDA's doc and word proposals, O(1) (Zheng et al. 2015
-        sec. 2.3); ``"partially_collapsed"``, Phi drawn each sweep and the documents'
-        topics given Phi in parallel over documents, exact, the same chain on any number of
-        threads (Magnusson et al. 2020 sec. 4). The MH samplers record acceptance per
-        proposal kind in the history.
+    sampler : str
+        The topic sampler, by name: any in ``topicsup.samplers.REGISTRY`` (default
+        ``"gibbs"``; each sampler's class docstring describes it, docs/math.md secs. 2-3 its
+        mathematics). For example ``"gibbs"``, the exact conditional, O(K) per token;
+        ``"light"``, LightLDA's doc and word proposals, O(1) (Zheng et al. 2015 sec. 2.3);
+        ``"partially_collapsed"``, Phi drawn each sweep and the documents' topics given Phi
+        in parallel over documents, exact, the same chain on any number of threads
+        (Magnusson et al. 2020 sec. 4). The MH samplers record acceptance per proposal kind
+        in the history.
     **sampler settings
-        The chosen sampler's parameters: ``mh_steps`` (alias, light); ``composition``,
-        ``p_doc``, ``word_proposal`` (light; ``samplers.light.Light``); ``kernel``,
-        ``threads`` (partially collapsed). A setting the chosen
-        sampler does not read is refused.
+        The chosen sampler's parameters (its dataclass fields, e.g. ``mh_steps``,
+        ``composition``; ``samplers.REGISTRY.get(name).param_defaults()`` lists them with
+        their defaults). A setting the chosen sampler does not read is refused.
     """
 
     OWN: ClassVar[dict[str, Any]] = {"K": 20, "alpha": 0.1, "beta": 0.01}
@@ -130,7 +130,7 @@ class LDA(Model):
     supervised = False
 
     def _check_own(self, own: dict[str, Any]) -> dict[str, Any]:
-        own["K"] = K = check.integer("K", own["K"], low=2, high=MAX_TOPICS)
+        own["K"] = K = check.integer("K", own["K"], low=1, high=MAX_TOPICS)
         alpha = own["alpha"]
         if isinstance(alpha, np.ndarray) and alpha.ndim == 0:
             alpha = alpha.item()
@@ -321,7 +321,7 @@ class LDA(Model):
         return rows
 
     def log_joint(self, state: State, corpus: Corpus) -> float:
-        """log p(W, Z) with Theta and Phi collapsed (MATH.md sec. 4); for a sampler that keeps
+        """log p(W, Z) with Theta and Phi collapsed (docs/math.md sec. 4); for a sampler that keeps
         point estimates instead of a chain (``importance``), log p(W | Theta, Phi) of them."""
         t = state.tokens
         est = self.topic_sampler.estimates(state.sampler)
@@ -338,7 +338,7 @@ class LDA(Model):
         return doc_topic_counts(corpus.doc_ptr, state.counts.z, self.K)
 
     def topic_word(self, state: State) -> np.ndarray:
-        """Point estimate phi[k, w] = (n_kw + beta) / (n_k + V beta) (MATH.md sec. 5), or the
+        """Point estimate phi[k, w] = (n_kw + beta) / (n_k + V beta) (docs/math.md sec. 5), or the
         sampler's own (``importance``: eq. 19 of Jiang et al. 2012)."""
         est = self.topic_sampler.estimates(state.sampler)
         if est is not None:
@@ -352,7 +352,7 @@ class LDA(Model):
                 phi_wk: np.ndarray | None = None) -> np.ndarray:
         """Held-out topic proportions (D, K): zbar from ``n_keep`` fold-in sweeps after
         ``n_burn`` with the topics fixed at their point estimate (or at ``phi_wk``, a
-        ``topic_snapshot``) (MATH.md sec. 5). ``rng`` is the key of the documents' own streams
+        ``topic_snapshot``) (docs/math.md sec. 5). ``rng`` is the key of the documents' own streams
         (not advanced): each document draws from the stream of its content, so its
         proportions do not depend on the other documents of ``corpus``. A document without
         tokens has no assignments to average: it gets the prior mean alpha / sum(alpha), the
