@@ -73,7 +73,7 @@ def kernel_constants(session, reps: int = 3) -> dict[str, float]:
     """Per-core rates of the two O(V K) steps, timed alone on one thread on the session's
     state: Phi's Gamma draws and the word tables' entries (docs/scaling.md uses them)."""
     from topicsup.kernels import partially_collapsed as pc
-    from topicsup.samplers.partially_collapsed import numba_threads
+    from topicsup.kernels.threads import numba_threads
     c, own = session.state.counts, session.state.sampler
     V, K = c.n_wk.shape
     phi, part = np.zeros((V, K)), np.zeros(((V + pc.PHI_CHUNK - 1) // pc.PHI_CHUNK, K))

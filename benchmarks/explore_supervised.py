@@ -47,7 +47,7 @@ from topicsup.synthetic import make_synthetic  # noqa: E402
 
 def supervised_factor_spread(model, state, corpus) -> tuple[np.ndarray, np.ndarray]:
     """Per document with tokens: the range over k of the model's g_d(k) (every token counted,
-    MATH.md sec. 1; ``inspector.supervised_g``, or ``inspector.marginal_g`` for the marginal
+    docs/math.md sec. 1; ``inspector.supervised_g``, or ``inspector.marginal_g`` for the marginal
     factor) and the effective number of topics exp(H) of softmax(g_d)."""
     sup = state.supervision
     eta_kt, b, w, r, z, y = (sup.weights.eta_kt, sup.loss.b, sup.loss.w, sup.weights.r, state.z,

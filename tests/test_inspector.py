@@ -17,7 +17,7 @@ Proven here:
   written out from the assignments (the stale table: its recorded values); the decision is
   u < min(1, ratio); the inspector's ``exact`` and the Gibbs kernel's conditional equal p;
 * one inspector step, repeated 20,000 times from a fixed state with the token's topic drawn
-  from its exact conditional, leaves the token in that conditional (MATH.md sec. 7): a
+  from its exact conditional, leaves the token in that conditional (docs/math.md sec. 7): a
   chi-square test, valid at its level (1e-3) for any number of draws because the draws are
   independent, for the doc, word and exp proposals alone, their compositions and Gibbs, with
   and without the supervised term;

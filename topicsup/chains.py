@@ -28,6 +28,7 @@ from . import diagnostics
 from . import validation as check
 from .corpus import Corpus
 from .history import kept_draws, to_inference_data
+from .kernels.threads import concurrent_kernels_safe
 from .session import Session
 
 MAX_CHAINS = 64
@@ -137,7 +138,6 @@ class Chains:
                        for s, k in zip(self.sessions, todo)]
             self.sessions = self.client.gather(futures)
             return
-        from .samplers.partially_collapsed import concurrent_kernels_safe
         # numba's workqueue layer aborts on parallel kernels launched from two threads
         workers = self.n_chains if concurrent_kernels_safe() else 1
         with concurrent.futures.ThreadPoolExecutor(max_workers=workers,

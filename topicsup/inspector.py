@@ -1,7 +1,7 @@
 """Token inspector: resample one document of a live Session one token at a time, and show
 what the sampler does with each token (for teaching MCMC for topic models).
 
-For every token it reports the exact conditional p(k | rest) (MATH.md sec. 2) next to each
+For every token it reports the exact conditional p(k | rest) (docs/math.md sec. 2) next to each
 proposal distribution q(k), and each Metropolis-Hastings step of the light samplers: the
 proposal kind drawn, the current topic s, the proposed t, the ratio
 p(t) q(s | t) / (p(s) q(t | s)), the acceptance probability min(1, ratio), the uniform and the
@@ -46,9 +46,12 @@ import numpy as np
 import pandas as pd
 
 from . import validation as check
-from .kernels import info as info_layout, light, supervised
+from .kernels import info as info_layout, supervised
 from .kernels.rng import seed_state
 from .samplers import REGISTRY as SAMPLERS
+# the proposals and the MH step's record are the samplers' stepping's (importable from here)
+from .samplers.stepping import MHStep, doc_proposal, exp_proposal, word_proposal  # noqa: F401
+from .samplers.stepping import normalize_log as _normalize_log
 
 # the inspector's random stream: far from the Session's stream 0 and the tests' small ones
 INSPECTOR_STREAM = 0x5EC7
@@ -61,11 +64,12 @@ SAMPLER_NAMES = {name: SAMPLERS.get(name).stepping for name in SAMPLERS
 
 # ---------------------------------------------------------------------- the distributions
 # Plain numpy from the counts, independent of the kernels' bookkeeping: what the inspector
-# shows as "exact", and what the tests check the kernels' ratios against.
+# shows as "exact", and what the tests check the kernels' ratios against (the proposals
+# shown beside it are ``samplers.stepping``'s).
 
 def supervised_g(eta_kt: np.ndarray, b_d: np.ndarray, w_d: np.ndarray, r_d: np.ndarray,
                  n_kd: np.ndarray, N_d: int) -> np.ndarray:
-    """g_d(k) for every k (MATH.md sec. 1) with the token removed: ``n_kd`` are the other
+    """g_d(k) for every k (docs/math.md sec. 1) with the token removed: ``n_kd`` are the other
     tokens' counts, ``eta_kt`` (K, T), ``b_d``, ``w_d``, ``r_d`` the document's (T,) columns."""
     m = eta_kt.T @ n_kd                       # m_dt^-di
     return (eta_kt * (b_d / N_d)).sum(axis=1) - \
@@ -81,98 +85,15 @@ def marginal_g(loss: Any, eta_kt: np.ndarray, y_d: np.ndarray, r_d: np.ndarray,
     return loss.log_psi(y_d[None, :], s).sum(axis=1)
 
 
-def exp_proposal(eta_kt: np.ndarray, b_d: np.ndarray, w_d: np.ndarray, N_d: int) -> np.ndarray:
-    """q_e(k) ∝ exp(A_d(k)), A_d(k) = sum_t b_td eta_kt / N_d - w_td eta_kt^2 / (2 N_d^2): the
-    part of g_d free of the assignments (``kernels.supervised.build_exp_table``). For the
-    marginal factor pass the loss's slope at a zero score as ``b_d`` and zeros as ``w_d``."""
-    A = (eta_kt * (b_d / N_d)).sum(axis=1) - (w_d * eta_kt ** 2).sum(axis=1) / (2.0 * N_d ** 2)
-    return _normalize_log(A)
-
-
 def exact_conditional(n_kd: np.ndarray, n_kw: np.ndarray, n_k: np.ndarray, alpha: np.ndarray,
                       beta: float, V: int, g: np.ndarray | None = None) -> np.ndarray:
     """p(z_i = k | rest) ∝ (n_kd + alpha_k)(n_kw + beta)/(n_k + V beta) exp(g_d(k)), every count
-    without token i (MATH.md sec. 2); normalised."""
+    without token i (docs/math.md sec. 2); normalised."""
     logp = np.log(n_kd + alpha) + np.log(n_kw + beta) - np.log(n_k + V * beta)
     return _normalize_log(logp if g is None else logp + g)
 
 
-def doc_proposal(n_kd: np.ndarray, alpha: np.ndarray, s: int) -> np.ndarray:
-    """q_d(k | s) ∝ n_kd + alpha_k + [k = s]: a random token of the document (token i at its
-    current state s) or alpha (``light.draw_doc_proposal``)."""
-    q = n_kd + alpha
-    q[s] += 1
-    return q / q.sum()
-
-
-def word_proposal(n_kw: np.ndarray, beta: float, s: int) -> np.ndarray:
-    """Exact q_w(k | s) ∝ n_kw + beta + [k = s]: a random occurrence of the word (token i at
-    s) or a uniform topic (``light.draw_word_proposal``)."""
-    q = n_kw + beta
-    q[s] += 1
-    return q / q.sum()
-
-
-def _normalize_log(logp: np.ndarray) -> np.ndarray:
-    p = np.exp(logp - logp.max())
-    return p / p.sum()
-
-
 # ---------------------------------------------------------------------- records
-
-@dataclass(frozen=True)
-class MHStep:
-    """One Metropolis-Hastings step of a token (or the Gibbs draw, ``kind="conditional"``).
-
-    Attributes
-    ----------
-    kind : str
-        ``"doc"``, ``"word"``, ``"exp"`` or ``"conditional"`` (Gibbs).
-    current, proposed : int
-        The topic s the step moved from and the proposed topic t (Gibbs: the old and the drawn
-        topic).
-    ratio : float
-        p(t) q(s | t) / (p(s) q(t | s)) as the kernel computed it; 1 when t = s and for Gibbs.
-    acceptance : float
-        min(1, ratio).
-    u : float
-        The acceptance uniform (Gibbs: the uniform of the inverse-cdf draw).
-    accepted : bool
-    proposal : ndarray
-        The distribution t was drawn from, q(. | s) (Gibbs: the conditional the kernel summed).
-    table_rebuilt : bool
-        Stale word proposal: the word's table was rebuilt from the current counts for this
-        step.
-    """
-
-    kind: str
-    current: int
-    proposed: int
-    ratio: float
-    acceptance: float
-    u: float
-    accepted: bool
-    proposal: np.ndarray = field(repr=False)
-    table_rebuilt: bool = False
-
-    @property
-    def moved(self) -> bool:
-        return self.accepted and self.proposed != self.current
-
-    def describe(self) -> str:
-        """The step in words."""
-        if self.kind == "conditional":
-            return (f"drew topic {self.proposed} from the exact conditional "
-                    f"(p = {self.proposal[self.proposed]:.3g}) with u = {self.u:.3g}")
-        table = " (its table rebuilt first)" if self.table_rebuilt else ""
-        article = "an" if self.kind == "exp" else "a"
-        head = f"drew {article} {self.kind} proposal{table} t = {self.proposed}"
-        if self.proposed == self.current:
-            return f"{head}, its current topic: nothing to decide"
-        verdict = "accepted" if self.accepted else "rejected"
-        return (f"{head}, acceptance probability min(1, {self.ratio:.3g}) = "
-                f"{self.acceptance:.3g}, u = {self.u:.3g} -> {verdict}")
-
 
 @dataclass(frozen=True)
 class TokenStep:
@@ -186,7 +107,7 @@ class TokenStep:
     word_id : int
     old_topic, new_topic : int
     sampler : str
-        ``"light"`` or ``"gibbs"``.
+        The model's topic sampler, one with token stepping (a key of ``SAMPLER_NAMES``).
     steps : tuple of MHStep
         The token's MH steps in order (one for Gibbs).
     exact : ndarray
@@ -282,9 +203,9 @@ class TokenInspector:
     Parameters
     ----------
     session : Session
-        A session whose model samples topics with ``sampler="gibbs"`` (``LDA``, ``MedLDA``) or
-        ``"light"`` (``LDA(sampler="light")``, ``LightMedLDA``). AliasLDA (``"alias"``) is
-        not supported.
+        A session whose model's topic sampler has token stepping (``TopicSampler.stepping``;
+        ``SAMPLER_NAMES`` lists them), e.g. ``LDA``, ``MedLDA`` or ``LightMedLDA``; another
+        sampler is refused, naming those.
     doc : int
         The document (row of ``session.corpus``).
     seed : int
@@ -377,7 +298,7 @@ class TokenInspector:
 
     @property
     def sampler(self) -> str:
-        """The session model's topic sampler, ``"light"`` or ``"gibbs"``."""
+        """The session model's topic sampler (a key of ``SAMPLER_NAMES``)."""
         return self.session.model.sampler
 
     def __repr__(self) -> str:
@@ -396,7 +317,7 @@ class TokenInspector:
             reloaded = self._sync()
             p = self._pass
             i = self.p0 + p.position
-            rec = p.model.topic_sampler.step_token(self, i, reloaded)
+            rec = p.model.topic_sampler.step_token(self, p, i, reloaded)
             p.position += 1
             self._remember_state()
             self.info[info_layout.TOKENS] += 1
@@ -469,7 +390,7 @@ class TokenInspector:
     def _without_token(self, i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
         """(n_kd, n_kw, n_k) without token i, from ``z`` and the topic counts, and its topic."""
         st = self.session.state
-        K = self._model().K
+        K = self.model.K
         s = int(st.z[i])
         n_kd = np.bincount(st.z[self.p0:self.p1], minlength=K).astype(np.float64)
         n_kw = st.counts.n_wk[self.session.corpus.words[i]].astype(np.float64)
@@ -478,12 +399,15 @@ class TokenInspector:
             n[s] -= 1
         return n_kd, n_kw, n_k, s
 
-    def _model(self) -> Any:
+    @property
+    def model(self) -> Any:
+        """The model of the current pass (its settings are read when a pass starts), else the
+        session's."""
         return self._pass.model if self._pass is not None else self.session.model
 
-    def _distributions(self, i: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    def distributions(self, i: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         """The exact conditional of token i and each proposal at its current topic."""
-        st, m, corpus = self.session.state, self._model(), self.session.corpus
+        st, m, corpus = self.session.state, self.model, self.session.corpus
         n_kd, n_kw, n_k, s = self._without_token(i)
         alpha = m.alpha_vector
         g = None
@@ -505,7 +429,7 @@ class TokenInspector:
         sampler at the token's current topic. ``tidy=True``: (topic, distribution,
         probability) rows."""
         with self.session.locked():
-            exact, proposals = self._distributions(self.p0 + self.position % self.n_tokens)
+            exact, proposals = self.distributions(self.p0 + self.position % self.n_tokens)
         return _conditional_frame(exact, proposals, tidy)
 
     def doc_tokens(self) -> pd.DataFrame:
@@ -535,23 +459,17 @@ class TokenInspector:
             return pd.DataFrame(columns=["record", "position", "word"] + STEP_COLUMNS)
         return pd.concat(frames, ignore_index=True)
 
-    # ------------------------------------------------------------------ one token, light
-    def _mh_record(self, kind: int, s: int, t: int, a: float, u: float, accepted: bool,
-                   q: np.ndarray, rebuilt: bool) -> MHStep:
-        prob = min(a, 1.0)
-        info_layout.record_mh(self.info, kind, prob, accepted)
-        return MHStep(light.SUPERVISED_KINDS[kind], s, t, float(a), float(prob), float(u),
-                      accepted, q, rebuilt)
-
-    def _token_record(self, i: int, old: int, new: int, steps: tuple[MHStep, ...],
-                      exact: np.ndarray, proposals: dict[str, np.ndarray],
-                      reloaded: bool) -> TokenStep:
+    # ------------------------------------------------------------------ the samplers' stepping
+    def token_record(self, i: int, old: int, new: int, steps: tuple[MHStep, ...],
+                     exact: np.ndarray, proposals: dict[str, np.ndarray],
+                     reloaded: bool) -> TokenStep:
+        """The record of token ``i`` resampled from ``old`` to ``new`` by ``steps`` (a
+        sampler's ``step_token`` returns it)."""
         corpus = self.session.corpus
         w = int(corpus.words[i])
         return TokenStep(self.doc, i - self.p0, i, corpus.vocabulary[w], w, old, int(new),
                          self._pass.model.sampler, steps, exact, proposals, reloaded)
 
-    # ------------------------------------------------------------------ one token, Gibbs
     # ------------------------------------------------------------------ checks
     def check_state(self) -> None:
         """Raise ``RuntimeError`` unless the session's state is what the model rebuilds from

@@ -1,20 +1,20 @@
-"""The parts a model is made of, and the registries that find them by name (MATH.md sec. 1).
+"""The parts a model is made of, and the registries that find them by name (docs/math.md sec. 1).
 
 A model is loss x prior x topic sampler x weight sampler, on a label task. Each part is a
 small frozen dataclass whose fields are its parameters (validated in ``__post_init__``), in a
 module named for what it is:
 
-* ``topicsup.samplers``: topic samplers (``gibbs``, ``alias``, ``light``,
-  ``partially_collapsed``);
-* ``topicsup.losses``: losses and their augmentations (``hinge``, ``do_probit``, ...);
-* ``topicsup.priors``: priors on the weights (``normal``, ``horseshoe``);
-* ``topicsup.weight_samplers``: weight steps (``cholesky``, ``coordinate``);
-* ``topicsup.tasks``: label tasks (binary, multiclass, multilabel, real).
+* ``topicsup.samplers``: topic samplers;
+* ``topicsup.losses``: losses and their augmentations;
+* ``topicsup.priors``: priors on the weights;
+* ``topicsup.weight_samplers``: weight steps;
+* ``topicsup.tasks``: label tasks, one per kind of labels (``tasks.TASKS``).
 
 Each package's ``REGISTRY`` imports every module of the package the first time it is asked,
 so a new part is a new file: the model accepts its name and its parameters, checkpoints
 restore it, the tests parametrized over the registry run it, and the dashboard shows its live
-settings, with no other file changed.
+settings, with no other file changed. ``REGISTRY.names()`` lists a role's parts; the
+docstrings do not, so they cannot fall behind.
 """
 
 from __future__ import annotations

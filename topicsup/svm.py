@@ -128,7 +128,7 @@ def tilt_term(multipliers: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.nd
 
         b_td = (sum_y lambda_d^y) [t = y_d] - lambda_d^t,   w_td = 0
 
-    (a pure b-term: MATH.md sec. 1 and 6). Returns (b, w), each (M, D), for the topic
+    (a pure b-term: docs/math.md sec. 1 and 6). Returns (b, w), each (M, D), for the topic
     kernels (``kernels.supervised``), which then need nothing new."""
     lam = np.asarray(multipliers, dtype=np.float64)
     D, M = lam.shape

@@ -4,7 +4,7 @@ The ground truth (topics, proportions, assignments, weights) is returned with th
 the vocabulary is made of real words grouped by theme, so a recovered topic reads as
 "orbit rocket launch ..." and can be checked by eye as well as by numbers.
 
-Generative process (MATH.md notation):
+Generative process (docs/math.md notation):
 
 * phi_k ~ Dirichlet, concentrated on theme k's words (theme words get ``topic_purity`` of the
   mass in expectation, the rest is spread over all other words);

@@ -1,5 +1,5 @@
 """Label tasks: how a corpus's labels become the (T, D) targets of the losses, and how scores
-become predictions and a score (MATH.md sec. 5).
+become predictions and a score (docs/math.md sec. 5).
 
 One task per kind of labels (``Labels.kind``): binary (one classifier, T = 1), multiclass and
 multilabel (one classifier per class on shared topics, the multi-task form of Zheng et al.

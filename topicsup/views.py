@@ -19,6 +19,7 @@ import pandas as pd
 
 from . import validation as check
 from .history import ACCEPTANCE, STEP_SECONDS, TRAIN_PREFIX  # noqa: F401 (the names views read)
+from .metrics import top_weight_share
 
 MAX_ROWS = 4000
 POINTS_BELOW = 60                # a line shows its points while it has fewer sweeps than this
@@ -565,8 +566,6 @@ def prior_comparison_chart(coefficients: pd.DataFrame, by: str = "prior", top: i
     -------
     alt.HConcatChart
     """
-    from .metrics import top_weight_share
-
     if not isinstance(by, str):
         raise TypeError(f"by must be a column name (str), got {type(by).__name__}")
     _check_frame(coefficients, "coefficients", {by, "kind", *COEFFICIENT_COLUMNS},

@@ -84,12 +84,9 @@ class Dashboard:
         Minimum time between two chart updates, so long runs of fast sweeps do not flood the
         front end.
     views : sequence of str, optional
-        Which charts to show, from ``"loglik"``, ``"acceptance"``, ``"score"``,
-        ``"coefficients"``, ``"throughput"``, ``"time"`` (seconds per step), ``"draws"`` (the
-        partially collapsed sparse kernel's share of draws from the document part),
-        ``"alternation"`` (Monte Carlo MedLDA's outer loop), ``"tables"`` (live topics and
-        tables of the PDP and HDP topic models); by default those the model
-        supports except the two timing views.
+        Which charts to show: names in ``topicsup.views.VIEWS`` (each entry says what it
+        draws and for which sessions); by default those that apply (``views.applicable``)
+        except the timing views (``View.on_request``).
 
     Examples
     --------

@@ -28,7 +28,8 @@ class InspectorWidget:
     Parameters
     ----------
     session : Session
-        A session with a Gibbs or light topic sampler (see ``TokenInspector``).
+        A session whose topic sampler has token stepping (``TopicSampler.stepping``; see
+        ``TokenInspector``).
     doc : int
         The document to inspect.
     seed : int

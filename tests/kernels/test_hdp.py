@@ -1,5 +1,5 @@
 """HDP-LDA's samplers against its exact posterior over (partition z, r) by enumeration
-(docs/math.md sec. 4; topics unlabelled, at most K live). Proven here:
+(docs/math.md sec. 12; topics unlabelled, at most K live). Proven here:
 
 * the kernels' joint is the harness's, written apart;
 * the exact Gibbs step (join a table, open one, or a new topic; the exact removal move)

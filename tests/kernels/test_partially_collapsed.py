@@ -1,4 +1,4 @@
-"""The partially collapsed sampler against its exact targets (MATH.md sec. 7).
+"""The partially collapsed sampler against its exact targets (docs/math.md sec. 7).
 
 Proven here, each with a mutant that must fail:
 

@@ -1,5 +1,5 @@
 """The PDP topic model's samplers against its exact posterior over (z, r) by enumeration
-(docs/math.md sec. 3; protocol of testing.exact: independent chains started from the exact
+(docs/math.md sec. 11; protocol of testing.exact: independent chains started from the exact
 target, chi-square at level 1e-3 on their final states). Proven here:
 
 * the joint the kernels use (``kernels.pdp.log_joint``) is the harness's, written apart;

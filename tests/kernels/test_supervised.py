@@ -6,7 +6,7 @@ augmented factor) or, with ``supervised_factor="marginal"``, times the hinge's
 pseudo-likelihood prod_{t,d} exp(-2 lam max(0, 1 - y_td s_td)) with b and w ignored:
 
 * the O(T) bookkeeping (per-document A_d, coupling c, the token's v) gives g_d(k) and
-  g_d(t) - g_d(s) equal to the formula of MATH.md sec. 1 (augmented) or to the hinge of the
+  g_d(t) - g_d(s) equal to the formula of docs/math.md sec. 1 (augmented) or to the hinge of the
   score with the token at k (marginal) recomputed from scratch after every token move, on
   random inputs;
 * exact collapsed Gibbs with g_d, and the light doc, word and exp proposals each alone, their
@@ -43,7 +43,7 @@ N_CHAINS = 20_000
 
 
 def _g_from_scratch(eta_kt, b, w, r, d, z_doc, i):
-    """g_d(k) for all k with token i removed, straight from MATH.md sec. 1."""
+    """g_d(k) for all k with token i removed, straight from docs/math.md sec. 1."""
     K, T = eta_kt.shape
     N = len(z_doc)
     n = np.bincount(np.delete(z_doc, i), minlength=K)

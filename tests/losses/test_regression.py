@@ -2,7 +2,7 @@
 the real-valued task (topicsup.tasks.Real). Proven here:
 
 * the epsilon-insensitive augmentation draws each xi from its conditional IG(1/(lam |u|), 1)
-  (xi1 and xi2 recovered from (b, w) by the formulas of MATH.md sec. 1; their means
+  (xi1 and xi2 recovered from (b, w) by the formulas of docs/math.md sec. 1; their means
   1/(lam |u|) within 4 standard errors, and the whole law by KS, which rejects a wrong shape,
   200,000 draws), and on the tube's edge (a zero residual) draws the Levy limit of scale 1
   (KS) without a division by zero;

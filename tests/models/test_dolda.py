@@ -1,5 +1,5 @@
 """DOLDA: the diagonal-orthant probit, the horseshoe prior, the intercept and covariates on the
-partially collapsed sampler, checked against exact targets (MATH.md sec. 4, 7)."""
+partially collapsed sampler, checked against exact targets (docs/math.md sec. 4, 7)."""
 
 from __future__ import annotations
 
@@ -142,7 +142,7 @@ def test_dolda_getting_it_right():
 
 @dataclass(frozen=True)
 class _ShapeWithIntercept(Horseshoe):
-    """Mutant: the global scale's Gamma shape counts one weight more (the intercept; MATH.md
+    """Mutant: the global scale's Gamma shape counts one weight more (the intercept; docs/math.md
     sec. 8 says p excludes it)."""
 
     name = "_test_shape_mutant"
@@ -186,7 +186,7 @@ class _InterceptVarianceAsPrecision(DOLDA):
 
 def test_dolda_getting_it_right_has_teeth():
     """The joint test rejects (p < 1e-6 on some marginal, at the same size) a global scale
-    whose Gamma shape counts the intercept (the misprint MATH.md sec. 8 warns of), latents
+    whose Gamma shape counts the intercept (the misprint docs/math.md sec. 8 warns of), latents
     truncated at the wrong point, and the intercept's variance used as its precision."""
     model = DOLDA(**JOINT_MODEL)
     p = _joint_pvalues(_with_part(model, "prior", _ShapeWithIntercept()), seed=52)

@@ -48,7 +48,7 @@ def test_prior_only_runs_keep_the_half_cauchy_quartiles():
 
 def test_a_global_shape_that_counts_the_intercept_is_rejected():
     """Teeth, at the same size: the global scale's Gamma shape (p + 1) / 2 with p one too many
-    (the intercept counted; MATH.md sec. 8) moves tau off the half-Cauchy."""
+    (the intercept counted; docs/math.md sec. 8) moves tau off the half-Cauchy."""
     tau, _, _ = _prior_only(4000, 5, 200, seed=3, shape_extra=1)
     assert stats.kstest(tau, _half_cauchy_cdf).pvalue < 1e-6
 

@@ -42,7 +42,11 @@ from typing import Any
 
 import numpy as np
 
-from . import CHUNK_TOKENS, Backend, DocumentStep
+from .. import validation as check
+from ..kernels import partially_collapsed as pc, supervised
+from ..kernels.supervised import Term
+from ..kernels.threads import concurrent_kernels_safe, numba_threads
+from .base import CHUNK_TOKENS, Backend, DocumentStep
 
 try:
     import distributed
@@ -163,8 +167,6 @@ def _tables(token: str, j: int, generation: int, key: np.ndarray, phi: np.ndarra
     """The sweep's word tables and label matrix on this worker, built once per sweep (the
     sweep's key names it) whichever of its partitions asks first, into the arrays of the
     previous sweep (fresh arrays of V K entries each sweep cost their page faults again)."""
-    from ..kernels import partially_collapsed as pc
-    from ..kernels import supervised
     tag = key.tobytes() + bytes([bool(sparse), bool(use_G)])
     with _LOCK:
         part = _RESIDENT.get((token, j))
@@ -195,10 +197,6 @@ def _tables(token: str, j: int, generation: int, key: np.ndarray, phi: np.ndarra
 def _sweep_partition(token: str, j: int, inp: _SweepInput, phi: np.ndarray) -> tuple:
     """Run documents ``inp.d_start .. inp.d_end-1`` of partition ``j`` given Phi; return
     their new topics and their info rows."""
-    from ..kernels import partially_collapsed as pc
-    from ..kernels.supervised import Term
-    from ..samplers.partially_collapsed import numba_threads
-    from ..samplers.partially_collapsed import concurrent_kernels_safe
     if _before_partition_hook is not None:
         _before_partition_hook(j)
     with _LOCK:
@@ -283,7 +281,6 @@ class DaskBackend(Backend):
             raise TypeError(f"client must be a distributed.Client, got "
                             f"{type(client).__name__}")
         if partitions is not None:
-            from .. import validation as check
             partitions = check.integer("partitions", partitions, low=1, high=1_000_000)
         self.client = client
         self.partitions = partitions
@@ -397,7 +394,6 @@ class DaskBackend(Backend):
 
     def sweep_documents(self, tokens, counts, step: DocumentStep, d_start, d_end, z_prev,
                         info):
-        from ..kernels import partially_collapsed as pc
         t0 = time.perf_counter()
         futures: list = []
         todo: list[Placement] = []

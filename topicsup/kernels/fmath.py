@@ -8,7 +8,7 @@ code again. A chain draws through thousands of them per sweep (the normal and ga
 supervised factor exp(g_d(k)), the Stirling tables), so a last-bit difference becomes a
 different chain a few sweeps later. These use only +, -, *, / and exact bit operations, which
 IEEE 754 fixes bit for bit, and no fused multiply-add (numba does not contract a * b + c
-unless ``fastmath`` allows it, which no kernel here does).
+unless ``fastmath`` allows it, which no kernel does: docs/math.md sec. 14).
 
 Accuracy: below one unit in the last place over the whole range (tested against
 ``decimal``'s correctly rounded values, and against the C library's to 1 ulp), which is all a

@@ -1,4 +1,4 @@
-"""Fold-in of held-out documents: Gibbs sweeps with the topics fixed (MATH.md sec. 5).
+"""Fold-in of held-out documents: Gibbs sweeps with the topics fixed (docs/math.md sec. 5).
 
 This O(K)-per-token kernel is the reference: the models fold in with the sparse parallel
 kernel of the same target, ``kernels.partially_collapsed.fold_in``, and both are tested
@@ -66,7 +66,7 @@ def fold_in(words, doc_ptr, phi_wk, alpha, n_burn, n_keep, key, doc_labels, z, z
                 ndk[z[i]] -= 1
                 total = 0.0
                 for k in range(K):
-                    total += phi[k] * (ndk[k] + alpha[k])  # MATH.md sec. 5
+                    total += phi[k] * (ndk[k] + alpha[k])  # docs/math.md sec. 5
                     cum[k] = total
                 new = search_cumulative(cum, K, uniform(rng) * total)
                 z[i] = new

@@ -35,7 +35,7 @@ def search_cumulative(cum, K, u):
 @njit(cache=True, nogil=True, inline="always")
 def conditional_weight(ndk_k, alpha_k, nwk_k, beta, inv_n_k):
     """The unnormalised collapsed conditional of topic k for a token whose counts are removed:
-    (n_kd + alpha_k)(n_kw + beta)/(n_k + V beta) (MATH.md sec. 2), with ``inv_n_k`` =
+    (n_kd + alpha_k)(n_kw + beta)/(n_k + V beta) (docs/math.md sec. 2), with ``inv_n_k`` =
     1 / (n_k + V beta). ``topicsup.inspector`` computes the conditional it shows with it."""
     return (ndk_k + alpha_k) * (nwk_k + beta) * inv_n_k
 
@@ -81,7 +81,8 @@ def gibbs_sweep(tokens, counts, prior, term, scratch, rng, d_start, d_end, info,
             inv_n_k[old] = 1.0 / (n_k[old] + V_beta)
             total = 0.0
             if T == 0:
-                # p(z_i = k | rest) ∝ (n_kd + alpha_k)(n_kw + beta)/(n_k + V beta)  (MATH.md 2)
+                # p(z_i = k | rest) ∝ (n_kd + alpha_k)(n_kw + beta)/(n_k + V beta)
+                # (docs/math.md sec. 2)
                 for k in range(K):
                     total += conditional_weight(ndk[k], alpha[k], nwk[k], beta, inv_n_k[k])
                     cum[k] = total

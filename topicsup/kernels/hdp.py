@@ -1,5 +1,5 @@
 """HDP-LDA with document table indicators: exact Gibbs and AliasHDP (Li et al. 2014 sec. 2.3
-and 4.3; eq. 9 corrected and derived in docs/math.md sec. 4).
+and 4.3; eq. 9 corrected and derived in docs/math.md sec. 12).
 
 theta_0 ~ DP(b0, H) (H continuous: every root table serves a new topic), theta_d ~ DP(b1,
 theta_0), z ~ theta_d, phi_t ~ Dir(beta), w ~ phi_z. Document d is a restaurant: its n_dt

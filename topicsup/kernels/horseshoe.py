@@ -1,5 +1,5 @@
 """The horseshoe's scales given the weights (Carvalho, Polson, Scott 2010), as DOLDA uses it:
-one global scale per task (Magnusson, Jonsson, Villani 2020 sec. 4.1; MATH.md sec. 4).
+one global scale per task (Magnusson, Jonsson, Villani 2020 sec. 4.1; docs/math.md sec. 4).
 
 eta_tp ~ N(0, tau_t^2 lambda_tp^2), tau_t ~ C+(0, 1), lambda_tp ~ C+(0, 1). Drawn with the
 auxiliary inverse-gamma scheme of Makalic and Schmidt (2016): a half-Cauchy scale is an
@@ -12,9 +12,9 @@ sigma^2, which the probit's unit variance fixes):
     tau_t^2     | .  ~ IG((P + 1)/2, 1/xi_t + sum_p eta_tp^2 / (2 lambda_tp^2))
     xi_t        | .  ~ IG(1, 1 + 1/tau_t^2)
 
-with P the shrunk weights (the intercept excluded: MATH.md sec. 8, "the Gamma shape's p").
+with P the shrunk weights (the intercept excluded: docs/math.md sec. 8, "the Gamma shape's p").
 It samples the posterior of the paper's slice samplers, whose printed bounds are misprinted
-(MATH.md sec. 4 and 8: the truncation bounds the new draw, and the appendix squares the sum of
+(docs/math.md sec. 4 and 8: the truncation bounds the new draw, and the appendix squares the sum of
 squares once more); the prior-only test checks the half-Cauchy quartiles.
 """
 

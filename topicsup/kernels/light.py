@@ -1,6 +1,6 @@
 """LightLDA's factored Metropolis-Hastings proposals, O(1) per token (LDA; supervised: O(T)).
 
-Target for token i of document d, word w (counts exclude token i, MATH.md sec. 2):
+Target for token i of document d, word w (counts exclude token i, docs/math.md sec. 2):
     p(k) ∝ (n_kd + alpha_k) (n_kw + beta) / (n_k + V beta)
 
 * doc proposal q_d(k) ∝ n_kd + alpha_k, counting token i at its CURRENT MH state: pick a

@@ -1,4 +1,4 @@
-"""The collapsed LDA log joint log p(W, Z | alpha, beta) (MATH.md sec. 4).
+"""The collapsed LDA log joint log p(W, Z | alpha, beta) (docs/math.md sec. 4).
 
 Computed from the assignments alone, word by word and then document by document, with one
 scratch row of K counts: O(#tokens) work and lgamma calls, whatever K and whatever

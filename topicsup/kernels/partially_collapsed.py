@@ -1,5 +1,5 @@
 """The partially collapsed sampler: Phi drawn, then every document's topics given Phi, in
-parallel over documents (Magnusson, Jonsson, Villani 2020 sec. 4; MATH.md sec. 2).
+parallel over documents (Magnusson, Jonsson, Villani 2020 sec. 4; docs/math.md sec. 2).
 
 A sweep is two blocks of a Gibbs sampler on (Phi, Z) with Theta collapsed:
 
@@ -29,7 +29,7 @@ The label term: when every document has the same w_t per task (DOLDA's probit, w
 Gaussian response) the coupling sum_t eta_kt w_t m_td of g_d(k) is sum_j n_jd G[k, j] with
 the K x K matrix G[k, j] = sum_t w_t eta_kt eta_jt, built once per sweep (DOLDA appendix B):
 a document keeps q_k = sum_t eta_kt w_t c_t / N_d^2 and a token's g_d over all k costs O(K)
-instead of O(K T), a move O(K) (``supervised.label_matrix``, ``matrix_*``; MATH.md sec. 2;
+instead of O(K T), a move O(K) (``supervised.label_matrix``, ``matrix_*``; docs/math.md sec. 2;
 collapsed Gibbs shares them). Appendix B multiplies
 exp factors in place; here g stays in log space and the conditional subtracts its maximum, so
 nothing is clamped (the reference Java code clamps exp(g)).
@@ -405,7 +405,7 @@ def chunks(doc_ptr, d_start, d_end, chunk_tokens):
 @njit(cache=True, nogil=True, parallel=True)
 def fold_in(words, doc_ptr, phi_wk, prob, alias, mass, alpha, n_burn, n_keep, key, doc_labels,
             z, zbar):
-    """Fold held-out documents in with Phi fixed (MATH.md sec. 5) by the sparse kernel, in
+    """Fold held-out documents in with Phi fixed (docs/math.md sec. 5) by the sparse kernel, in
     parallel over documents: the target of ``kernels.fold_in.fold_in``, p(z_i = k) ∝
     phi[w_i, k] (n_kd^-i + alpha_k), drawn in O(k_d) per token from the document part and
     the word tables of alpha_k phi[w, k] (``build_word_tables``). Document d draws from the

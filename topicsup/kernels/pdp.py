@@ -1,5 +1,5 @@
 """The Pitman-Yor (PDP) topic model with table indicators: exact Gibbs and AliasPDP
-(Li et al. 2014 sec. 2.2 and 4.2; the conditionals derived in docs/math.md sec. 3).
+(Li et al. 2014 sec. 2.2 and 4.2; the conditionals derived in docs/math.md sec. 11).
 
 theta_d ~ Dir(alpha), psi_0 ~ Dir(gamma), psi_t ~ PDP(b, a, psi_0), w ~ psi_z. Each topic is a
 restaurant: m_tw customers (tokens) of word w in topic t sit at s_tw tables; token i carries
@@ -305,7 +305,7 @@ def alias_sweep(tokens, counts, tab, prior, st, mh_steps, per_sweep, wt, lm, has
     Stirling ratios of the counts and the words' topic bitmaps (``fill_ratios``), kept
     current here. The sparse part is summed over the topics the document shares with the
     word (a bitmap AND; A), the rest, where the word has no table, as root times a running
-    sum (B; docs/math.md sec. 3), walked only when a draw lands in it; the document's topics
+    sum (B; docs/math.md sec. 11), walked only when a draw lands in it; the document's topics
     are a bitmap, kept current. ``p_dw`` (2K): A's cumulative masses. Returns the Stirling
     record."""
     words, doc_ptr, word_ptr = tokens.words, tokens.doc_ptr, tokens.word_ptr

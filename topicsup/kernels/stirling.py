@@ -1,5 +1,5 @@
 """Generalized Stirling numbers S^N_{M,a} in log space, grown lazily, and the two ratios the
-table-indicator samplers read (docs/math.md sec. 2; Buntine & Hutter 2012).
+table-indicator samplers read (docs/math.md sec. 10; Buntine & Hutter 2012).
 
     S^{N+1}_{M,a} = S^N_{M-1,a} + (N - M a) S^N_{M,a},   S^0_{0,a} = 1,
     S^N_{M,a} = 0 for M > N and for M = 0 < N.

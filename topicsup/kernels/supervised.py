@@ -1,4 +1,4 @@
-"""The supervised term g_d(k) of the topic conditionals, for every loss (MATH.md sec. 1-2).
+"""The supervised term g_d(k) of the topic conditionals, for every loss (docs/math.md sec. 1-2).
 
 With token i of document d at topic k, zbar_d = (n_.d^-di + e_k) / N_d and each task's score
 is s_td(k) = (m_td^-di + eta_kt) / N_d + r_td, with m_td^-di = sum_j eta_jt n_jd^-di and r_td
@@ -36,7 +36,7 @@ When every document has the same w_t per task (DOLDA's probit, w = c; the Gaussi
 response), the coupling sum_t eta_kt v_t is q_k - G[s, k] / N_d^2 with the K x K matrix
 G[k, j] = sum_t w_t eta_kt eta_jt, built once per sweep (``label_matrix``; DOLDA appendix B)
 and q_k = sum_t eta_kt w_t c_t / N_d^2 kept per document (``matrix_load``): g_d over all k then
-costs O(K) instead of O(K T), a move O(K) (``matrix_move``; MATH.md sec. 2). Both the
+costs O(K) instead of O(K T), a move O(K) (``matrix_move``; docs/math.md sec. 2). Both the
 collapsed Gibbs and the partially collapsed kernels take this path (``shared_w`` says when). A_d(k) = sum_t eta_kt (c[2]_t - c[1]_t eta_kt / 2) is the part of g_d free of the
 assignments (augmented; O(K T) per document) or, for the marginal hinge, its linearisation at
 a zero score, needed only for the exp proposal.
@@ -54,11 +54,11 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
-from ..losses import hinge
-from . import fmath, linalg
+from . import fmath, hinge, linalg
 from .alias import build_alias
 
-# The factor's code. A loss's marginal factor lives in the loss's module; it is chosen here by
+# The factor's code. A loss's marginal factor has its numba code beside this module
+# (``kernels.hinge``), named by the loss (``Loss.marginal_factor``); it is chosen here by
 # code, not passed in as a function, because numba does not reuse its on-disk cache for a
 # kernel that takes a jitted function as an argument (it recompiles in every process).
 AUGMENTED = 0             # exp(b s - w s^2 / 2) given the augmentation
@@ -147,7 +147,7 @@ def load_doc(term, d, z, p0, p1, need_A):
 @njit(cache=True, nogil=True, inline="always")
 def token_coupling(factor, eta_kt, c, s, v):
     """Token i (at ``s``) removed from the coupling: v_t = w_td (c_t - eta_st) / N^2
-    (augmented) or the marginal factor's own (the hinge's slack, ``losses.hinge.slack``)."""
+    (augmented) or the marginal factor's own (the hinge's slack, ``kernels.hinge.slack``)."""
     if factor == AUGMENTED:
         row = eta_kt[s]
         coupling_row = c[0]

@@ -1,7 +1,7 @@
 """The Crammer-Singer multi-class SVM in its dual, by sequential dual coordinate ascent over
 documents (Keerthi, Sundararajan, Chang, Hsieh, Lin 2008, "A sequential dual method for large
 scale multi-class linear SVMs"; the algorithm of LIBLINEAR's ``Solver_MCSVM_CS``), for Monte
-Carlo MedLDA's weight step (Jiang, Zhu, Sun, Xing 2012 eq. 10-12; MATH.md sec. 6).
+Carlo MedLDA's weight step (Jiang, Zhu, Sun, Xing 2012 eq. 10-12; docs/math.md sec. 6).
 
 The primal, with features x_d (K,), classes y_d in 0..M-1 and a margin ``cost`` (Jiang's
 ell = 16) on every wrong class:

@@ -1,4 +1,4 @@
-"""Weight samplers: draws of eta_t | Z, augmentation ~ N(mu_t, P_t^-1) (MATH.md sec. 1) with
+"""Weight samplers: draws of eta_t | Z, augmentation ~ N(mu_t, P_t^-1) (docs/math.md sec. 1) with
 
     P_t = diag(prior precision_t) + sum_d w_dt xt_d xt_d^T,   P_t mu_t = sum_d b_dt xt_d.
 

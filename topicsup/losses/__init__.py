@@ -1,7 +1,7 @@
 """Losses: each supplies an augmentation draw and the per-(document, task) pair (b, w).
 
 Given its augmentation u, every loss here contributes exp(b s - w s^2 / 2) in the score
-s = eta . xt_d (MATH.md sec. 1), so neither the topic kernels nor the weight samplers see the
+s = eta . xt_d (docs/math.md sec. 1), so neither the topic kernels nor the weight samplers see the
 loss itself. A loss is a part (``topicsup.parts``) in its own module of this package: its
 parameters, its augmentation draw, its log pseudo-likelihood for the log joint, the labels it
 models (``targets``: +-1 signs per task for classification, real values for regression) and,

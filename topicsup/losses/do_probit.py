@@ -4,7 +4,7 @@ Lum and Dunson 2013), one task per class and no reference class.
 Each document has a latent a_dl ~ N(s_dl, 1) per class l, and its class is the one orthant
 coordinate that is positive: a_dl > 0 for l = y_d and a_dl < 0 for every other l. Given the
 scores, the a_dl are independent truncated normals, so the augmentation is (b, w) = (a, 1)
-(MATH.md sec. 1) and, because w = 1 for every document, the topic kernels can sum the label
+(docs/math.md sec. 1) and, because w = 1 for every document, the topic kernels can sum the label
 term through DOLDA's K x K matrix (appendix B; ``samplers.partially_collapsed``).
 
 Which likelihood. The augmented sampler targets p(y | s) = prod_l Phi(y_dl s_dl) with y_dl =

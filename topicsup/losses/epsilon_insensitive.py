@@ -7,7 +7,7 @@ factor is a hinge, augmented as the hinge is (``losses.hinge``): xi_j ~ IG(mean 
 shape 1). The linear terms -lam (u1 + u2) = 2 lam eps do not depend on s, and the quadratic
 ones give
 
-    b = lam^2 ((y - eps) xi1 + (y + eps) xi2),   w = lam^2 (xi1 + xi2)      (MATH.md sec. 1)
+    b = lam^2 ((y - eps) xi1 + (y + eps) xi2),   w = lam^2 (xi1 + xi2)      (docs/math.md sec. 1)
 
 A residual exactly on the tube's edge (u_j = 0) has an infinite IG mean; the draw is then the
 limit, a 1/2-stable law shape / chi^2_1 (``kernels.draws.inverse_gaussian``), never a division

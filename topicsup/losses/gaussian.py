@@ -1,7 +1,7 @@
 """The Gaussian response of supervised LDA (Blei & McAuliffe 2007): y ~ N(s, sigma^2).
 
 psi(y | s) = exp(-(y - s)^2 / (2 sigma^2)) is already Gaussian in s, so there is nothing to
-augment: (b, w) = (y / sigma^2, 1 / sigma^2) for every document (MATH.md sec. 1), and the
+augment: (b, w) = (y / sigma^2, 1 / sigma^2) for every document (docs/math.md sec. 1), and the
 marginal factor is the augmented one.
 """
 

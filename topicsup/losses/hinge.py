@@ -1,4 +1,5 @@
-"""The hinge loss of (Light)MedLDA, its augmentation and its marginal factor."""
+"""The hinge loss of (Light)MedLDA, its augmentation and its marginal factor (whose code in
+the topic kernels is ``kernels.hinge``)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,8 @@ import numpy as np
 from numba import njit
 
 from ..kernels.draws import inverse_gaussian
+from ..kernels.hinge import MARGINAL
 from . import REGISTRY, Augmentation, Loss
-
-MARGINAL = 1   # the kernels' code for this factor (kernels.supervised)
 
 
 @njit(cache=True, nogil=True)
@@ -29,31 +29,6 @@ def hinge_augment(y, scores, lam, rng, b, w):
             xi = inverse_gaussian(rng, mean, 1.0)
             b[d, t] = lam * y[d, t] * (1.0 + lam * xi)
             w[d, t] = lam * lam * xi
-
-
-# The marginal factor in the topic kernels (kernels.supervised): with token i removed, the
-# slack v_t = 1 - y_td (m_td^-di + N_d r_td) / N_d, and g_d(k) = -2 lam sum_t max(0, v_t -
-# y_td eta_kt / N_d). ``c`` holds the document's rows (c[0] the coupling, c[3] = y / N).
-@njit(cache=True, nogil=True, inline="always")
-def slack(eta_kt, c, s, v):
-    """v_t = 1 - y_td (c_t - eta_st) / N: the slack without token i (at topic ``s``)."""
-    row = eta_kt[s]
-    coupling_row = c[0]
-    y_row = c[3]
-    for t in range(v.shape[0]):
-        v[t] = 1.0 - y_row[t] * (coupling_row[t] - row[t])
-
-
-# Not inlined at numba's level, so its own fastmath flags survive: re-associating the sum
-# lets LLVM vectorize it (a light sweep at K = 200, T = 20 spends 13% less time).
-@njit(cache=True, nogil=True, fastmath={"reassoc", "nsz", "contract"})
-def violation(eta_kt, c, v, k):
-    """sum_t max(0, v_t - y_td eta_kt / N): the document's hinge with token i at k, summed
-    over tasks (y_td / N in c[3]; 2-d indexing, no views to reference-count per call)."""
-    acc = 0.0
-    for t in range(v.shape[0]):
-        acc += max(0.0, v[t] - c[3, t] * eta_kt[k, t])
-    return acc
 
 
 @REGISTRY.register

@@ -11,7 +11,7 @@ and Polson, Scott and Windle's identity writes it as a scale mixture of Gaussian
     kappa = c (y' - 1/2) = c y / 2,
 
 so given omega ~ PG(c, s) (the conditional, Zhu 2013 eq. 8) the loss contributes
-exp(b s - w s^2 / 2) with (b, w) = (c y / 2, omega) (MATH.md sec. 1). c = 1 is the standard
+exp(b s - w s^2 / 2) with (b, w) = (c y / 2, omega) (docs/math.md sec. 1). c = 1 is the standard
 logistic sLDA, a proper generative model; c > 1 weighs the labels more (gSLDA+).
 
 The draws come from the ``polyagamma`` package, one vectorised call per sweep, with a numpy

@@ -1,6 +1,6 @@
 """Model specifications: a user's choice turned into parts, their parameters and their state.
 
-A model is loss x prior x topic sampler x weight sampler on a label task (MATH.md sec. 1;
+A model is loss x prior x topic sampler x weight sampler on a label task (docs/math.md sec. 1;
 ``topicsup.parts``). Unsupervised LDA (``models.lda``) is the case with no loss; the
 supervised models (``models.supervised``) compose the parts by name, and the presets
 (``models.presets``) are defaults of that composition.

@@ -2,7 +2,7 @@
 et al. 2006). Its state adds per-token document-table indicators to z (``kernels.hdp``);
 topics are born into free slots and die when their last token leaves. Samplers: the exact
 Gibbs step over (z, r) and AliasHDP. The conditionals (the paper's eq. 9 corrected) are
-derived in docs/math.md sec. 4.
+derived in docs/math.md sec. 12.
 """
 
 from __future__ import annotations
@@ -154,7 +154,7 @@ class HDPLDA(TableModel):
                            t.n_live)
 
     def log_joint(self, state: State, corpus: Corpus) -> float:
-        """log p(W, Z, R) (docs/math.md sec. 4)."""
+        """log p(W, Z, R) (docs/math.md sec. 12)."""
         t = state.tokens
         lj, st = hdp.log_joint(t.doc_ptr, t.word_ptr, t.word_tok, state.counts, state.tables,
                                self.prior, stirling.shared(0.0))

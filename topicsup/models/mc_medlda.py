@@ -1,4 +1,4 @@
-"""Monte Carlo MedLDA (Jiang, Zhu, Sun, Xing 2012; MATH.md sec. 6): the max-margin dual
+"""Monte Carlo MedLDA (Jiang, Zhu, Sun, Xing 2012; docs/math.md sec. 6): the max-margin dual
 alternated with Monte Carlo topic estimates.
 
 Not a posterior sampler: Jiang's MedLDA is a regularised Bayesian problem (eq. 7) solved by
@@ -6,7 +6,7 @@ coordinate descent over two blocks, so a run is an EM-like alternation, not one 
 chain. Each *outer iteration*
 
 1. estimates E[zbar_d] with the classifier's multipliers frozen: gMedLDA runs a topic sampler
-   (``"gibbs"``, ``"light"``, ``"partially_collapsed"``) on the tilted target of eq. 20 until
+   (any Markov one that takes a label term) on the tilted target of eq. 20 until
    the relative change of its objective (minus the LDA log joint) between sweeps is below
    ``epsilon`` (or ``max_inner`` sweeps), then averages zbar over ``J`` sweeps (eq. 22);
    iMedLDA (``sampler="importance"``) iterates eq. 17-19 on point estimates (Theta, Phi) the
@@ -181,10 +181,12 @@ class MCMedLDA(SupervisedLDA):
     K, alpha, beta
         As for ``SupervisedLDA`` (``MCMedLDA.importance()`` has iMedLDA's alpha = 0.01 / K and
         beta = 1e-5, sec. 5).
-    sampler : {"gibbs", "light", "partially_collapsed", "importance"}
+    sampler : str
         How E[zbar] is estimated with the multipliers frozen: a Markov chain on the tilted
-        target (gMedLDA, eq. 21) or importance sampling on point estimates (iMedLDA, eq.
-        15-19, with ``importance_samples`` J, 3 K by default).
+        target (gMedLDA, eq. 21; any sampler of ``topicsup.samplers.REGISTRY`` that takes a
+        label term, ``supports_supervision``) or importance sampling on point estimates
+        (iMedLDA, ``"importance"``, eq. 15-19, with ``importance_samples`` J, 3 K by
+        default; ``supports_tilt``).
     C : float
         The regularisation constant of eq. 7: each document's multipliers sum to at most
         C / D.

@@ -1,7 +1,7 @@
 """The Pitman-Yor (PDP) topic model: LDA's documents, power-law topics (Li et al. 2014 sec.
 2.2; Buntine & Hutter 2012). Its state adds per-token table indicators to z
 (``kernels.pdp``); its samplers are the exact Gibbs step over (z, r) and AliasPDP. The
-conditionals are derived in docs/math.md sec. 3.
+conditionals are derived in docs/math.md sec. 11.
 """
 
 from __future__ import annotations
@@ -181,7 +181,7 @@ class PDPLDA(TableModel):
 
     def log_joint(self, state: State, corpus: Corpus) -> float:
         """log p(W, Z, R) with Theta, the topics and the base collapsed (docs/math.md
-        sec. 3)."""
+        sec. 11)."""
         t = state.tokens
         lj, st = pdp.log_joint(t.doc_ptr, t.word_ptr, t.word_tok, state.counts, state.tables,
                                self.prior, stirling.shared(self.discount))

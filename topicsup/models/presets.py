@@ -115,7 +115,7 @@ class DOLDA(SupervisedLDA):
     0.01 (sec. 5). Covariates, if the corpus has them, enter beside the topic proportions and
     are shrunk like them. ``DOLDA.with_normal_prior()`` is the paper's alternative prior.
 
-    The paper's misprints (MATH.md sec. 4 and 8), and what is done instead: the weights'
+    The paper's misprints (docs/math.md sec. 4 and 8), and what is done instead: the weights'
     posterior precision is X^T X + Lambda^-1 with X = (Zbar, 1, covariates) and Lambda the
     prior variances tau_l^2 lambda_lp^2 (App. A prints (X Zbar)^T (X Zbar) and "tau_l^2
     Lambda_l"; ``weight_samplers.cholesky`` with w = 1); the scales are drawn by Makalic and

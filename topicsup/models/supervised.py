@@ -1,5 +1,5 @@
 """Supervised topic models: loss x prior x topic sampler x weight sampler, on a label task
-(MATH.md sec. 1).
+(docs/math.md sec. 1).
 
 ``SupervisedLDA`` composes the parts by name (``topicsup.samplers``, ``topicsup.losses``,
 ``topicsup.priors``, ``topicsup.weight_samplers``) with the corpus's label task
@@ -96,7 +96,8 @@ class Supervision:
 
 @register
 class SupervisedLDA(LDA):
-    """A supervised topic model: loss x prior x topic sampler x weight sampler (MATH.md sec. 1).
+    """A supervised topic model: loss x prior x topic sampler x weight sampler (docs/math.md
+    sec. 1).
 
     The corpus's labels define the tasks (``topicsup.tasks``): binary labels give one
     classifier (T = 1); multi-class and multi-label one classifier per class on shared topics
@@ -116,20 +117,21 @@ class SupervisedLDA(LDA):
     Parameters
     ----------
     K, alpha, beta, sampler
-        As for ``LDA``; ``alpha=None`` means 6.4 / K (Zheng et al. 2015 sec. 5). The samplers
-        that take a label term are ``"gibbs"`` (exact, O(K T) per token) and ``"light"`` (doc,
-        word and exp MH proposals, O(T) per proposal).
+        As for ``LDA``; ``alpha=None`` means 6.4 / K (Zheng et al. 2015 sec. 5). Any sampler
+        that takes a label term (``TopicSampler.supports_supervision``; a model with another
+        is refused, naming those that do), e.g. ``"gibbs"`` (exact, O(K T) per token) or
+        ``"light"`` (doc, word and exp MH proposals, O(T) per proposal).
     loss : str
-        The loss (``topicsup.losses``), with its parameters: ``"hinge"`` (``lam``, 2 lam
-        max(0, 1 - y s)), ``"logistic"`` (``c``, Polya-Gamma), ``"do_probit"`` (DOLDA's
-        diagonal-orthant probit, ``c`` copies of each label), ``"gaussian"`` and
-        ``"epsilon_insensitive"`` (regression).
+        The loss, by name in ``topicsup.losses.REGISTRY``, with its parameters (docs/math.md
+        sec. 1.2 has their table), e.g. ``"hinge"`` (``lam``, 2 lam max(0, 1 - y s)) or
+        ``"logistic"`` (``c``, Polya-Gamma); a regression loss for real labels.
     prior : str
-        The prior on the weights (``topicsup.priors``): ``"normal"``, eta ~ N(0, 1/nu), with
-        ``nu``; ``"horseshoe"``, DOLDA's, a half-Cauchy global scale per task and a local
-        one per weight. Either applies to every weight but the intercept.
+        The prior on the weights, by name in ``topicsup.priors.REGISTRY``, e.g. ``"normal"``,
+        eta ~ N(0, 1/nu), with ``nu``, or ``"horseshoe"``, DOLDA's, a half-Cauchy global scale
+        per task and a local one per weight. It applies to every weight but the intercept.
     weight_sampler : str
-        ``"cholesky"``: the exact joint draw of each task's weights, O(M^3 + D M^2);
+        The weight step, by name in ``topicsup.weight_samplers.REGISTRY``, e.g.
+        ``"cholesky"``: the exact joint draw of each task's weights, O(M^3 + D M^2), or
         ``"coordinate"``: ``S_gibbs`` passes of coordinate-wise Gibbs (``weight_shift``: each
         ending in a joint draw of a common shift of the topic weights).
     supervised_factor : {"augmented", "marginal"}
@@ -167,7 +169,7 @@ class SupervisedLDA(LDA):
         ``proposal_weights`` for the light sampler, ``lam``, ``nu``, ``S_gibbs``,
         ``weight_shift``, ...). A setting the chosen parts do not read is refused.
 
-    Prediction (MATH.md sec. 5): ``fold_in`` gives held-out features with the topics fixed,
+    Prediction (docs/math.md sec. 5): ``fold_in`` gives held-out features with the topics fixed,
     ``decision_scores`` scores them with the averaged weights; ``ensemble_scores`` averages
     the scores over topic snapshots (``topic_snapshot``) kept during the last sweeps.
     """
@@ -500,7 +502,7 @@ class SupervisedLDA(LDA):
                 n_burn: int = FOLD_IN_BURN, n_keep: int = FOLD_IN_KEEP,
                 phi_wk: np.ndarray | None = None) -> np.ndarray:
         """Held-out features (D, M): the topic proportions of ``LDA.fold_in``, then the
-        covariates (MATH.md sec. 5)."""
+        covariates (docs/math.md sec. 5)."""
         zbar = super().fold_in(state, corpus, rng, n_burn, n_keep, phi_wk)
         cov = self.covariate_matrix(corpus)
         return np.hstack([zbar, cov]) if cov.shape[1] else zbar
@@ -522,7 +524,7 @@ class SupervisedLDA(LDA):
         """Decision scores (D, T) averaged over topic ``snapshots`` kept during training: one
         fold-in per snapshot, each scored with the averaged weights. Averaging over posterior
         samples of the topics, not only of the weights and of each document's topics, is the
-        posterior predictive MATH.md sec. 5 approximates (on 20 Newsgroups, 20 classes, K =
+        posterior predictive docs/math.md sec. 5 approximates (on 20 Newsgroups, 20 classes, K =
         100: five snapshots two sweeps apart add about 0.005 accuracy)."""
         if not snapshots:
             raise ValueError("snapshots must hold at least one topic_snapshot")

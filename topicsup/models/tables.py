@@ -1,6 +1,6 @@
 """What the table-indicator models (``PDPLDA``, ``HDPLDA``) share: a state with one table
 indicator per token beside z (``State.tables``), samplers that sweep it, and the checks,
-history rows and views that follow from it (docs/math.md sec. 1)."""
+history rows and views that follow from it (docs/math.md sec. 9)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """DOLDA's horseshoe prior, one global scale per task (Magnusson, Jonsson, Villani 2020
-sec. 4.1; MATH.md sec. 4): eta_tp ~ N(0, tau_t^2 lambda_tp^2) with half-Cauchy tau_t and
+sec. 4.1; docs/math.md sec. 4): eta_tp ~ N(0, tau_t^2 lambda_tp^2) with half-Cauchy tau_t and
 lambda_tp. A class's few signal topics keep their weights (lambda large), the rest shrink to
 zero together (tau small), where the normal prior shrinks every weight alike. The draws are
 ``kernels.horseshoe``."""

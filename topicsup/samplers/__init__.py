@@ -3,8 +3,7 @@ beside the counts, which of them a checkpoint saves, its sweep over a block of d
 proposal kinds, its live settings and its token stepping for the inspector (or none).
 
 A sampler module holds the part; its numba kernel lives in ``topicsup.kernels`` under the
-same name. ``REGISTRY`` finds them by name (``"gibbs"``, ``"alias"``, ``"light"``,
-``"partially_collapsed"``).
+same name. ``REGISTRY`` finds them by name (``REGISTRY.names()`` lists them).
 """
 
 from __future__ import annotations
@@ -38,12 +37,14 @@ class TopicSampler(Part):
     supports_supervision: ClassVar[bool] = True
     # the token inspector's name for the sampler (``topicsup.inspector``); a sampler with one
     # mirrors its token body step by step in ``begin_pass``, ``first_draws``,
-    # ``load_document``, ``proposals`` and ``step_token``; "" declares it has no stepping
+    # ``load_document``, ``proposals`` and ``step_token`` (``samplers.stepping`` says what
+    # they share with the inspector); "" declares it has no stepping
     stepping: ClassVar[str] = ""
     # whether its documents' step can run on any backend (``topicsup.backends``): its
     # ``sweep`` then takes ``backend=``; the others run on this process's threads only
     distributable: ClassVar[bool] = False
-    # whether it is a Markov chain on Z (every sampler but iMedLDA's importance estimator)
+    # whether it is a Markov chain on Z (False for a point estimator such as iMedLDA's
+    # importance sampler)
     markov: ClassVar[bool] = True
     # whether it takes a label term linear in zbar (w = 0: Monte Carlo MedLDA's tilt); the
     # samplers that take any label term (``supports_supervision``) take this one

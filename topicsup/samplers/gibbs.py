@@ -15,6 +15,7 @@ from ..kernels.counts import Dirichlet, move_token
 from ..kernels.rng import uniform
 from ..kernels.supervised import label_matrix, shared_w
 from . import MAX_LABEL_MATRIX_TOPICS, REGISTRY, TopicSampler
+from .stepping import MHStep
 
 
 class GibbsArrays(NamedTuple):
@@ -92,12 +93,11 @@ class Gibbs(TopicSampler):
         """The distribution a step draws from: the exact conditional (``conditional``)."""
         return {"conditional": conditional(insp, n_kd, n_kw, n_k, g)[0]}
 
-    def step_token(self, insp: Any, i: int, reloaded: bool) -> Any:
+    def step_token(self, insp: Any, p: Any, i: int, reloaded: bool) -> Any:
         """``gibbs_sweep``'s token body: remove the token, sum the conditional, draw by inverse
         cdf with one uniform, add it back."""
-        from ..inspector import MHStep
-        st, p, corpus = insp.session.state, insp._pass, insp.session.corpus
-        exact, _ = insp._distributions(i)
+        st, corpus = insp.session.state, insp.session.corpus
+        exact, _ = insp.distributions(i)
         word = int(corpus.words[i])
         nwk, n_k, ndk = st.counts.n_wk[word], st.counts.n_k, st.counts.n_dk[insp.doc]
         eta_kt = p.term.eta_kt
@@ -124,14 +124,14 @@ class Gibbs(TopicSampler):
         elif new != old and T > 0:
             supervised.move(eta_kt, p.c, old, new)
         step = MHStep("conditional", old, new, 1.0, 1.0, float(u), True, q)
-        return insp._token_record(i, old, new, (step,), exact, {"conditional": q}, reloaded)
+        return insp.token_record(i, old, new, (step,), exact, {"conditional": q}, reloaded)
 
 
 def conditional(insp: Any, n_kd: np.ndarray, n_kw: np.ndarray, n_k: np.ndarray,
                 g: np.ndarray | None) -> tuple[np.ndarray, float, np.ndarray]:
     """The conditional as ``gibbs_sweep`` sums it (``gibbs.conditional_weight``, the
     supervised factor exp(g - max g)): (normalised, total, running sums)."""
-    m = insp._model()
+    m = insp.model
     alpha = m.alpha_vector
     V_beta = m.beta * insp.session.corpus.n_words
     top = -math.inf if g is None else max(g)

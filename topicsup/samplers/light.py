@@ -15,6 +15,7 @@ from ..kernels.counts import Dirichlet
 from ..parts import LiveSetting
 from . import MAX_MH_STEPS, REGISTRY, TopicSampler
 from .alias import TABLE_NAMES, check_tables, saved_tables
+from .stepping import doc_proposal, exp_proposal, record_mh_step, word_proposal
 
 COMPOSITIONS = {"cycle": light.CYCLE, "mixture": light.MIXTURE}
 
@@ -170,12 +171,12 @@ class Light(TopicSampler):
     def first_draws(self, insp: Any, p: Any) -> None:
         """The first ``LEAD`` tokens' uniforms, drawn at the document's start as the sweep does."""
         for j in range(insp.p0, min(insp.p0 + light.LEAD, insp.p1)):
-            self._draw_uniforms(insp, j)
+            self._draw_uniforms(insp, p, j)
 
-    def _draw_uniforms(self, insp: Any, j: int) -> None:
+    def _draw_uniforms(self, insp: Any, p: Any, j: int) -> None:
         """Draw token j's uniforms and kinds into the pass's ring, as the sweep draws them
         ``LEAD`` tokens ahead."""
-        p, supervised = insp._pass, insp._pass.model.supervised
+        supervised = p.model.supervised
         light._draw_token(p.U[j % light.RING], p.kinds[j % light.RING],
                           COMPOSITIONS[self.composition], self.cycle_order(supervised),
                           self.kind_cumulative(supervised), insp.rng)
@@ -193,8 +194,7 @@ class Light(TopicSampler):
 
     def proposals(self, insp, i, n_kd, n_kw, n_k, s, g, term) -> dict[str, np.ndarray]:
         """Each proposal distribution at the token's current topic ``s``."""
-        from ..inspector import doc_proposal, exp_proposal, word_proposal
-        m, d = insp._model(), insp.doc
+        m, d = insp.model, insp.doc
         w = int(insp.session.corpus.words[i])
         out = {"doc": doc_proposal(n_kd, m.alpha_vector, s)}
         out["word"] = self.stale_table(insp, w, n_kw, n_k) if self.stale \
@@ -211,7 +211,7 @@ class Light(TopicSampler):
         """The stale word proposal the token's next word step draws from: the word's stored
         table, or (its supply used up) the one ``word_tables.ensure`` will build from the
         counts without the token."""
-        st, m = insp.session.state, insp._model()
+        st, m = insp.session.state, insp.model
         tables = st.sampler.tables
         if tables.used[w] < m.K:
             q = tables.q[w].copy()
@@ -219,15 +219,14 @@ class Light(TopicSampler):
             q = (n_kw + m.beta) / (n_k + insp.session.corpus.n_words * m.beta)
         return q / q.sum()
 
-    def step_token(self, insp: Any, i: int, reloaded: bool) -> Any:
+    def step_token(self, insp: Any, p: Any, i: int, reloaded: bool) -> Any:
         """``light_sweep``'s token body, step by step: the same draws, the same ratios (the
         kernel's functions), each step recorded."""
-        from ..inspector import doc_proposal, word_proposal
-        st, p, m, corpus = insp.session.state, insp._pass, insp._pass.model, insp.session.corpus
+        st, m, corpus = insp.session.state, p.model, insp.session.corpus
         j = i + light.LEAD
         if j < insp.p1:
-            self._draw_uniforms(insp, j)
-        exact, proposals = insp._distributions(i)
+            self._draw_uniforms(insp, p, j)
+        exact, proposals = insp.distributions(i)
         n_kd = np.bincount(st.z[insp.p0:insp.p1], minlength=m.K).astype(np.float64)
         z, n_k, ndk = st.z, st.counts.n_k, p.ndk
         word = int(corpus.words[i])
@@ -279,7 +278,8 @@ class Light(TopicSampler):
                 t = alias_from_uniform(p.exp_prob, p.exp_alias, u01)
             t = int(t)
             if t == s:
-                steps.append(insp._mh_record(kind, s, t, 1.0, u_acc, True, q, rebuilt))
+                steps.append(record_mh_step(insp.info, kind, s, t, 1.0, u_acc, True, q,
+                                            rebuilt))
                 continue
             if kind == light.DOC:
                 a = light.doc_step_ratio(nwk[t], nwk[s], n_k[t], n_k[s], beta, V_beta)
@@ -296,7 +296,7 @@ class Light(TopicSampler):
                 g_t = label_term.g_value(p.factor, p.loss_params, A, eta_kt, p.c, v, t)
                 a *= light.supervised_step_factor(kind, g_t, g_s, A[t], A[s])
             accepted = bool(light.accepts(a, u_acc))
-            steps.append(insp._mh_record(kind, s, t, a, u_acc, accepted, q, rebuilt))
+            steps.append(record_mh_step(insp.info, kind, s, t, a, u_acc, accepted, q, rebuilt))
             if accepted:
                 s, g_s = t, g_t
                 z[i] = s   # doc and word proposals must see token i at its current state
@@ -306,4 +306,4 @@ class Light(TopicSampler):
         n_k[s] += 1
         if s != old and T > 0:
             label_term.move(eta_kt, p.c, old, s)
-        return insp._token_record(i, old, s, tuple(steps), exact, proposals, reloaded)
+        return insp.token_record(i, old, s, tuple(steps), exact, proposals, reloaded)

@@ -4,9 +4,8 @@ in parallel over documents, exact (Magnusson, Jonsson, Villani 2020 sec. 4;
 
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass
-from typing import Any, Iterator, NamedTuple
+from typing import Any, NamedTuple
 
 import numba
 import numpy as np
@@ -16,6 +15,7 @@ from ..backends import THREADS, DocumentStep
 from ..kernels import partially_collapsed as pc
 from ..kernels.rng import next_u64
 from ..kernels import supervised as sup
+from ..kernels.threads import numba_threads
 from ..parts import LiveSetting
 from . import MAX_LABEL_MATRIX_TOPICS, MAX_MH_STEPS, REGISTRY, TopicSampler
 
@@ -42,33 +42,6 @@ class PCArrays(NamedTuple):
     z_prev: np.ndarray
     G: np.ndarray
     G_state: np.ndarray
-
-
-@contextlib.contextmanager
-def numba_threads(n: int) -> Iterator[None]:
-    """Run the parallel kernels on ``n`` threads (0: all of numba's), then restore."""
-    if not n:
-        yield
-        return
-    before = numba.get_num_threads()
-    numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))
-    try:
-        yield
-    finally:
-        numba.set_num_threads(before)
-
-
-def concurrent_kernels_safe() -> bool:
-    """Whether parallel kernels may be launched from several Python threads at once: numba's
-    OpenMP and TBB layers allow it, its fallback ``workqueue`` layer aborts the process
-    ("Concurrent access has been detected"). Callers that run chains or partitions side by
-    side in threads run them one at a time when it is False."""
-    try:
-        layer = numba.threading_layer()
-    except ValueError:   # no parallel kernel has run yet: run a tiny one to choose the layer
-        sup.label_matrix(np.zeros((1, 1)), np.zeros(1), np.zeros((1, 1)))
-        layer = numba.threading_layer()
-    return layer != "workqueue"
 
 
 @REGISTRY.register

@@ -1,4 +1,4 @@
-"""Exact-target testing of topic kernels by enumeration (MATH.md sec. 7).
+"""Exact-target testing of topic kernels by enumeration (docs/math.md sec. 7).
 
 On a tiny corpus (a few documents of a few tokens, K = 2-3) every assignment Z can be listed,
 so the target p(Z | W, ...) is known exactly. A kernel is right iff it leaves that distribution
@@ -117,7 +117,7 @@ def supervised_log_factor_states(corpus: Corpus, K: int, eta: np.ndarray, b: np.
                                  w: np.ndarray, Z: np.ndarray,
                                  covariates: np.ndarray | None = None) -> np.ndarray:
     """sum_{t,d} b_td s_td - w_td s_td^2 / 2 for every row of ``Z``: the supervised factor of
-    the target given the augmentation (MATH.md sec. 1), with s_td = eta_t . (zbar_d, x_d).
+    the target given the augmentation (docs/math.md sec. 1), with s_td = eta_t . (zbar_d, x_d).
     ``eta`` is (T, K + P); ``b``, ``w`` are (T, D); ``covariates`` as for ``score_states``."""
     s = score_states(corpus, K, eta, Z, covariates)
     return (b[None] * s - 0.5 * w[None] * s * s).sum(axis=(1, 2))
@@ -159,7 +159,7 @@ def fixed_augmentation(model: Any, corpus: Corpus, eta: np.ndarray, scores: np.n
                        seed: int, b_factor: float = 1.0) -> tuple[np.ndarray, Callable]:
     """The exact target over Z with the weights ``eta`` and one draw of the model's loss
     augmentation (b, w) at ``scores`` (T, D) held fixed (the collapsed LDA posterior times the
-    Gaussian factors exp(b s - w s^2 / 2), MATH.md sec. 1), and the ``prepare`` hook of
+    Gaussian factors exp(b s - w s^2 / 2), docs/math.md sec. 1), and the ``prepare`` hook of
     ``sample_final_states`` that fixes them in a state. ``b_factor`` scales the b the kernels
     see, not the target's: a mutant that must fail."""
     loss = model.loss_function

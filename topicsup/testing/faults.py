@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+from ..backends import dask as backend
+
 
 def _exit_at(partition: int):
     def hook(j: int) -> None:
@@ -15,7 +17,6 @@ def _exit_at(partition: int):
 def arm_worker_exit(partition: int) -> None:
     """Run on a worker (``Client.run(arm_worker_exit, j, workers=[address])``): the worker's
     process exits when it starts sweeping partition ``partition``."""
-    from ..backends import dask as backend
     backend._before_partition_hook = _exit_at(partition)
 
 

@@ -2,7 +2,7 @@
 
 The state is (z, r): topics and table indicators. On a tiny corpus every valid state can be
 listed (each (word, topic) of the PDP, each (document, topic) of the HDP, with tokens has at
-least one table head), and its probability computed from the joint of docs/math.md sec. 3-4,
+least one table head), and its probability computed from the joint of docs/math.md sec. 11-12,
 written here a second time in plain Python (with its own Stirling numbers) so it checks the
 kernels. HDP topics are unlabelled: states are listed as partitions (topics numbered in order
 of first appearance) with at most K live topics. The protocol is ``testing.exact``'s:
@@ -20,7 +20,7 @@ import numpy as np
 
 from ..corpus import Corpus
 from ..kernels import hdp
-from ..kernels.rng import seed_state
+from ..kernels.rng import seed_state, uniform
 
 
 @lru_cache(maxsize=None)
@@ -68,7 +68,7 @@ def pdp_states(corpus: Corpus, K: int) -> tuple[np.ndarray, np.ndarray]:
 
 def pdp_log_joint(corpus: Corpus, K: int, alpha: Any, a: float, b: float, beta: float,
                   z: np.ndarray, r: np.ndarray) -> float:
-    """log p(W, z, r) of the PDP topic model (docs/math.md sec. 3)."""
+    """log p(W, z, r) of the PDP topic model (docs/math.md sec. 11)."""
     alpha = np.broadcast_to(np.asarray(alpha, np.float64), (K,))
     V = corpus.n_words
     doc_of = np.repeat(np.arange(corpus.n_docs), corpus.doc_lengths)
@@ -132,7 +132,7 @@ def hdp_states(corpus: Corpus, K: int) -> tuple[np.ndarray, np.ndarray]:
 
 def hdp_log_joint(corpus: Corpus, b0: float, b1: float, beta: float, z: np.ndarray,
                   r: np.ndarray) -> float:
-    """log p(W, z, r) of HDP-LDA (docs/math.md sec. 4)."""
+    """log p(W, z, r) of HDP-LDA (docs/math.md sec. 12)."""
     V = corpus.n_words
     doc_of = np.repeat(np.arange(corpus.n_docs), corpus.doc_lengths)
     topics = sorted(set(int(k) for k in z))
@@ -255,7 +255,6 @@ class ReferenceSweeps:
         return getattr(self._model, name)
 
     def sweep_block(self, state, corpus, rng, d_start, d_end, info) -> None:
-        from ..kernels.rng import uniform
         z, r = state.counts.z, state.tables.r
         words = corpus.words
         doc_of = np.repeat(np.arange(corpus.n_docs), corpus.doc_lengths)

@@ -1,6 +1,6 @@
 """Weight steps: how the weights eta are drawn given the features and the augmentation's
 (b, w), each a part (``topicsup.parts``) in its own module. ``REGISTRY`` finds them by name
-(``"cholesky"``, ``"coordinate"``); the kernels are ``topicsup.kernels.weights``.
+(``REGISTRY.names()`` lists them); the kernels are ``topicsup.kernels.weights``.
 """
 
 from __future__ import annotations

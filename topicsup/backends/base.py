@@ -1,0 +1,88 @@
+"""The backend interface (``Backend``, the ``DocumentStep`` it runs) and the default backend,
+``Threads``: numba threads in this process (``topicsup.backends``)."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ..kernels import partially_collapsed as pc
+
+CHUNK_TOKENS = 2048   # tokens per unit of parallel work (results do not depend on it)
+
+
+class DocumentStep(NamedTuple):
+    """What the documents' step of one block reads besides the corpus and the counts: the
+    topics ``phi`` (V, K) word-major and, for the sparse kernel, the word tables ``prob``,
+    ``alias``, ``mass`` built from it (a backend with ``tables_here = False`` builds its own);
+    ``alpha`` (K,); the kernel (``sparse``, ``mh_steps``); the supervised ``term``
+    (``kernels.supervised.Term``); the sweep's stream ``key`` (4,); ``doc_slot`` (the info
+    slot of the sparse kernel's document-part draws, -1 none); the label matrix ``G`` with
+    ``use_G`` and the per-task ``w_t`` it is built from; ``threads`` (numba threads here)."""
+
+    phi: np.ndarray
+    prob: np.ndarray
+    alias: np.ndarray
+    mass: np.ndarray
+    alpha: np.ndarray
+    sparse: bool
+    mh_steps: int
+    term: Any
+    key: np.ndarray
+    doc_slot: int
+    G: np.ndarray
+    use_G: bool
+    w_t: np.ndarray
+    threads: int
+
+
+class Backend:
+    """Base of the backends (``topicsup.backends``).
+
+    ``whole_sweeps``: the Session hands it the rest of a sweep at once (its parallelism is
+    over the whole corpus; a stop request then takes effect between sweeps).
+    ``tables_here``: the sampler builds the word tables and the label matrix in this process
+    (a distributed backend builds them where the documents are).
+    """
+
+    name = "backend"
+    whole_sweeps = False
+    tables_here = True
+
+    def check_model(self, model: Any) -> None:
+        """Refuse a model whose sampler cannot run on this backend."""
+
+    def attach(self, session: Any) -> None:
+        """Called when a Session starts using it (the documents are placed at the first
+        block)."""
+
+    def detach(self) -> None:
+        """Called when the Session stops using it (another backend, or the session ends)."""
+
+    def sweep_documents(self, tokens: Any, counts: Any, step: DocumentStep, d_start: int,
+                        d_end: int, z_prev: np.ndarray, info: np.ndarray) -> None:
+        """Resample documents ``d_start .. d_end-1`` once given ``step.phi``; update ``counts``
+        and add the documents' info rows to ``info`` in document order."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+
+class Threads(Backend):
+    """The documents' step on numba threads in this process (the default backend)."""
+
+    name = "threads"
+
+    def sweep_documents(self, tokens, counts, step, d_start, d_end, z_prev, info):
+        pc.sweep_documents(tokens, counts, step.alpha, step.phi, step.prob, step.alias,
+                           step.mass, step.sparse, step.mh_steps, step.term, step.key,
+                           pc.chunks(tokens.doc_ptr, d_start, d_end, CHUNK_TOKENS), z_prev,
+                           info, step.doc_slot, step.G, step.use_G)
+
+
+THREADS = Threads()
+
+
+__all__ = ["CHUNK_TOKENS", "THREADS", "Backend", "DocumentStep", "Threads"]
