@@ -477,18 +477,23 @@ class Session:
         return summaries.Fit(self.model, self.state, self.corpus, self._record.traces,
                              self.n_sweeps)
 
+    def readout(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """``fn(fit, *args, **kwargs)`` on this chain held still: ``fn`` is a read-out, a
+        function of a ``summaries.Fit`` (the model, state, corpus, traces and sweeps), such as
+        those of ``topicsup.summaries``; the methods below are this with a name."""
+        with self._lock:
+            return fn(self._fit(), *args, **kwargs)
+
     def feature_names(self) -> list[str]:
         """The weights' columns: topics labelled by their 3 top words, then the intercept and
         the covariates (``summaries.feature_names``)."""
-        with self._lock:
-            return summaries.feature_names(self._fit())
+        return self.readout(summaries.feature_names)
 
     def weights(self, scale: str = "identified") -> pd.DataFrame:
         """Tidy weight trace, one row per (sweep, task, feature): ``value`` on the ``scale`` of
         ``coefficients`` (identified by default: with an intercept the raw weights wander
         along the direction only the prior pins), ``kind`` and ``index``."""
-        with self._lock:
-            return summaries.weight_trace(self._fit(), scale)
+        return self.readout(summaries.weight_trace, scale)
 
     def coefficients(self, interval: float = 0.9, scale: str = "identified"
                      ) -> pd.DataFrame:
@@ -498,8 +503,7 @@ class Session:
         an intercept each class's topic weights centred and the intercept plus their mean,
         what the data determine; ``"raw"``: the draws as sampled (``topicsup.summaries``).
         Prediction averages the same draws (``mean_weights``)."""
-        with self._lock:
-            return summaries.coefficients(self._fit(), interval, scale)
+        return self.readout(summaries.coefficients, interval, scale)
 
     def mean_weights(self) -> np.ndarray:
         """(T, M) the weights prediction uses: eta averaged over the kept samples (the current
@@ -514,16 +518,14 @@ class Session:
         intervals (``sign_certain``: it excludes 0), share of tokens and ``n_words`` top words
         (``summaries.signal_topics``; ``scale`` as ``coefficients``: identified, a weight
         says how much more the topic raises the score than the class's average topic)."""
-        with self._lock:
-            return summaries.signal_topics(self._fit(), n, n_words, interval, scale)
+        return self.readout(summaries.signal_topics, n, n_words, interval, scale)
 
     def shrinkage(self, top: int = 3, interval: float = 0.9, scale: str = "identified"
                   ) -> pd.DataFrame:
         """How concentrated each class's topic weights are, the horseshoe's promise in numbers:
         ``top_share`` (the share of sum_k |mean eta_k| on the ``top`` largest), ``n_certain``
         (intervals excluding 0), ``n_topics``, one row per task (``summaries.shrinkage``)."""
-        with self._lock:
-            return summaries.shrinkage(self._fit(), top, interval, scale)
+        return self.readout(summaries.shrinkage, top, interval, scale)
 
     def topic_word(self) -> np.ndarray:
         """(K, V) point estimate of the topics."""
@@ -539,28 +541,24 @@ class Session:
         """Document-topic proportions (n_docs, K) from the current state: a DataFrame indexed
         by ``corpus.index`` (the documents' own pandas index, so ``df.join(doc_topics())``
         works) with a column per topic, or the array."""
-        with self._lock:
-            return summaries.doc_topics(self._fit(), as_frame)
+        return self.readout(summaries.doc_topics, as_frame)
 
     def topics(self, n_words: int = 10) -> pd.DataFrame:
         """Top words of each topic the model shows (HDP-LDA: the live ones): ``share`` of
         tokens, ``top_words`` and ``word_1 .. word_n`` in order of phi."""
-        with self._lock:
-            return summaries.topics(self._fit(), n_words)
+        return self.readout(summaries.topics, n_words)
 
     def coherence(self, n_words: int = 10, measure: str = "npmi") -> pd.DataFrame:
         """Coherence of each topic's ``n_words`` (>= 2) top words on the training corpus,
         ``measure`` ``"npmi"`` (in [-1, 1]) or ``"umass"`` (<= ~0): one row per topic with
         ``coherence`` (NaN where a word occurs in no document) and ``top_words``
         (``metrics.topic_coherence``)."""
-        with self._lock:
-            return summaries.coherence(self._fit(), n_words, measure)
+        return self.readout(summaries.coherence, n_words, measure)
 
     def document_entropy(self) -> pd.Series:
         """Entropy (nats) of each training document's topic proportions, indexed like
         ``doc_topics()``: 0 for a document in one topic, log K for one spread over all."""
-        with self._lock:
-            return summaries.document_entropy(self._fit())
+        return self.readout(summaries.document_entropy)
 
     def summary(self) -> pd.Series:
         """Model, corpus, progress and the latest metrics in one Series."""
