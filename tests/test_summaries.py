@@ -142,3 +142,32 @@ def test_identified_intervals_cover_known_weights():
     raw_cover = np.mean(hits["raw"])
     assert identified_cover >= 0.75, identified_cover
     assert raw_cover <= 0.65, raw_cover
+
+
+def test_topic_sizes_and_their_view():
+    """Each topic's token share and the documents it leads, from the state: the shares sum to
+    one, the leads to the non-empty documents, and both agree with doc_topics and the counts;
+    the view draws them (offline report too) with nothing non-finite."""
+    import json
+
+    from topicsup import views
+    from topicsup.models import LDA
+    from topicsup.report import session_views
+    from topicsup.summaries import topic_sizes
+
+    corpus = make_synthetic(n_docs=60, n_topics=4, doc_length=20, seed=4).corpus
+    s = Session(LDA(K=4), corpus, seed=1)
+    s.run(5)
+    sizes = s.readout(topic_sizes)
+    n_k = np.bincount(s.state.z, minlength=4)
+    np.testing.assert_allclose(sizes["share"].sort_index(), n_k / n_k.sum())
+    assert list(sizes["share"]) == sorted(sizes["share"], reverse=True)
+    lead = s.doc_topics(as_frame=False).argmax(axis=1)
+    assert sizes["documents"].sort_index().tolist() == np.bincount(lead, minlength=4).tolist()
+    assert sizes["documents"].sum() == corpus.n_docs
+    assert sizes["label"].tolist() == s.topics(3).loc[sizes.index, "top_words"].tolist()
+    assert "sizes" in views.applicable(s)
+    chart = views.VIEWS["sizes"].panel(s, s.history, 300, 180)
+    spec = json.dumps(chart.to_dict())
+    assert "NaN" not in spec and "Infinity" not in spec
+    assert "Topic sizes" in [heading for heading, _ in session_views(s)]

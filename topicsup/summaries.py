@@ -247,6 +247,24 @@ def document_entropy(fit: Fit) -> pd.Series:
     return pd.Series(metrics.document_entropy(theta), index=fit.corpus.index, name="entropy")
 
 
+def topic_sizes(fit: Fit) -> pd.DataFrame:
+    """How much of the corpus each topic the model shows holds, one row per topic (index
+    ``topic``, largest first): ``label`` (its 3 top words), ``share`` of the tokens and
+    ``documents``, the number of documents in which it is the largest topic (ties to the
+    lower topic number; empty documents count for none), and their ``document_share``.
+    BERTopic's topic sizes, for a sampled chain."""
+    words = topics(fit, 3)
+    theta = fit.model.doc_topic(fit.state, fit.corpus)
+    shown = words.index.to_numpy()
+    full = fit.corpus.doc_lengths > 0
+    lead = np.bincount(theta[full].argmax(axis=1), minlength=theta.shape[1])[shown]
+    out = pd.DataFrame({"label": words["top_words"].to_numpy(),
+                        "share": words["share"].to_numpy(), "documents": lead,
+                        "document_share": lead / max(int(full.sum()), 1)},
+                       index=words.index)
+    return out.sort_values("share", ascending=False, kind="stable")
+
+
 def summary(fit: Fit, history: pd.DataFrame, seed: int, in_sweep: bool) -> pd.Series:
     """Model, corpus, progress and the latest metrics in one Series."""
     h = history
@@ -269,4 +287,5 @@ def summary(fit: Fit, history: pd.DataFrame, seed: int, in_sweep: bool) -> pd.Se
 
 __all__ = ["Fit", "WEIGHT_SCALES", "coefficient_table", "coefficients", "coherence",
            "doc_topics", "document_entropy", "feature_names", "identified", "kept_weights",
-           "shrinkage", "signal_topics", "summary", "topics", "weight_scale", "weight_trace"]
+           "shrinkage", "signal_topics", "summary", "topic_sizes", "topics", "weight_scale",
+           "weight_trace"]

@@ -17,6 +17,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from . import summaries
 from . import validation as check
 from .history import ACCEPTANCE, STEP_SECONDS, TRAIN_PREFIX  # noqa: F401 (the names views read)
 from .metrics import top_weight_share
@@ -715,6 +716,25 @@ def topic_words_chart(topics: pd.DataFrame, n_words: int | None = None,
             .encode(**enc).properties(width=width, height=height))
 
 
+def topic_sizes_chart(sizes: pd.DataFrame, top: int = 30, width: int = 420,
+                      height: int | alt.Step = alt.Step(14)) -> alt.Chart:
+    """Each topic's share of the tokens as a bar, largest first, labelled by its top words;
+    the tooltip adds the documents it leads (``summaries.topic_sizes``). At most ``top``
+    topics (the largest)."""
+    _check_frame(sizes, "sizes", ("label", "share", "documents"), "summaries.topic_sizes")
+    _check_count("top", top)
+    if sizes.empty:
+        raise ValueError("sizes has no rows (summaries.topic_sizes)")
+    df = sizes.sort_values("share", ascending=False, kind="stable").head(top)
+    df = df.assign(topic=[f"{k}: {w}" for k, w in zip(df.index, df["label"])])
+    return (alt.Chart(df[["topic", "share", "documents"]], title="Topic sizes").mark_bar()
+            .encode(x=alt.X("share:Q", title="share of tokens", axis=alt.Axis(format="%")),
+                    y=alt.Y("topic:N", sort=list(df["topic"]), title=None),
+                    tooltip=["topic:N", alt.Tooltip("share:Q", format=".1%"),
+                             alt.Tooltip("documents:Q", title="documents it leads")])
+            .properties(width=width, height=height))
+
+
 def conditional_chart(table: pd.DataFrame, title: str | None = None, max_topics: int = 30,
                       width: int = 520, height: int = 200) -> alt.Chart:
     """Bars of the exact conditional next to each proposal distribution, per topic.
@@ -850,6 +870,11 @@ VIEWS: dict[str, View] = {
         "tokens per second", _has("tokens_per_second"),
         lambda s, h, w, ht: throughput_chart(h, width=w, height=ht),
         lambda s, h: [], on_request=True),
+    "sizes": View(
+        "topic sizes", lambda h: True,
+        lambda s, h, w, ht: topic_sizes_chart(s.readout(summaries.topic_sizes), width=w),
+        lambda s, h: [("Topic sizes", topic_sizes_chart(s.readout(summaries.topic_sizes)))],
+        sweep_axis=False, on_request=True, applies=lambda s: True),
     "time": View(
         "seconds per step", _has(STEP_SECONDS, prefix=True),
         lambda s, h, w, ht: step_time_chart(h, width=w, height=ht),
