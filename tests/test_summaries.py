@@ -171,3 +171,16 @@ def test_topic_sizes_and_their_view():
     spec = json.dumps(chart.to_dict())
     assert "NaN" not in spec and "Infinity" not in spec
     assert "Topic sizes" in [heading for heading, _ in session_views(s)]
+
+
+def test_the_heatmap_says_when_its_weights_are_centred():
+    """DOLDA's identified weights (an intercept) are centred per class: the legend says so;
+    raw weights, or a model without an intercept, keep the plain title."""
+    from topicsup import views
+    corpus = make_synthetic(n_docs=60, n_topics=3, doc_length=20, task="multiclass",
+                            seed=6).corpus
+    s = Session(DOLDA(K=3, sampler="gibbs"), corpus, seed=0)
+    s.run(3)
+    legend = str(views.coefficient_heatmap(s.coefficients()).to_dict())
+    assert "centred per class" in legend
+    assert "centred" not in str(views.coefficient_heatmap(s.coefficients(scale="raw")).to_dict())

@@ -490,6 +490,13 @@ def coefficient_heatmap(coefficients: pd.DataFrame, value: str = "mean", sort: b
         raise TypeError(f"sort must be a bool, got {type(sort).__name__}")
     if not isinstance(intercept, (bool, np.bool_)):
         raise TypeError(f"intercept must be a bool, got {type(intercept).__name__}")
+    # with an intercept, the identified scale's topic weights are centred within the class:
+    # the legend says so (summaries.identified)
+    centred = ("scale" in coefficients.columns and "kind" in coefficients.columns
+               and (coefficients["scale"] == "identified").all()
+               and (coefficients["kind"] == "intercept").any())
+    legend = "mean weight, centred per " + target if centred and value == "mean" \
+        else COEFFICIENT_VALUES[value]
     if not intercept and "kind" in coefficients.columns:
         coefficients = coefficients[coefficients["kind"] != "intercept"]
     if coefficients.duplicated(["task", "feature"]).any():
@@ -529,7 +536,7 @@ def coefficient_heatmap(coefficients: pd.DataFrame, value: str = "mean", sort: b
             .encode(x=alt.X("task:N", sort=tasks, title=target,
                             axis=alt.Axis(labelAngle=-30, orient="top")),
                     y=alt.Y("feature:N", sort=features, title="topic (top words) or covariate"),
-                    color=alt.Color(f"{value}:Q", scale=scale, title=COEFFICIENT_VALUES[value]),
+                    color=alt.Color(f"{value}:Q", scale=scale, title=legend),
                     tooltip=["task:N", "feature:N",
                              *[alt.Tooltip(f"{c}:Q", format=".3f")
                                for c in ("mean", "lower", "upper", *extra)]])
