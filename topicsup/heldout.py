@@ -25,6 +25,45 @@ def fold_in_sweeps(n_burn: int, n_keep: int) -> tuple[int, int]:
             check.integer("n_keep", n_keep, low=1, high=MAX_FOLD_IN_SWEEPS))
 
 
+def check_key(key: Any) -> np.ndarray:
+    """A fold-in's generator state as given by a caller: a uint64 array of 4 words, not all
+    zero (``kernels.rng``: xoshiro256**'s one fixed point)."""
+    if not isinstance(key, np.ndarray) or key.dtype != np.uint64 or key.shape != (4,):
+        raise TypeError(f"key must be a uint64 array of 4 words (a generator state, e.g. "
+                        f"kernels.rng.seed_state(seed)), got {type(key).__name__}"
+                        f"{'' if not isinstance(key, np.ndarray) else f' {key.dtype} {key.shape}'}")
+    if not key.any():
+        raise ValueError("key is the all-zero generator state, which never leaves zero")
+    return key.copy()
+
+
+def check_snapshots(fit: Fit, snapshots: Any) -> list[np.ndarray] | None:
+    """Topic snapshots as given by a caller: None, or a non-empty list of (V, K) arrays of
+    this model's shape (``Session.topic_snapshot``), finite, non-negative, each topic's
+    column summing to one."""
+    if snapshots is None:
+        return None
+    if isinstance(snapshots, np.ndarray) or not isinstance(snapshots, (list, tuple)):
+        raise TypeError(f"snapshots must be a list of topic snapshots (Session.topic_snapshot()"
+                        f"), got {type(snapshots).__name__}")
+    if not snapshots:
+        raise ValueError("snapshots must hold at least one topic snapshot")
+    shape = (fit.corpus.n_words, fit.model.K)
+    out = []
+    for j, phi in enumerate(snapshots):
+        if not isinstance(phi, np.ndarray) or phi.shape != shape or phi.dtype.kind != "f":
+            raise ValueError(f"snapshots[{j}] must be a float (V, K) = {shape} array "
+                             f"(Session.topic_snapshot()), got "
+                             f"{getattr(phi, 'dtype', type(phi).__name__)} "
+                             f"{getattr(phi, 'shape', '')}")
+        if not (np.isfinite(phi).all() and (phi >= 0).all()
+                and np.allclose(phi.sum(axis=0), 1.0, atol=1e-4)):
+            raise ValueError(f"snapshots[{j}] must hold each topic's word probabilities: "
+                             f"finite, non-negative, each column summing to one")
+        out.append(np.ascontiguousarray(phi, dtype=np.float32))
+    return out
+
+
 def features(fit: Fit, corpus: Corpus, key: np.ndarray, n_burn: int = FOLD_IN_BURN,
              n_keep: int = FOLD_IN_KEEP, snapshots: list[np.ndarray] | None = None
              ) -> np.ndarray:
@@ -132,5 +171,5 @@ def perplexity(fit: Fit, corpus: Corpus, key: np.ndarray, n_burn: int = FOLD_IN_
     return math.exp(-ll / n)
 
 
-__all__ = ["features", "fold_in_sweeps", "labelled_scores", "perplexity", "predictions",
+__all__ = ["check_key", "check_snapshots", "features", "fold_in_sweeps", "labelled_scores", "perplexity", "predictions",
            "score", "scores", "truth"]

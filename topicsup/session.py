@@ -481,6 +481,9 @@ class Session:
         """``fn(fit, *args, **kwargs)`` on this chain held still: ``fn`` is a read-out, a
         function of a ``summaries.Fit`` (the model, state, corpus, traces and sweeps), such as
         those of ``topicsup.summaries``; the methods below are this with a name."""
+        if not callable(fn):
+            raise TypeError(f"fn must be a read-out, a function of a summaries.Fit, got "
+                            f"{type(fn).__name__}")
         with self._lock:
             return fn(self._fit(), *args, **kwargs)
 
@@ -595,9 +598,11 @@ class Session:
         summaries.check_supervised(self.model)
         n_burn, n_keep = heldout.fold_in_sweeps(n_burn, n_keep)
         corpus = self.corpus.heldout(docs)
-        key = seed_state(seed, stream=SCORE_STREAM) if key is None else key
+        key = seed_state(seed, stream=SCORE_STREAM) if key is None else heldout.check_key(key)
         with self._lock:
-            return heldout.scores(self._fit(), corpus, key, n_burn, n_keep, snapshots), corpus
+            fit = self._fit()
+            snapshots = heldout.check_snapshots(fit, snapshots)
+            return heldout.scores(fit, corpus, key, n_burn, n_keep, snapshots), corpus
 
     def fold_in(self, docs: Any, n_burn: int = FOLD_IN_BURN, n_keep: int = FOLD_IN_KEEP,
                 seed: int = 0, *, snapshots: list[np.ndarray] | None = None,
@@ -608,9 +613,11 @@ class Session:
         ``decision_function``."""
         n_burn, n_keep = heldout.fold_in_sweeps(n_burn, n_keep)
         corpus = self.corpus.heldout(docs)
-        key = seed_state(seed, stream=SCORE_STREAM) if key is None else key
+        key = seed_state(seed, stream=SCORE_STREAM) if key is None else heldout.check_key(key)
         with self._lock:
-            return heldout.features(self._fit(), corpus, key, n_burn, n_keep, snapshots), corpus
+            fit = self._fit()
+            snapshots = heldout.check_snapshots(fit, snapshots)
+            return heldout.features(fit, corpus, key, n_burn, n_keep, snapshots), corpus
 
     def decision_scores(self, features: np.ndarray) -> np.ndarray:
         """(n_docs, T) scores of features (``fold_in``) with the weights prediction uses."""
