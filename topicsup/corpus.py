@@ -893,6 +893,7 @@ class Corpus:
         """Document boundaries (0 .. n_docs) cutting the corpus into blocks of about
         ``block_tokens`` tokens each, whole documents only: a Session checks for a stop
         request between two blocks."""
+        block_tokens = check.integer("block_tokens", block_tokens, low=1, high=2**62)
         ptr = self.doc_ptr
         cuts = np.searchsorted(ptr, np.arange(block_tokens, ptr[-1], block_tokens))
         return np.unique(np.concatenate([[0], cuts, [self.n_docs]])).astype(np.int64)

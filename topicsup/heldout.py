@@ -25,18 +25,6 @@ def fold_in_sweeps(n_burn: int, n_keep: int) -> tuple[int, int]:
             check.integer("n_keep", n_keep, low=1, high=MAX_FOLD_IN_SWEEPS))
 
 
-def check_key(key: Any) -> np.ndarray:
-    """A fold-in's generator state as given by a caller: a uint64 array of 4 words, not all
-    zero (``kernels.rng``: xoshiro256**'s one fixed point)."""
-    if not isinstance(key, np.ndarray) or key.dtype != np.uint64 or key.shape != (4,):
-        raise TypeError(f"key must be a uint64 array of 4 words (a generator state, e.g. "
-                        f"kernels.rng.seed_state(seed)), got {type(key).__name__}"
-                        f"{'' if not isinstance(key, np.ndarray) else f' {key.dtype} {key.shape}'}")
-    if not key.any():
-        raise ValueError("key is the all-zero generator state, which never leaves zero")
-    return key.copy()
-
-
 def check_snapshots(fit: Fit, snapshots: Any) -> list[np.ndarray] | None:
     """Topic snapshots as given by a caller: None, or a non-empty list of (V, K) arrays of
     this model's shape (``Session.topic_snapshot``), finite, non-negative, each topic's
@@ -171,5 +159,5 @@ def perplexity(fit: Fit, corpus: Corpus, key: np.ndarray, n_burn: int = FOLD_IN_
     return math.exp(-ll / n)
 
 
-__all__ = ["check_key", "check_snapshots", "features", "fold_in_sweeps", "labelled_scores", "perplexity", "predictions",
+__all__ = ["check_snapshots", "features", "fold_in_sweeps", "labelled_scores", "perplexity", "predictions",
            "score", "scores", "truth"]

@@ -266,13 +266,7 @@ class TokenInspector:
 
     @rng.setter
     def rng(self, state: Any) -> None:
-        if not isinstance(state, np.ndarray) or state.dtype != np.uint64 or state.shape != (4,):
-            raise TypeError(f"rng must be a xoshiro state: a uint64 array of shape (4,), got "
-                            f"{type(state).__name__} {getattr(state, 'dtype', '')} "
-                            f"{getattr(state, 'shape', '')}")
-        if not state.any():
-            raise ValueError("rng is the all-zero state, which draws zeros forever")
-        self._rng = np.array(state, dtype=np.uint64)
+        self._rng = check.generator_state("rng", state)
 
     # ------------------------------------------------------------------ position
     @property

@@ -105,6 +105,10 @@ class Session:
             self._info = np.zeros(model.info_size, dtype=np.float64)
             self._seconds = 0.0        # kernel time spent in the current sweep so far
             self._record = Record()
+        elif not isinstance(_resume, checkpoint.SavedSession) or _resume.model is not model \
+                or _resume.corpus is not corpus:
+            raise TypeError("_resume is Session.load's: a checkpoint.SavedSession of this "
+                            "model and corpus")
         else:                          # Session.load: a checked SavedSession of this chain
             self.model, self.state, self.rng = model, _resume.state, _resume.rng
             self.n_sweeps, self._block = _resume.n_sweeps, _resume.block
@@ -598,7 +602,7 @@ class Session:
         summaries.check_supervised(self.model)
         n_burn, n_keep = heldout.fold_in_sweeps(n_burn, n_keep)
         corpus = self.corpus.heldout(docs)
-        key = seed_state(seed, stream=SCORE_STREAM) if key is None else heldout.check_key(key)
+        key = seed_state(seed, stream=SCORE_STREAM) if key is None else check.generator_state("key", key)
         with self._lock:
             fit = self._fit()
             snapshots = heldout.check_snapshots(fit, snapshots)
@@ -613,7 +617,7 @@ class Session:
         ``decision_function``."""
         n_burn, n_keep = heldout.fold_in_sweeps(n_burn, n_keep)
         corpus = self.corpus.heldout(docs)
-        key = seed_state(seed, stream=SCORE_STREAM) if key is None else heldout.check_key(key)
+        key = seed_state(seed, stream=SCORE_STREAM) if key is None else check.generator_state("key", key)
         with self._lock:
             fit = self._fit()
             snapshots = heldout.check_snapshots(fit, snapshots)

@@ -114,6 +114,18 @@ def flag(name: str, value: Any) -> bool:
     return bool(value)
 
 
+def generator_state(name: str, value: Any) -> np.ndarray:
+    """A caller's xoshiro256** state (``kernels.rng``), copied: a uint64 array of shape (4,),
+    not all zero (the generator's one fixed point, which would draw zeros forever)."""
+    if not isinstance(value, np.ndarray) or value.dtype != np.uint64 or value.shape != (4,):
+        raise TypeError(f"{name} must be a xoshiro state: a uint64 array of shape (4,) (e.g. "
+                        f"kernels.rng.seed_state(seed)), got {type(value).__name__} "
+                        f"{getattr(value, 'dtype', '')} {getattr(value, 'shape', '')}")
+    if not value.any():
+        raise ValueError(f"{name} is the all-zero state, which draws zeros forever")
+    return np.array(value, dtype=np.uint64)
+
+
 def path_like(name: str, value: Any) -> os.PathLike | str:
     """A file system path: a str or an ``os.PathLike``."""
     if not isinstance(value, (str, os.PathLike)):
