@@ -98,7 +98,7 @@ def run_topicsup(corpus, K: int, sweeps: int):
     h = session.history
     kernel = h[(h["metric"] == "seconds") & (h["sweep"] > 1)]["value"].to_numpy()
     assert len(kernel) == sweeps
-    ll = session.model.log_joint(session.state, corpus)
+    ll = session.model.log_joint(session.state, session.problem)
     st = session.state
     ref = log_joint_from_counts(st["n_dk"], st["n_wk"], ALPHA, BETA)
     notes = {

@@ -79,7 +79,7 @@ class Topicsup:
         self.s.sweep(1)
 
     def log_joint_per_token(self):
-        return self.s.model.log_joint(self.s.state, self.s.corpus) / self.s.corpus.n_tokens
+        return self.s.model.log_joint(self.s.state, self.s.problem) / self.s.corpus.n_tokens
 
 
 class Tomotopy:

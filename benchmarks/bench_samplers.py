@@ -72,7 +72,7 @@ class TopicsupChain:
 
     def log_joint_per_token(self) -> float:
         s = self.session
-        return s.model.log_joint(s.state, s.corpus) / self.n_tokens
+        return s.model.log_joint(s.state, s.problem) / self.n_tokens
 
 
 class TomotopyChain:

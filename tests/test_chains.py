@@ -59,7 +59,7 @@ def test_topic_alignment_finds_a_permuted_copy(corpus):
     perm = np.array([2, 0, 3, 1])                       # b's topic perm[k] is a's topic k
     inv = np.argsort(perm)
     b.state.counts.z[:] = perm[a.state.counts.z]
-    b.model.refresh_state(b.state, b.corpus)
+    b.model.refresh_state(b.state, b.problem)
     eta = a.trace("eta")
     b._record.traces["eta"] = [np.concatenate([e[:, inv], e[:, 4:]], axis=1) for e in eta]
     al = ch.topic_alignment()

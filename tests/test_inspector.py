@@ -112,7 +112,7 @@ def test_a_document_through_the_inspector_is_the_kernels_sweep_bit_for_bit(corpo
         rng = seed_state(17, stream=d)
         info = np.zeros(by_kernel.model.info_size)
         kernel_rng = rng.copy()
-        by_kernel.model.sweep_block(by_kernel.state, by_kernel.corpus, kernel_rng, d, d + 1,
+        by_kernel.model.sweep_block(by_kernel.state, by_kernel.problem, kernel_rng, d, d + 1,
                                     info)
         insp = TokenInspector(inspected, d)
         insp.rng[:] = rng
@@ -256,7 +256,7 @@ def test_a_wrong_ratio_fails_the_kernel_agreement_and_the_ratio_check(corpora, s
     before = s.state.copy()
     rng = seed_state(17)
     info = np.zeros(s.model.info_size)
-    s.model.sweep_block(before, s.corpus, rng.copy(), 0, 1, info)   # compiled: not patched
+    s.model.sweep_block(before, s.problem, rng.copy(), 0, 1, info)   # compiled: not patched
     insp = TokenInspector(s, 0)
     insp.rng[:] = rng
     insp.run_document()
@@ -299,7 +299,7 @@ def _token_after_one_step(model, seed, n_reps=N_REPS):
     if labels:
         sup = st.supervision
         sup.weights.eta[...], sup.loss.b[...], sup.loss.w[...] = ETA, B, W
-    s.model.refresh_state(st, s.corpus)
+    s.model.refresh_state(st, s.problem)
     p = _conditional_from_joint(s, 0)
     starts = np.random.default_rng(seed).choice(model.K, size=n_reps, p=p)
     insp = TokenInspector(s, 0, seed=seed)
@@ -405,7 +405,7 @@ def test_every_registered_sampler_is_replayed_or_declares_it_has_no_stepping(cor
     rng = seed_state(5)
     info = np.zeros(ref.model.info_size)
     kernel_rng = rng.copy()
-    ref.model.sweep_block(ref.state, ref.corpus, kernel_rng, 2, 3, info)
+    ref.model.sweep_block(ref.state, ref.problem, kernel_rng, 2, 3, info)
     insp = TokenInspector(s, 2)
     insp.rng[:] = rng
     insp.run_document()

@@ -24,11 +24,12 @@ FACADE = "topicsup"   # topicsup/__init__.py: the package facade, imported by no
 # bottom to top; a module is in the layer of its longest matching prefix
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("numba kernels and plain checks",
-     ("topicsup.kernels", "topicsup._version", "topicsup.validation", "topicsup.stopwords")),
+     ("topicsup.kernels", "topicsup._version", "topicsup.validation", "topicsup.stopwords",
+      "topicsup.arrays")),
     ("data, tasks, metrics, the parts frame, backends",
      ("topicsup.corpus", "topicsup.tasks", "topicsup.metrics", "topicsup.diagnostics",
       "topicsup.synthetic", "topicsup.newsgroups", "topicsup.datasets", "topicsup.svm",
-      "topicsup.history", "topicsup.parts", "topicsup.backends")),
+      "topicsup.history", "topicsup.parts", "topicsup.problem", "topicsup.backends")),
     ("the parts",
      ("topicsup.losses", "topicsup.priors", "topicsup.samplers", "topicsup.weight_samplers")),
     ("models", ("topicsup.models",)),

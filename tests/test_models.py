@@ -115,7 +115,7 @@ def test_lda_initialisation_runs_the_plain_lda_kernel(Model):
     lda = Session(LDA(K=5, alpha=model.alpha, beta=model.beta, sampler=model.sampler,
                       **settings), tr, seed=0, block_tokens=2000)
     lda.state.z[:] = s.state.z
-    lda.model.refresh_state(lda.state, tr)
+    lda.model.refresh_state(lda.state, lda.model.bind(tr))
     lda.rng[:] = s.rng
     for sweep in range(1, n + 1):
         assert s.model.initialising(s.state)
@@ -161,7 +161,7 @@ def test_unsupervised_lda_is_unchanged_by_the_frame():
     s = Session(LDA(K=4), tr, seed=0)
     assert s.state.supervision is None
     assert s.model.term(s.state)[0].eta_kt.shape == (4, 0)
-    assert s.model.end_sweep(s.state, tr, s.rng, 1) == []
+    assert s.model.end_sweep(s.state, s.model.bind(tr), s.rng, 1) == []
 
 
 @pytest.mark.parametrize("kw, err, msg", [
@@ -265,8 +265,8 @@ class _StaleAugmentation:
     def __getattr__(self, name):
         return getattr(self._model, name)
 
-    def end_sweep(self, state, corpus, rng, sweep):
-        return self._augmented_order.end_sweep(state, corpus, rng, sweep)
+    def end_sweep(self, state, problem, rng, sweep):
+        return self._augmented_order.end_sweep(state, problem, rng, sweep)
 
 
 _TARGETS: dict = {}
@@ -326,19 +326,20 @@ def _whole_sweeps(model, corpus, n_chains, n_sweeps, seed):
     eta0 += rs.uniform(-h / 2, h / 2, eta0.shape)
     idx, eta_end = np.empty(n_chains, np.int64), np.empty(n_chains)
     info = np.zeros(model.info_size)
+    problem = model.bind(corpus)
     for c in range(n_chains):
-        state = model.allocate_state(corpus)
+        state = model.allocate_state(problem)
         state.z[:] = Z[starts[c]]
         state.supervision.weights.eta[0] = eta0[c]
-        model.refresh_state(state, corpus)
+        model.refresh_state(state, problem)
         rng = seed_state(seed, stream=c + 1)
         sup = state.supervision
         model.loss_function.start(sup.loss, rng)
-        row_scores(*model.feature_rows(state, corpus), sup.weights.eta, sup.weights.scores)
+        row_scores(*model.feature_rows(state, problem), sup.weights.eta, sup.weights.scores)
         model.loss_function.augment(sup.y, sup.weights.scores, rng, sup.loss)
         for sweep in range(1, n_sweeps + 1):
-            model.sweep_block(state, corpus, rng, 0, corpus.n_docs, info)
-            model.end_sweep(state, corpus, rng, sweep)
+            model.sweep_block(state, problem, rng, 0, corpus.n_docs, info)
+            model.end_sweep(state, problem, rng, sweep)
         idx[c] = state_index(state.z, model.K)
         eta_end[c] = state.supervision.weights.eta[0, 0]
     grid_eta0 = (pz[:, None] * peta).sum(0).reshape(int(np.sqrt(len(E))), -1).sum(1)

@@ -96,9 +96,9 @@ def _check_counts(s: Session) -> None:
     st_, model, corpus = s.state, s.model, s.corpus
     z = st_.z
     assert z.size == corpus.n_tokens and (z.size == 0 or (z.min() >= 0 and z.max() < model.K))
-    ref = model.allocate_state(corpus)
+    ref = model.allocate_state(s.problem)
     ref.z[:] = z
-    model.refresh_state(ref, corpus)
+    model.refresh_state(ref, s.problem)
     for k in ("n_dk", "n_wk", "n_k"):
         assert np.array_equal(getattr(st_.counts, k), getattr(ref.counts, k)), k
         assert getattr(st_.counts, k).min(initial=0) >= 0

@@ -137,9 +137,9 @@ def test_counts_consistent_with_assignments_after_every_sweep(corpus):
 
     def check(s):
         st = s.state
-        ref = s.model.allocate_state(corpus)
+        ref = s.model.allocate_state(s.model.bind(corpus))
         ref.z[:] = st.z
-        s.model.refresh_state(ref, corpus)
+        s.model.refresh_state(ref, s.model.bind(corpus))
         for k in ("n_dk", "n_wk", "n_k"):
             assert np.array_equal(getattr(st.counts, k), getattr(ref.counts, k)), k
             assert getattr(st.counts, k).min() >= 0

@@ -10,5 +10,5 @@ from .models import HDPLDA, LDA, MCMedLDA, PDPLDA, SupervisedLDA, presets
 from .models.presets import *  # noqa: F403  (every preset: MedLDA, LightMedLDA, ...)
 from .session import Session
 
-__all__ = ["Corpus", "HDPLDA", "LDA", "Labels", "MCMedLDA", "PDPLDA", "Session", "SupervisedLDA", "tokenize", "__version__",
-           *presets.__all__]
+__all__ = ["Corpus", "HDPLDA", "LDA", "Labels", "MCMedLDA", "PDPLDA", "Session", "SupervisedLDA",
+           "tokenize", "__version__", *presets.__all__]

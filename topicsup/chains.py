@@ -19,17 +19,22 @@ covariate weights need no alignment.
 from __future__ import annotations
 
 import concurrent.futures
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 import pandas as pd
 
 from . import diagnostics
 from . import validation as check
+from .arrays import F64, I64
 from .corpus import Corpus
 from .history import kept_draws, to_inference_data
 from .kernels.threads import concurrent_kernels_safe
+from .models.base import Model
 from .session import Session
+
+if TYPE_CHECKING:
+    from types import ModuleType
 
 MAX_CHAINS = 64
 
@@ -65,7 +70,7 @@ class Chains:
     >>> idata = chains.to_arviz(burn=100)                                              # doctest: +SKIP
     """
 
-    def __init__(self, model: Any, corpus: Corpus, n_chains: int = 4, seed: int = 0, *,
+    def __init__(self, model: Model, corpus: Corpus, n_chains: int = 4, seed: int = 0, *,
                  backend: Any = "threads", **session_options: Any) -> None:
         n_chains = check.integer("n_chains", n_chains, low=1, high=MAX_CHAINS)
         seed = check.integer("seed", seed, low=0, high=2**64 - 1 - n_chains)
@@ -78,6 +83,7 @@ class Chains:
     def _client(backend: Any) -> Any:
         if isinstance(backend, str) and backend == "threads":
             return None
+        distributed: ModuleType | None   # None without the dask extra
         try:
             import distributed
         except ImportError:
@@ -107,7 +113,7 @@ class Chains:
         return min(s.n_sweeps for s in self.sessions)
 
     @property
-    def model(self) -> Any:
+    def model(self) -> Model:
         return self.sessions[0].model
 
     def run(self, n: int, callback: Callable[["Chains"], Any] | None = None,
@@ -186,7 +192,7 @@ class Chains:
         h = pd.concat(frames, ignore_index=True)
         return h[["chain"] + [col for col in h.columns if col != "chain"]]
 
-    def log_joint(self) -> np.ndarray:
+    def log_joint(self) -> F64:
         """(chain, sweep) log joints of sweeps 1 .. n_sweeps (NaN where not evaluated)."""
         out = np.full((self.n_chains, self.n_sweeps), np.nan)
         for c, s in enumerate(self.sessions):
@@ -209,11 +215,11 @@ class Chains:
                       "hellinger": float(cost[k, j])} for k, j in zip(r, perm)]
         return pd.DataFrame(rows, columns=["chain", "topic", "chain_topic", "hellinger"])
 
-    def _permutations(self) -> np.ndarray:
+    def _permutations(self) -> I64:
         a = self.topic_alignment()
         return a.pivot(index="chain", columns="topic", values="chain_topic").to_numpy()
 
-    def weight_draws(self, burn: int = 0, align: bool = True) -> np.ndarray:
+    def weight_draws(self, burn: int = 0, align: bool = True) -> F64:
         """(chain, draw, task, feature) weights of sweeps ``burn + 1 .. n_sweeps``, topic
         columns aligned to chain 0's (``topic_alignment``) unless ``align`` is False."""
         self._check_supervised()
@@ -313,7 +319,7 @@ class Chains:
                 f"seed={self.seed}, sweeps={self.n_sweeps}, backend={where!r})")
 
 
-def run_chains(model: Any, corpus: Corpus, n_chains: int = 4, sweeps: int = 100,
+def run_chains(model: Model, corpus: Corpus, n_chains: int = 4, sweeps: int = 100,
                seed: int = 0, *, backend: Any = "threads", **session_options: Any) -> Chains:
     """``Chains(model, corpus, n_chains, seed, backend=...)`` run ``sweeps`` sweeps."""
     chains = Chains(model, corpus, n_chains, seed, backend=backend, **session_options)

@@ -54,6 +54,7 @@ from .corpus import Corpus
 from .history import CHANGE_COLUMNS, HISTORY_COLUMNS, History, Record
 from .models import Model, model_from_params
 from .models.lda import State
+from .problem import Problem
 
 # A member may expand at most this much over its compressed bytes (real chain state
 # compresses 2-20x; all-zero arrays far more, hence the slack for small members).
@@ -84,11 +85,12 @@ def checksum(arrays: dict[str, np.ndarray]) -> str:
         a = np.ascontiguousarray(arrays[name])
         h.update(name.encode() + b"\0" + a.dtype.str.encode() + b"\0"
                  + repr(a.shape).encode() + b"\0")
-        h.update(memoryview(a.reshape(-1).view(np.uint8)))   # the bytes, without a copy
+        h.update(a.reshape(-1).view(np.uint8).data)   # the bytes, without a copy
     return h.hexdigest()
 
 
-def write(path: str | os.PathLike, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> Path:
+def write(path: str | os.PathLike[str], arrays: dict[str, np.ndarray],
+          meta: dict[str, Any]) -> Path:
     """Write ``arrays`` and the JSON ``meta`` (with their checksum added) to ``path``,
     atomically: a temporary file in the same directory replaces the target at the end."""
     path = Path(check.path_like("path", path))
@@ -101,7 +103,8 @@ def write(path: str | os.PathLike, arrays: dict[str, np.ndarray], meta: dict[str
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "wb") as f:
-            np.savez_compressed(f, **members)
+            # numpy's stub types **kwds as the allow_pickle flag, not as the arrays they are
+            np.savez_compressed(f, **members)   # type: ignore[arg-type]
         umask = os.umask(0)    # the mode open() would give a new file (mkstemp's is 0600)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)
@@ -123,7 +126,7 @@ class CheckpointReader:
         topicsup checkpoint is a ``CheckpointError`` (a ``ValueError``).
     """
 
-    def __init__(self, path: str | os.PathLike) -> None:
+    def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(check.path_like("path", path))
         if not self.path.exists():
             raise FileNotFoundError(f"checkpoint {str(self.path)!r} does not exist")
@@ -301,7 +304,7 @@ class CheckpointReader:
                                          "them: the file was altered or damaged")
 
     # typed getters for metadata fields: the value, or a CheckpointError naming the field
-    def meta_int(self, meta: dict, name: str, low: int | None = None,
+    def meta_int(self, meta: dict[str, Any], name: str, low: int | None = None,
                  high: int | None = None, default: Any = None) -> int:
         value = meta.get(name, default)
         if value is None:
@@ -309,7 +312,7 @@ class CheckpointReader:
         with self.checking(name):
             return check.integer(name, value, low=low, high=high)
 
-    def meta_number(self, meta: dict, name: str, low: float | None = None,
+    def meta_number(self, meta: dict[str, Any], name: str, low: float | None = None,
                     default: Any = None) -> float:
         value = meta.get(name, default)
         if value is None:
@@ -317,19 +320,19 @@ class CheckpointReader:
         with self.checking(name):
             return check.number(name, value, low=low)
 
-    def meta_str(self, meta: dict, name: str) -> str:
+    def meta_str(self, meta: dict[str, Any], name: str) -> str:
         value = meta.get(name)
         if not isinstance(value, str):
             raise self.error(name, f"must be a str, got {type(value).__name__}")
         return value
 
-    def meta_dict(self, meta: dict, name: str, default: Any = None) -> dict:
+    def meta_dict(self, meta: dict[str, Any], name: str, default: Any = None) -> dict[str, Any]:
         value = meta.get(name, default)
         if not isinstance(value, dict):
             raise self.error(name, f"must be a JSON object, got {type(value).__name__}")
         return value
 
-    def meta_list(self, meta: dict, name: str, default: Any = None) -> list:
+    def meta_list(self, meta: dict[str, Any], name: str, default: Any = None) -> list[Any]:
         value = meta.get(name, default)
         if not isinstance(value, list):
             raise self.error(name, f"must be a JSON list, got {type(value).__name__}")
@@ -353,10 +356,12 @@ class SavedSession:
     """Everything a session's chain is, as a checkpoint holds it: ``Session(model, corpus,
     seed, block_tokens=..., log_joint_every=...)`` resumed at ``n_sweeps`` completed sweeps,
     ``block`` blocks into the next (``seconds`` of it spent), with its ``state``, random
-    stream ``rng``, the current sweep's counters ``info`` and its ``record``."""
+    stream ``rng``, the current sweep's counters ``info`` and its ``record``; ``problem`` is
+    the model bound to the corpus (``Model.bind``), as the Session keeps it."""
 
     model: Model
     corpus: Corpus
+    problem: Problem
     seed: int
     block_tokens: int
     log_joint_every: int
@@ -369,7 +374,7 @@ class SavedSession:
     record: Record
 
 
-def save_session(path: str | os.PathLike, saved: SavedSession) -> Path:
+def save_session(path: str | os.PathLike[str], saved: SavedSession) -> Path:
     """Write ``saved`` as a checkpoint (``write``: atomically)."""
     return write(path, *session_file(saved))
 
@@ -396,7 +401,7 @@ def session_file(saved: SavedSession) -> tuple[dict[str, np.ndarray], dict[str, 
     return arrays, meta
 
 
-def load_session(path: str | os.PathLike) -> SavedSession:
+def load_session(path: str | os.PathLike[str]) -> SavedSession:
     """Read a session's checkpoint as untrusted input (module docstring): every field is
     checked for what it is before any kernel could see it."""
     with CheckpointReader(path) as f:
@@ -432,7 +437,7 @@ def _session(f: CheckpointReader) -> SavedSession:
     with f.checking("corpus"):
         corpus = Corpus.from_arrays(_CorpusArrays(f), {"n_unknown_tokens": n_unknown,
                                                       "preprocessing": prep})
-        model.check_corpus(corpus)
+        problem = model.bind(corpus)
         if corpus.n_tokens == 0:
             raise ValueError("the corpus has no tokens")
     # the run's position and settings
@@ -445,16 +450,17 @@ def _session(f: CheckpointReader) -> SavedSession:
     seconds = f.meta_number(meta, "seconds", low=0.0)
     # the chain: exact dtypes and shapes from the model, values by the model's checks
     with f.checking("params"):
-        check.allocation(f"{name} with K = {model.K} on this corpus", model.state_bytes(corpus))
-    state = model.allocate_state(corpus)
+        check.allocation(f"{name} with K = {model.K} on this corpus",
+                         model.state_bytes(problem))
+    state = model.allocate_state(problem)
     saved = model.saved_arrays(state)
     for k in model.saved_state:
         ref = saved[k]
         ref[...] = f.array(f"state/{k}", dtype=ref.dtype, shape=ref.shape)
     with f.checking("state"):
-        model.validate_state(state, corpus)
+        model.validate_state(state, problem)
         if block > 0:   # a sweep stopped part-way: what it started must be there
-            model.topic_sampler.validate_mid_sweep(model, state.sampler)
+            model.topic_sampler.validate_mid_sweep(problem, state.sampler)
     if "eta_kept" in saved and saved["eta_kept"][0] > n_sweeps:
         raise f.error("state/eta_kept", f"counts {saved['eta_kept'][0]} kept samples "
                                         f"in {n_sweeps} sweeps")
@@ -484,9 +490,9 @@ def _session(f: CheckpointReader) -> SavedSession:
         if not np.isfinite(a).all():
             raise f.error(key, "has non-finite values")
         traces[tname] = list(a)
-    model.refresh_state(state, corpus)
-    return SavedSession(model, corpus, seed, block_tokens, log_joint_every, n_sweeps, block,
-                        seconds, state, rng, info, Record(history, traces, changes))
+    model.refresh_state(state, problem)
+    return SavedSession(model, corpus, problem, seed, block_tokens, log_joint_every, n_sweeps,
+                        block, seconds, state, rng, info, Record(history, traces, changes))
 
 
 def _history_arrays(f: CheckpointReader, out: History, n_sweeps: int) -> None:
@@ -537,7 +543,7 @@ class _CorpusArrays:
         return self.reader.array(key, kinds=kinds, ndim=ndim)
 
 
-def _history_json(f: CheckpointReader, meta: dict, n_sweeps: int) -> list[dict[str, Any]]:
+def _history_json(f: CheckpointReader, meta: dict[str, Any], n_sweeps: int) -> list[dict[str, Any]]:
     """The history rows of a format-1 file (a JSON list), each checked: a sweep in
     1..n_sweeps, a metric name, a number (or NaN) and a proposal kind or None."""
     rows = []
@@ -562,7 +568,7 @@ def _history_json(f: CheckpointReader, meta: dict, n_sweeps: int) -> list[dict[s
     return rows
 
 
-def _changes(f: CheckpointReader, meta: dict, n_sweeps: int) -> list[dict[str, Any]]:
+def _changes(f: CheckpointReader, meta: dict[str, Any], n_sweeps: int) -> list[dict[str, Any]]:
     """The saved settings changes (format 2), each checked like a history row."""
     out = []
     for j, c in enumerate(f.meta_list(meta, "settings_changes", default=[])):

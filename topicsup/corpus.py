@@ -30,13 +30,14 @@ from collections import Counter
 from collections.abc import Mapping, Set
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Literal, Sequence
+from typing import Any, Iterable, Literal, Protocol, Sequence, cast
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
 from . import validation as check
+from .arrays import F64, I32, I64, Array
 from .stopwords import ENGLISH_STOP_WORDS
 
 LabelKind = Literal["binary", "multiclass", "multilabel", "real"]
@@ -90,10 +91,10 @@ def _json_plain(value: Any, where: str, depth: int = 0) -> Any:
 
 # the arrays Corpus and Labels have frozen: a corpus derived from another (dataclasses.replace,
 # one_vs_rest, a mapped held-out corpus) shares them instead of copying each time
-_FROZEN: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+_FROZEN: weakref.WeakValueDictionary[int, Array] = weakref.WeakValueDictionary()
 
 
-def _frozen_copy(value: np.ndarray, dtype: Any) -> np.ndarray:
+def _frozen_copy(value: Array, dtype: type[np.generic]) -> Array:
     """``value`` as a read-only C-contiguous array of ``dtype``, so what a Corpus holds can no
     longer be changed behind its checks: ``value`` itself when a Corpus or Labels froze it
     already, else a copy (a caller's array, even a read-only one, may still change)."""
@@ -105,7 +106,7 @@ def _frozen_copy(value: np.ndarray, dtype: Any) -> np.ndarray:
     return a
 
 
-def are_texts(docs: list) -> bool:
+def are_texts(docs: list[Any]) -> bool:
     """Whether documents are given as texts (every one a str) rather than token lists; a
     mix is refused, naming the first document of the other kind."""
     texts = [isinstance(t, str) for t in docs]
@@ -208,7 +209,7 @@ class Labels:
     """
 
     kind: LabelKind
-    values: np.ndarray
+    values: Array   # int32 codes, a uint8 indicator matrix or float64 reals (the kind's)
     classes: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
@@ -225,6 +226,7 @@ class Labels:
                 raise TypeError(f"real labels must be a 1-d array of numbers, got dtype "
                                 f"{v.dtype} and shape {v.shape}")
             out = _frozen_copy(v, np.float64)
+            bad: Array | int   # the positions found here, one position below
             bad = np.flatnonzero(~np.isfinite(out))
             if bad.size:
                 raise ValueError(f"real labels must be finite; labels[{bad[0]}] is "
@@ -265,13 +267,13 @@ class Labels:
         return len(self.classes)
 
     @property
-    def signs(self) -> np.ndarray:
+    def signs(self) -> F64:
         """Binary labels as -1/+1 (float64), as the hinge loss uses them."""
         if self.kind != "binary":
             raise ValueError(f"signs are defined for binary labels, these are {self.kind}")
         return 2.0 * self.values - 1.0
 
-    def names(self) -> np.ndarray | list[tuple[str, ...]]:
+    def names(self) -> Array | list[tuple[str, ...]]:
         """The labels as class names (or the real values)."""
         if self.kind == "real":
             return self.values.copy()
@@ -279,7 +281,7 @@ class Labels:
             return [tuple(self.classes[c] for c in np.flatnonzero(row)) for row in self.values]
         return np.asarray(self.classes, dtype=object)[self.values]
 
-    def take(self, index: np.ndarray) -> "Labels":
+    def take(self, index: Array) -> "Labels":
         return Labels(self.kind, self.values[index], self.classes)
 
 
@@ -313,7 +315,7 @@ def _label_type(x: Any) -> str:
     return "number"
 
 
-def _check_label_types(seq: list, where: str = "labels") -> None:
+def _check_label_types(seq: list[Any], where: str = "labels") -> None:
     """Refuse missing labels, labels that are not names or numbers, and a mix of strings,
     numbers and bools, which would share class names ("1" and 1, True and 1) and so merge two
     classes without a word."""
@@ -472,8 +474,8 @@ class LabelForm:
     that ``make_labels`` encoded; ``give`` puts predictions into it."""
 
     form: str
-    classes: np.ndarray
-    dtype: Any = None
+    classes: Array
+    dtype: np.dtype[Any] | None = None
 
     @classmethod
     def of(cls, given: Any, labels: Labels) -> "LabelForm":
@@ -495,7 +497,7 @@ class LabelForm:
                 seen.setdefault(_class_name(c), c)
         return cls("sets", np.asarray([seen[c] for c in labels.classes]))
 
-    def give(self, predicted: np.ndarray) -> Any:
+    def give(self, predicted: Array) -> Array | list[tuple[Any, ...]]:
         """``Task.predict(scores, self.classes)`` in this form: an array of the classes'
         dtype, a 0/1 matrix of ``dtype``, or a list of tuples of the classes."""
         if self.form == "sets":
@@ -508,7 +510,7 @@ class LabelForm:
 # Covariates
 
 
-def make_covariates(covariates: Any, n_docs: int) -> tuple[np.ndarray, tuple[str, ...]]:
+def make_covariates(covariates: Any, n_docs: int) -> tuple[F64, tuple[str, ...]]:
     """Validate covariates: (D, P) finite numbers from an array or a DataFrame."""
     if isinstance(covariates, pd.Series):
         covariates = covariates.to_frame()
@@ -563,7 +565,7 @@ def is_pandas(x: Any) -> bool:
     return isinstance(x, (pd.Series, pd.DataFrame))
 
 
-def default_index(doc_index: np.ndarray) -> pd.Index:
+def default_index(doc_index: I64) -> pd.Index:
     """The index of documents not given as pandas: their input positions (a RangeIndex when
     none was dropped), named ``"document"`` as ``Session.doc_topics`` has always named it."""
     n = doc_index.shape[0]
@@ -632,7 +634,8 @@ def _check_max_df(max_df: Any) -> None:
         raise ValueError(f"max_df as a document count must be >= 1, got {max_df}")
 
 
-def _build_vocabulary(docs: list[list[str]], min_count: int, max_df: float | int) -> list[str]:
+def _build_vocabulary(docs: list[Sequence[str]], min_count: int,
+                      max_df: float | int) -> list[str]:
     _check_count_arg("min_count", min_count)
     _check_max_df(max_df)
     total: Counter[str] = Counter()
@@ -666,7 +669,8 @@ def _check_vocabulary(vocabulary: Any) -> tuple[str, ...]:
     return tuple(str(w) for w in vocab)
 
 
-def _index_array(name: str, value: Any, dtype: type, *, allow_empty: bool = True) -> np.ndarray:
+def _index_array(name: str, value: Any, dtype: type[np.integer[Any]], *,
+                 allow_empty: bool = True) -> Array:
     """A 1-d integer array as a read-only copy of ``dtype``, its values checked to fit."""
     if not isinstance(value, np.ndarray):
         raise TypeError(f"{name} must be a numpy array, got {type(value).__name__}")
@@ -678,6 +682,14 @@ def _index_array(name: str, value: Any, dtype: type, *, allow_empty: bool = True
     if value.size and (value.min() < info.min or value.max() > info.max):
         raise ValueError(f"{name} has values outside the range of {np.dtype(dtype).name}")
     return _frozen_copy(value, dtype)
+
+
+class ArraySource(Protocol):
+    """What ``Corpus.from_arrays`` reads: arrays by name (a dict, or a checkpoint's reader)."""
+
+    def __contains__(self, key: str, /) -> bool: ...
+
+    def __getitem__(self, key: str, /) -> Array: ...
 
 
 @dataclass(frozen=True, eq=False)
@@ -725,16 +737,16 @@ class Corpus:
     indexes. With documents that are not pandas, labels and covariates pair by position.
     """
 
-    words: np.ndarray
-    doc_ptr: np.ndarray
+    words: I32
+    doc_ptr: I64
     vocabulary: tuple[str, ...]
     labels: Labels | None = None
-    covariates: np.ndarray | None = None
+    covariates: F64 | None = None
     covariate_names: tuple[str, ...] = ()
-    doc_index: np.ndarray | None = None
-    dropped_documents: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    doc_index: I64 | None = None   # None: 0..n_docs-1, set by __post_init__
+    dropped_documents: I64 = field(default_factory=lambda: np.zeros(0, np.int64))
     n_unknown_tokens: int = 0
-    preprocessing: dict = field(default_factory=dict)
+    preprocessing: dict[str, Any] = field(default_factory=dict)
     index: pd.Index | None = None
 
     def __post_init__(self) -> None:
@@ -836,7 +848,7 @@ class Corpus:
         return int(self.words.shape[0])
 
     @property
-    def doc_lengths(self) -> np.ndarray:
+    def doc_lengths(self) -> I64:
         return np.diff(self.doc_ptr)
 
     def __len__(self) -> int:
@@ -885,11 +897,11 @@ class Corpus:
             self, words=words, doc_ptr=ptr,
             labels=None if self.labels is None else self.labels.take(idx),
             covariates=None if self.covariates is None else self.covariates[idx],
-            doc_index=self.doc_index[idx], dropped_documents=np.zeros(0, np.int64),
+            doc_index=cast(I64, self.doc_index)[idx], dropped_documents=np.zeros(0, np.int64),
             n_unknown_tokens=0, preprocessing=dict(self.preprocessing),
-            index=self.index[idx])
+            index=cast(pd.Index, self.index)[idx])   # both set by __post_init__
 
-    def blocks(self, block_tokens: int) -> np.ndarray:
+    def blocks(self, block_tokens: int) -> I64:
         """Document boundaries (0 .. n_docs) cutting the corpus into blocks of about
         ``block_tokens`` tokens each, whole documents only: a Session checks for a stop
         request between two blocks."""
@@ -913,7 +925,7 @@ class Corpus:
                     min_count: int = 1, max_df: float | int = 1.0,
                     empty: EmptyPolicy = "drop", label_type: LabelKind | None = None,
                     classes: Sequence[Any] | None = None,
-                    _preprocessing: dict | None = None,
+                    _preprocessing: dict[str, Any] | None = None,
                     _index: pd.Index | None = None) -> "Corpus":
         """Build a corpus from documents given as lists of tokens.
 
@@ -1028,7 +1040,7 @@ class Corpus:
                                _index=index)
 
     @classmethod
-    def from_matrix(cls, X: Any, vocabulary: Sequence[str] | dict | None = None,
+    def from_matrix(cls, X: Any, vocabulary: Sequence[str] | dict[str, int] | None = None,
                     labels: Any = None, covariates: Any = None, *,
                     empty: EmptyPolicy = "drop", label_type: LabelKind | None = None,
                     classes: Sequence[Any] | None = None) -> "Corpus":
@@ -1124,8 +1136,10 @@ class Corpus:
                              classes, 0, {"tokenizer": "words-lowercase"}, index)
 
     @classmethod
-    def _assemble(cls, words, lengths, vocab, labels, covariates, empty, label_type, classes,
-                  n_unknown, preprocessing, index=None) -> "Corpus":
+    def _assemble(cls, words: I32, lengths: I64, vocab: tuple[str, ...], labels: Any,
+                  covariates: Any, empty: EmptyPolicy, label_type: LabelKind | None,
+                  classes: Sequence[Any] | None, n_unknown: int, preprocessing: dict[str, Any],
+                  index: pd.Index | None = None) -> "Corpus":
         """The corpus of the input documents' tokens; ``index`` is the pandas index they came
         with (None: not pandas), by which pandas labels and covariates are aligned."""
         check.choice("empty", empty, ("drop", "keep", "error"))
@@ -1250,7 +1264,7 @@ class Corpus:
         return any(w != w.lower() for w in self.vocabulary)
 
     # ---------------------------------------------------------------- persistence
-    def to_arrays(self, prefix: str = "corpus/") -> dict[str, np.ndarray]:
+    def to_arrays(self, prefix: str = "corpus/") -> dict[str, Array]:
         """Plain arrays (no objects) that ``from_arrays`` restores; used by ``Session.save``.
 
         ``index`` is stored as ``index`` (integers, or str) and ``index_name`` (a 0-d str
@@ -1258,12 +1272,12 @@ class Corpus:
         MultiIndex, missing entries) or a name that is not a str is refused with a
         ``ValueError``: a checkpoint holds plain arrays that loading can check.
         """
-        out = {
+        out: dict[str, Array] = {
             prefix + "words": self.words, prefix + "doc_ptr": self.doc_ptr,
             prefix + "vocabulary": np.asarray(self.vocabulary, dtype=str),
-            prefix + "doc_index": self.doc_index,
+            prefix + "doc_index": cast(I64, self.doc_index),   # set by __post_init__
             prefix + "dropped_documents": self.dropped_documents,
-            **_index_arrays(self.index, prefix),
+            **_index_arrays(cast(pd.Index, self.index), prefix),
         }
         if self.labels is not None:
             out[prefix + "labels/values"] = self.labels.values
@@ -1275,11 +1289,13 @@ class Corpus:
         return out
 
     @classmethod
-    def from_arrays(cls, arrays: Any, meta: dict, prefix: str = "corpus/") -> "Corpus":
+    def from_arrays(cls, arrays: ArraySource, meta: dict[str, Any],
+                    prefix: str = "corpus/") -> "Corpus":
         """The corpus ``to_arrays`` wrote, checked as any Corpus is (``__post_init__``)."""
         labels = None
         if prefix + "labels/values" in arrays:
-            labels = Labels(str(arrays[prefix + "labels/kind"]),
+            # the kind is checked by Labels as any kind is
+            labels = Labels(cast(LabelKind, str(arrays[prefix + "labels/kind"])),
                             np.asarray(arrays[prefix + "labels/values"]),
                             tuple(str(c) for c in arrays[prefix + "labels/classes"]))
         cov = arrays[prefix + "covariates"] if prefix + "covariates" in arrays else None
@@ -1300,7 +1316,7 @@ class Corpus:
                    preprocessing=dict(meta.get("preprocessing", {})), index=index)
 
 
-def _index_arrays(index: pd.Index, prefix: str) -> dict[str, np.ndarray]:
+def _index_arrays(index: pd.Index, prefix: str) -> dict[str, Array]:
     """``Corpus.index`` as the plain arrays a checkpoint holds (see ``Corpus.to_arrays``)."""
     name = index.name
     if name is not None and not isinstance(name, str):
@@ -1325,7 +1341,7 @@ def _index_arrays(index: pd.Index, prefix: str) -> dict[str, np.ndarray]:
     return out
 
 
-def _index_of_arrays(values: np.ndarray, name: Any) -> pd.Index:
+def _index_of_arrays(values: Array, name: Any) -> pd.Index:
     """The index ``_index_arrays`` wrote, checked (a checkpoint is untrusted): a 1-d array of
     integers or str, a name that is a 0-d str array. Its length is checked by ``Corpus``."""
     if values.ndim != 1 or values.dtype.kind not in "iuU":

@@ -11,11 +11,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from .newsgroups import (BINARY_CATEGORIES, NEWSGROUPS, find_archive, load_20newsgroups,
                          load_20newsgroups_binary, read_archive)
 from .synthetic import THEMES, Synthetic, make_synthetic
 
-DEMO_PARAMS: dict = dict(n_docs=400, n_topics=6, doc_length=60, task="binary", seed=2015)
+DEMO_PARAMS: dict[str, Any] = dict(n_docs=400, n_topics=6, doc_length=60, task="binary",
+                                   seed=2015)
 
 
 def load_demo_corpus() -> Synthetic:

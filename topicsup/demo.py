@@ -11,7 +11,8 @@ import sys
 from pathlib import Path
 
 from .datasets import load_demo_corpus
-from .models import LDA, LightMedLDA
+from .models import LDA
+from .models.presets import LightMedLDA
 from .report import write_report
 from .session import Session
 

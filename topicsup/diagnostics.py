@@ -15,8 +15,13 @@ NaN.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, cast
+
 import numpy as np
 from scipy import fft, stats
+
+from .arrays import F64, Array
 
 MIN_DRAWS = 4
 # The quantiles of the tail ESS (Vehtari et al. 2021). Passed to ArviZ explicitly: 0.x defaults
@@ -34,7 +39,7 @@ def have_arviz() -> bool:
     return True
 
 
-def _draws(x: np.ndarray, min_chains: int) -> np.ndarray | None:
+def _draws(x: Array, min_chains: int) -> F64 | None:
     x = np.asarray(x, dtype=np.float64)
     if x.ndim != 2:
         raise ValueError(f"draws must have shape (chain, draw), got shape {x.shape}")
@@ -43,25 +48,25 @@ def _draws(x: np.ndarray, min_chains: int) -> np.ndarray | None:
     return x
 
 
-def _split(x: np.ndarray) -> np.ndarray:
+def _split(x: Array) -> Array:
     half = x.shape[1] // 2
     return np.vstack((x[:, :half], x[:, -half:]))
 
 
-def _z_scale(x: np.ndarray) -> np.ndarray:
+def _z_scale(x: Array) -> F64:
     rank = stats.rankdata(x, method="average").reshape(x.shape)
     c = 3.0 / 8.0   # Blom's offset
     return stats.norm.ppf((rank - c) / (x.size - 2 * c + 1))
 
 
-def _rhat(x: np.ndarray) -> float:
+def _rhat(x: F64) -> float:
     n = x.shape[1]
     between = n * np.var(x.mean(axis=1), ddof=1)
     within = np.mean(np.var(x, axis=1, ddof=1))
     return float(np.sqrt((between / within + n - 1) / n))
 
 
-def _autocov(x: np.ndarray) -> np.ndarray:
+def _autocov(x: F64) -> F64:
     n = x.shape[1]
     m = fft.next_fast_len(2 * n)
     x = x - x.mean(axis=1, keepdims=True)
@@ -70,7 +75,7 @@ def _autocov(x: np.ndarray) -> np.ndarray:
     return np.fft.irfft(f, n=m, axis=1)[:, :n] / n
 
 
-def _ess(x: np.ndarray) -> float:
+def _ess(x: F64) -> float:
     x = np.asarray(x, dtype=np.float64)
     if np.isnan(x).any():
         return float("nan")
@@ -120,13 +125,15 @@ def _use_arviz(engine: str) -> bool:
     return engine == "arviz" or (engine == "auto" and have_arviz())
 
 
-def rhat(draws: np.ndarray, engine: str = "auto") -> float:
+def rhat(draws: Array, engine: str = "auto") -> float:
     """Rank-normalised split R-hat: the larger of the bulk and the folded (tail) R-hat of the
     split chains; near 1 when the chains agree (1.01 is the usual threshold). ``engine``:
     ``"auto"`` (ArviZ if installed), ``"arviz"`` or ``"topicsup"`` (the port here)."""
     if _use_arviz(engine):
         import arviz
-        return float(arviz.rhat(np.asarray(draws, dtype=np.float64), method="rank"))
+        # ArviZ's rhat and ess are unannotated: called as untyped callables
+        return float(cast("Callable[..., Any]", arviz.rhat)(
+            np.asarray(draws, dtype=np.float64), method="rank"))
     x = _draws(draws, min_chains=2)
     if x is None:
         return float("nan")
@@ -134,29 +141,30 @@ def rhat(draws: np.ndarray, engine: str = "auto") -> float:
     return max(_rhat(_z_scale(s)), _rhat(_z_scale(np.abs(s - np.median(s)))))
 
 
-def ess_bulk(draws: np.ndarray, engine: str = "auto") -> float:
+def ess_bulk(draws: Array, engine: str = "auto") -> float:
     """Bulk effective sample size: of the rank-normalised split chains."""
     if _use_arviz(engine):
         import arviz
-        return float(arviz.ess(np.asarray(draws, dtype=np.float64), method="bulk"))
+        return float(cast("Callable[..., Any]", arviz.ess)(
+            np.asarray(draws, dtype=np.float64), method="bulk"))
     x = _draws(draws, min_chains=1)
     return float("nan") if x is None else _ess(_z_scale(_split(x)))
 
 
-def ess_tail(draws: np.ndarray, engine: str = "auto") -> float:
+def ess_tail(draws: Array, engine: str = "auto") -> float:
     """Tail effective sample size: the smaller of those of the 5% and 95% quantile
     indicators of the split chains."""
     if _use_arviz(engine):
         import arviz
-        return float(arviz.ess(np.asarray(draws, dtype=np.float64), method="tail",
-                               prob=TAIL_PROBS))
+        return float(cast("Callable[..., Any]", arviz.ess)(
+            np.asarray(draws, dtype=np.float64), method="tail", prob=TAIL_PROBS))
     x = _draws(draws, min_chains=1)
     if x is None:
         return float("nan")
     return min(_ess(_split(x <= np.quantile(x, p)).astype(np.float64)) for p in TAIL_PROBS)
 
 
-def rhat_many(draws: np.ndarray) -> np.ndarray:
+def rhat_many(draws: Array) -> F64:
     """The port's ``rhat`` of many quantities at once: draws (chain, draw, Q) -> (Q,), each
     the R-hat of ``draws[:, :, q]`` (NaN where it is undefined)."""
     x = np.asarray(draws, dtype=np.float64)
@@ -168,13 +176,13 @@ def rhat_many(draws: np.ndarray) -> np.ndarray:
     half = S // 2
     s = np.concatenate([x[:, :half], x[:, S - half:]], axis=0)
 
-    def z(a: np.ndarray) -> np.ndarray:
+    def z(a: F64) -> F64:
         flat = a.reshape(-1, Q)
         rank = stats.rankdata(flat, method="average", axis=0)
         c = 3.0 / 8.0
         return stats.norm.ppf((rank - c) / (flat.shape[0] - 2 * c + 1)).reshape(a.shape)
 
-    def r(a: np.ndarray) -> np.ndarray:
+    def r(a: F64) -> F64:
         n = a.shape[1]
         between = n * np.var(a.mean(axis=1), axis=0, ddof=1)
         within = np.mean(np.var(a, axis=1, ddof=1), axis=0)
@@ -187,7 +195,7 @@ def rhat_many(draws: np.ndarray) -> np.ndarray:
     return out
 
 
-def summary(draws: np.ndarray, engine: str = "auto") -> dict[str, float]:
+def summary(draws: Array, engine: str = "auto") -> dict[str, float]:
     """``mean``, ``sd``, ``r_hat``, ``ess_bulk``, ``ess_tail`` of (chain, draw) draws."""
     x = np.asarray(draws, dtype=np.float64)
     return {"mean": float(x.mean()) if x.size else float("nan"),

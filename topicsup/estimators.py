@@ -49,9 +49,9 @@ import inspect
 import os
 import threading
 import warnings
-from collections.abc import Iterable, Iterator, Mapping, Sequence, Set
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -62,13 +62,17 @@ from sklearn.utils.validation import (check_array, check_is_fitted, check_non_ne
                                       column_or_1d, validate_data)
 
 from . import validation as check
+from .arrays import Array, F32, F64, Rng
 from .corpus import (Corpus, LabelForm, Labels, _aligned, _check_vocabulary, _input_index,
                      are_texts, is_pandas, make_labels)
 from .kernels.rng import seed_state
 from .models import (FOLD_IN_BURN, FOLD_IN_KEEP, LDA, LOSSES, MAX_FOLD_IN_SWEEPS, MAX_TOPICS,
-                     SupervisedLDA, presets)
+                     Model, SupervisedLDA, presets)
 from .session import Session
 from .tasks import Task
+
+if TYPE_CHECKING:
+    from sklearn.utils import Tags
 
 STRATEGIES = ("multitask", "ovr")
 SPARSE_FORMATS = ("csr", "csc", "coo")
@@ -80,7 +84,7 @@ def _seed(random_state: int, *stream: int) -> int:
 
 def one_vs_rest(corpus: Corpus, c: int) -> Corpus:
     """The corpus with binary labels: class ``c`` (positive) against the rest."""
-    lab = corpus.labels
+    lab = cast(Labels, corpus.labels)   # a classifier's training corpus is labelled
     pos = lab.values[:, c] if lab.kind == "multilabel" else lab.values == c
     return dataclasses.replace(corpus, labels=Labels("binary", pos.astype(np.int32),
                                                      ("rest", lab.classes[c])))
@@ -129,7 +133,7 @@ def _labelled(X: Any, corpus: Corpus, values: Any, columns: Any = None,
     return pd.DataFrame(values, index=corpus.index, columns=columns)
 
 
-def _names(classes: np.ndarray) -> tuple[str, ...]:
+def _names(classes: Array) -> tuple[str, ...]:
     """Distinct display names of classes (their text; their repr if two texts coincide)."""
     names = tuple(str(c) for c in classes)
     return names if len(set(names)) == len(names) else tuple(repr(c) for c in classes)
@@ -144,7 +148,7 @@ def _one_set_per_document(y: Any) -> bool:
             isinstance(c, (int, np.integer)) for c in x)) for x in seq)
 
 
-def _checked_targets(y: Any, who: str) -> np.ndarray:
+def _checked_targets(y: Any, who: str) -> Array:
     """Labels or a 0/1 indicator matrix as an array checked as scikit-learn checks
     classification targets (``check_classification_targets``; a column vector flattened with
     a ``DataConversionWarning``), of at least two classes."""
@@ -227,8 +231,19 @@ class _Documents:
     matrix, a DataFrame of counts, texts, token lists or a Corpus) turned into a Corpus, the
     same way in ``fit`` and in prediction; an all-or-nothing fit; the seed."""
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
+    # the estimators' parameters (their __init__ sets them) and fitted state it reads
+    vocabulary: Any
+    random_state: Any
+    corpus_: Corpus
+    vocabulary_given_: bool
+
+    if TYPE_CHECKING:
+        def _check_predict_params(self) -> None: ...   # each estimator's own
+
+    def __sklearn_tags__(self) -> Tags:
+        # super(): scikit-learn's BaseEstimator, after this mixin in every estimator's bases
+        # (untyped, as scikit-learn is)
+        tags = cast(Any, super()).__sklearn_tags__()
         tags.input_tags.sparse = True           # CountVectorizer's output
         tags.input_tags.positive_only = True    # counts
         # Counts are non-negative integers. "categorical" is the one input tag that makes
@@ -250,7 +265,8 @@ class _Documents:
         ``feature_names_in_``) for a count matrix."""
         n = None if labels is None else len(labels.values)
         if isinstance(X, Corpus) or _is_documents(X):
-            vocab = None if self.vocabulary is None else _check_vocabulary(self.vocabulary)
+            vocab: Sequence[str] | None = (None if self.vocabulary is None
+                                           else _check_vocabulary(self.vocabulary))
             if isinstance(X, Corpus):
                 if vocab is not None and vocab != X.vocabulary:
                     raise ValueError("vocabulary differs from the vocabulary of the Corpus X; "
@@ -371,7 +387,8 @@ MODEL_PARAMS = ("n_components", "loss", "lam", "c", "sampler", "nu", "doc_topic_
                 "burn_in", "lda_init_sweeps", "n_topics", "alpha", "beta")
 
 
-class SupervisedLDAClassifier(ClassifierMixin, TransformerMixin, _Documents, BaseEstimator):
+class SupervisedLDAClassifier(   # scikit-learn ships no types: its bases are Any to mypy
+        ClassifierMixin, TransformerMixin, _Documents, BaseEstimator):  # type: ignore[misc]
     """Supervised topic model classifier: any supervised model (``model=``), by default the
     max-margin (Gibbs MedLDA, LightMedLDA) or logistic (gSLDA, Light-sLDA) preset.
 
@@ -508,7 +525,7 @@ class SupervisedLDAClassifier(ClassifierMixin, TransformerMixin, _Documents, Bas
         self.alpha = alpha
         self.beta = beta
 
-    def __sklearn_tags__(self):
+    def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_label = True
         # check_classifiers_train asks for 0.83 accuracy on rounded blobs: documents of 2-9
@@ -660,7 +677,7 @@ class SupervisedLDAClassifier(ClassifierMixin, TransformerMixin, _Documents, Bas
         every = self.snapshot_every
         stopped = threading.Event()
 
-        def train(s: Session) -> list[np.ndarray]:
+        def train(s: Session) -> list[F32]:
             runs = [n_iter - (self.n_snapshots - 1) * every] + [every] * (self.n_snapshots - 1)
             snaps = []
             for n in runs:
@@ -697,16 +714,16 @@ class SupervisedLDAClassifier(ClassifierMixin, TransformerMixin, _Documents, Bas
         return self
 
     # ------------------------------------------------------------------ predict
-    def _per_session(self, fn) -> list[np.ndarray]:
+    def _per_session(self, fn: Callable[[Session, list[F32], Rng], F64]) -> list[F64]:
         """``fn(session, snapshots, key)`` for every session, in threads, each with its own
         key so the result does not depend on ``n_jobs``."""
-        def one(j: int) -> np.ndarray:
+        def one(j: int) -> F64:
             s = self.sessions_[j]
             return fn(s, self.snapshots_[j], seed_state(self.random_state_, stream=1000 + j))
         with ThreadPoolExecutor(max_workers=self._threads()) as pool:
             return list(pool.map(one, range(len(self.sessions_))))
 
-    def _scores(self, X: Any) -> tuple[np.ndarray, Corpus]:
+    def _scores(self, X: Any) -> tuple[F64, Corpus]:
         """The scores (n, T) of the documents of ``X`` (one-vs-all: its binary models' side
         by side), and their held-out corpus."""
         corpus = self._heldout_corpus(X)
@@ -719,7 +736,7 @@ class SupervisedLDAClassifier(ClassifierMixin, TransformerMixin, _Documents, Bas
         """The task of the training labels, whose rule reads the scores (one-vs-all's too)."""
         return self.sessions_[0].model.task(self.corpus_)
 
-    def decision_function(self, X: Any) -> np.ndarray | pd.Series | pd.DataFrame:
+    def decision_function(self, X: Any) -> F64 | pd.Series | pd.DataFrame:
         """Scores: shape (n,) for binary labels, (n, C) otherwise (one column per class).
 
         For documents in a pandas Series or DataFrame, a Series (binary) or a DataFrame with
@@ -742,7 +759,7 @@ class SupervisedLDAClassifier(ClassifierMixin, TransformerMixin, _Documents, Bas
         predicted = self._form_.give(self._task().predict(scores, self.classes_))
         return _labelled(X, corpus, predicted, self.classes_, "prediction")
 
-    def transform(self, X: Any) -> np.ndarray | pd.DataFrame:
+    def transform(self, X: Any) -> F64 | pd.DataFrame:
         """Topic proportions of the documents by fold-in (averaged over the topic snapshots),
         (n, K); one-vs-all stacks the C models' proportions side by side, (n, C K).
 
@@ -752,14 +769,14 @@ class SupervisedLDAClassifier(ClassifierMixin, TransformerMixin, _Documents, Bas
         any other input (a DataFrame under ``set_output(transform="pandas")``)."""
         corpus = self._heldout_corpus(X)
 
-        def proportions(s: Session, snaps: list[np.ndarray], key: np.ndarray) -> np.ndarray:
+        def proportions(s: Session, snaps: list[F32], key: Rng) -> F64:
             K = s.model.K   # the fitted model's, whatever set_params changed since
             return s.fold_in(corpus, self.predict_burn_in, self.predict_samples,
                              snapshots=snaps, key=key)[0][:, :K]
         return _labelled(X, corpus, np.hstack(self._per_session(proportions)),
                          self.get_feature_names_out())
 
-    def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
+    def get_feature_names_out(self, input_features: Any = None) -> Array:
         """Names of ``transform``'s columns: ``topic_k``, or ``<class>_topic_k`` per one-vs-all
         model (so ``set_output(transform="pandas")`` labels them)."""
         check_is_fitted(self)
@@ -784,12 +801,13 @@ class SupervisedLDAClassifier(ClassifierMixin, TransformerMixin, _Documents, Bas
         if self._form_.form == "sets" and (isinstance(y, (str, bytes, Mapping, Set))
                                            or len(y) != n):
             raise ValueError(f"y must give one set of labels for each of the {n} documents")
-        truth = make_labels(y, n, "multilabel", self.corpus_.labels.classes, name="y")
+        train = cast(Labels, self.corpus_.labels)   # the training corpus is labelled
+        truth = make_labels(y, n, "multilabel", train.classes, name="y")
         task = self._task()
         return task.score(task.encode(truth), scores.T)
 
     @property
-    def coefficients_(self) -> np.ndarray:
+    def coefficients_(self) -> F64:
         """Averaged weights, (T, K + P) per session stacked: rows are classes."""
         check_is_fitted(self)
         return np.vstack([s.mean_weights() for s in self.sessions_])
@@ -802,16 +820,19 @@ class MedLDAClassifier(SupervisedLDAClassifier):
 
 
 # ---------------------------------------------------------------------- regression, LDA
-class _OneSession(TransformerMixin, _Documents):
+class _OneSession(TransformerMixin, _Documents):   # type: ignore[misc]  # sklearn: untyped
     """An estimator over one Session: documents in, the model sampled ``max_iter`` sweeps,
     held-out documents folded in (``predict_burn_in`` + ``predict_samples`` sweeps) on their
     own streams."""
+
+    if TYPE_CHECKING:
+        def _model(self, values: dict[str, Any]) -> LDA: ...   # each estimator's own
 
     def _check_predict_params(self) -> None:
         check.integer("predict_burn_in", self.predict_burn_in, low=0, high=MAX_FOLD_IN_SWEEPS)
         check.integer("predict_samples", self.predict_samples, low=1, high=MAX_FOLD_IN_SWEEPS)
 
-    def _fit_session(self, X: Any, labels: Any) -> "_OneSession":
+    def _fit_session(self, X: Any, labels: Callable[[Any], Labels | None]) -> "_OneSession":
         """Sample ``_model`` on the documents of ``X`` with ``labels`` (a callable of the
         materialised X giving Labels or None); all or nothing."""
         values, _ = self._renamed()
@@ -827,7 +848,6 @@ class _OneSession(TransformerMixin, _Documents):
             session = Session(model, corpus, seed=self._seed_of_random_state())
             if session.run(values["max_iter"]) < values["max_iter"]:
                 raise KeyboardInterrupt(f"{type(self).__name__}.fit was interrupted")
-                raise KeyboardInterrupt(f"{type(self).__name__}.fit was interrupted")
             self.vocabulary_given_ = self._names_words()
             self.corpus_ = corpus
             self.session_ = session
@@ -838,7 +858,7 @@ class _OneSession(TransformerMixin, _Documents):
             self._unfit()
             raise
 
-    def _folded_in(self, X: Any) -> tuple[Any, np.ndarray, Corpus]:
+    def _folded_in(self, X: Any) -> tuple[Model, F64, Corpus]:
         """The fitted model, the features of the documents of ``X`` by fold-in, and their
         held-out corpus (its ``index`` labels the outputs of a pandas X)."""
         corpus = self._heldout_corpus(X)
@@ -847,21 +867,22 @@ class _OneSession(TransformerMixin, _Documents):
                                      key=seed_state(self.random_state_, 1000))
         return s.model, features, corpus
 
-    def transform(self, X: Any) -> np.ndarray | pd.DataFrame:
+    def transform(self, X: Any) -> F64 | pd.DataFrame:
         """Topic proportions of the documents by fold-in, (n, K): a DataFrame with X's index
         (columns ``get_feature_names_out``) for a pandas Series or DataFrame, so
         ``set_output(transform="pandas")`` and ``fit_transform`` keep it; else an array."""
         model, features, corpus = self._folded_in(X)
         return _labelled(X, corpus, features[:, :model.K], self.get_feature_names_out())
 
-    def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
+    def get_feature_names_out(self, input_features: Any = None) -> Array:
         """``topic_k`` for transform's columns (so ``set_output(transform="pandas")`` names
         them)."""
         check_is_fitted(self)
         return np.asarray([f"topic_{k}" for k in range(self.session_.model.K)], dtype=object)
 
 
-class SupervisedLDARegressor(RegressorMixin, _OneSession, BaseEstimator):
+class SupervisedLDARegressor(   # scikit-learn ships no types: its bases are Any to mypy
+        RegressorMixin, _OneSession, BaseEstimator):   # type: ignore[misc]
     """Supervised topic model regression: a real response per document predicted from its
     topic proportions (``SLDA``, or ``MedLDARegression`` with the epsilon-insensitive loss).
 
@@ -940,7 +961,7 @@ class SupervisedLDARegressor(RegressorMixin, _OneSession, BaseEstimator):
         self.alpha = alpha
         self.beta = beta
 
-    def __sklearn_tags__(self):
+    def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()
         # scikit-learn's regressor checks fit responses of a few random numeric features;
         # topic proportions of such tiny documents explain little of them
@@ -983,7 +1004,7 @@ class SupervisedLDARegressor(RegressorMixin, _OneSession, BaseEstimator):
 
         return self._fit_session(X, responses)
 
-    def predict(self, X: Any) -> np.ndarray | pd.Series:
+    def predict(self, X: Any) -> F64 | pd.Series:
         """The predicted responses (n,): the averaged weights on the fold-in proportions
         (``Task.predict`` of the responses' task); a Series named ``"prediction"`` with X's
         index for a pandas Series or DataFrame."""
@@ -992,12 +1013,12 @@ class SupervisedLDARegressor(RegressorMixin, _OneSession, BaseEstimator):
         return _labelled(X, corpus, y, name="prediction")
 
     @property
-    def coef_(self) -> np.ndarray:
+    def coef_(self) -> F64:
         check_is_fitted(self)
         return self.session_.mean_weights()[0]
 
 
-class LDATransformer(_OneSession, BaseEstimator):
+class LDATransformer(_OneSession, BaseEstimator):   # type: ignore[misc]  # sklearn: untyped
     """Latent Dirichlet allocation as a scikit-learn transformer: ``fit`` samples the topics,
     ``transform`` gives documents' topic proportions by fold-in, ``components_`` the topics
     (as the ``lda`` package and ``sklearn.decomposition.LatentDirichletAllocation`` do), and
@@ -1067,7 +1088,7 @@ class LDATransformer(_OneSession, BaseEstimator):
         self.doc_topic_ = self.session_.doc_topics(as_frame=False)
         return self
 
-    def transform(self, X: Any) -> np.ndarray | pd.DataFrame:
+    def transform(self, X: Any) -> F64 | pd.DataFrame:
         """Topic proportions of the documents by fold-in, (n, K), rows summing to one: a
         document with no word of the vocabulary gets the prior mean alpha / sum(alpha)
         (``LDA.fold_in``). A DataFrame with X's index for a pandas Series or DataFrame

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
 
 from . import validation as check
-from .corpus import Corpus, is_pandas, make_labels
+from .arrays import Array, F32, F64, Rng
+from .corpus import Corpus, Labels, is_pandas, make_labels
 from .kernels.rng import derive
 from .models import FOLD_IN_BURN, FOLD_IN_KEEP, MAX_FOLD_IN_SWEEPS
 from .summaries import Fit, check_supervised
@@ -25,7 +26,7 @@ def fold_in_sweeps(n_burn: int, n_keep: int) -> tuple[int, int]:
             check.integer("n_keep", n_keep, low=1, high=MAX_FOLD_IN_SWEEPS))
 
 
-def check_snapshots(fit: Fit, snapshots: Any) -> list[np.ndarray] | None:
+def check_snapshots(fit: Fit, snapshots: Any) -> list[F32] | None:
     """Topic snapshots as given by a caller: None, or a non-empty list of (V, K) arrays of
     this model's shape (``Session.topic_snapshot``), finite, non-negative, each topic's
     column summing to one."""
@@ -37,7 +38,7 @@ def check_snapshots(fit: Fit, snapshots: Any) -> list[np.ndarray] | None:
     if not snapshots:
         raise ValueError("snapshots must hold at least one topic snapshot")
     shape = (fit.corpus.n_words, fit.model.K)
-    out = []
+    out: list[F32] = []
     for j, phi in enumerate(snapshots):
         if not isinstance(phi, np.ndarray) or phi.shape != shape or phi.dtype.kind != "f":
             raise ValueError(f"snapshots[{j}] must be a float (V, K) = {shape} array "
@@ -52,9 +53,9 @@ def check_snapshots(fit: Fit, snapshots: Any) -> list[np.ndarray] | None:
     return out
 
 
-def features(fit: Fit, corpus: Corpus, key: np.ndarray, n_burn: int = FOLD_IN_BURN,
-             n_keep: int = FOLD_IN_KEEP, snapshots: list[np.ndarray] | None = None
-             ) -> np.ndarray:
+def features(fit: Fit, corpus: Corpus, key: Rng, n_burn: int = FOLD_IN_BURN,
+             n_keep: int = FOLD_IN_KEEP, snapshots: list[F32] | None = None
+             ) -> F64:
     """The documents' features (D, M) by fold-in (their topic proportions, then covariates),
     on the current topics, or averaged over topic ``snapshots`` (``Session.topic_snapshot``),
     each folded in on its own stream ``derive(key, j)``."""
@@ -67,9 +68,9 @@ def features(fit: Fit, corpus: Corpus, key: np.ndarray, n_burn: int = FOLD_IN_BU
                for j, phi in enumerate(snapshots)) / len(snapshots)
 
 
-def scores(fit: Fit, corpus: Corpus, key: np.ndarray, n_burn: int = FOLD_IN_BURN,
-           n_keep: int = FOLD_IN_KEEP, snapshots: list[np.ndarray] | None = None
-           ) -> np.ndarray:
+def scores(fit: Fit, corpus: Corpus, key: Rng, n_burn: int = FOLD_IN_BURN,
+           n_keep: int = FOLD_IN_KEEP, snapshots: list[F32] | None = None
+           ) -> F64:
     """Decision scores (D, T): the fold-in's features with the weights averaged over the kept
     samples; with topic ``snapshots``, the scores averaged over one fold-in per snapshot
     (the posterior predictive over the topics too)."""
@@ -81,8 +82,8 @@ def scores(fit: Fit, corpus: Corpus, key: np.ndarray, n_burn: int = FOLD_IN_BURN
     return fit.model.ensemble_scores(fit.state, corpus, key, snapshots, n_burn, n_keep)
 
 
-def labelled_scores(fit: Fit, docs: Any, values: np.ndarray, corpus: Corpus
-                    ) -> np.ndarray | pd.DataFrame:
+def labelled_scores(fit: Fit, docs: Any, values: F64, corpus: Corpus
+                    ) -> F64 | pd.DataFrame:
     """Scores as ``decision_function`` returns them: a DataFrame with the documents' index and
     a column per task for pandas documents, else the array."""
     if not is_pandas(docs):
@@ -91,12 +92,12 @@ def labelled_scores(fit: Fit, docs: Any, values: np.ndarray, corpus: Corpus
                         columns=pd.Index(fit.model.task_names(fit.corpus), name="task"))
 
 
-def predictions(fit: Fit, docs: Any, values: np.ndarray, corpus: Corpus
-                ) -> np.ndarray | pd.Series | pd.DataFrame:
+def predictions(fit: Fit, docs: Any, values: F64, corpus: Corpus
+                ) -> Array | pd.Series | pd.DataFrame:
     """The task's prediction from scores (D, T) (``Task.predict``: the sign for binary
     labels, argmax for multi-class, the scores above 0 for multi-label, the score for a
     response), labelled for pandas documents as ``Session.predict`` says."""
-    lab = fit.corpus.labels
+    lab = cast(Labels, fit.corpus.labels)   # a supervised model's corpus is labelled
     pred = fit.model.task(fit.corpus).predict(values, lab.classes)
     if not is_pandas(docs):
         return pred
@@ -106,12 +107,12 @@ def predictions(fit: Fit, docs: Any, values: np.ndarray, corpus: Corpus
     return pd.Series(pred, index=corpus.index, name="prediction")
 
 
-def truth(fit: Fit, docs: Any, labels: Any) -> tuple[Corpus, np.ndarray | None]:
+def truth(fit: Fit, docs: Any, labels: Any) -> tuple[Corpus, F64]:
     """The held-out corpus and, for classes, its labels matched by name onto the model's
     (a class the model does not know is an error, never a silent zero), as targets; for a
     real response, the checked responses."""
     check_supervised(fit.model)
-    train = fit.corpus.labels
+    train = cast(Labels, fit.corpus.labels)   # a supervised model's corpus is labelled
     if train.kind == "real":
         if labels is None and (not isinstance(docs, Corpus) or docs.labels is None
                                or docs.labels.kind != "real"):
@@ -122,6 +123,7 @@ def truth(fit: Fit, docs: Any, labels: Any) -> tuple[Corpus, np.ndarray | None]:
             make_labels(labels, corpus.n_docs, kind="real").values
         check_responses(y, "score (R^2 of held-out responses)")
         return corpus, y[None, :]
+    n: int | None
     if labels is None:
         if not isinstance(docs, Corpus) or docs.labels is None:
             raise ValueError("score needs labels: a labelled held-out Corpus, or documents "
@@ -141,13 +143,13 @@ def truth(fit: Fit, docs: Any, labels: Any) -> tuple[Corpus, np.ndarray | None]:
     return corpus, fit.model.targets(dataclasses.replace(corpus, labels=y))
 
 
-def score(fit: Fit, targets: np.ndarray, values: np.ndarray) -> float:
+def score(fit: Fit, targets: F64, values: F64) -> float:
     """The task's score of scores (D, T) against targets (T, D): accuracy, micro F1 for
     multi-label, predictive R^2 for a response."""
     return fit.model.task(fit.corpus).score(targets, values.T)
 
 
-def perplexity(fit: Fit, corpus: Corpus, key: np.ndarray, n_burn: int = FOLD_IN_BURN,
+def perplexity(fit: Fit, corpus: Corpus, key: Rng, n_burn: int = FOLD_IN_BURN,
                n_keep: int = FOLD_IN_KEEP) -> float:
     """exp(-log likelihood per scored token) by document completion
     (``LDA.completion_log_likelihood``)."""
@@ -159,5 +161,5 @@ def perplexity(fit: Fit, corpus: Corpus, key: np.ndarray, n_burn: int = FOLD_IN_
     return math.exp(-ll / n)
 
 
-__all__ = ["check_snapshots", "features", "fold_in_sweeps", "labelled_scores", "perplexity", "predictions",
-           "score", "scores", "truth"]
+__all__ = ["check_snapshots", "features", "fold_in_sweeps", "labelled_scores", "perplexity",
+           "predictions", "score", "scores", "truth"]

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ._version import __version__
+from .arrays import F64, I64, Array, Row
 
 ACCEPTANCE = "acceptance_rate"   # the MH acceptance, one row per proposal kind
 TRAIN_PREFIX = "train_"          # the training fit: train_accuracy, train_f1, ...
@@ -67,7 +68,7 @@ class History:
     def __len__(self) -> int:
         return len(self.sweep)
 
-    def extend(self, rows: Iterable[dict[str, Any]]) -> None:
+    def extend(self, rows: Iterable[Row]) -> None:
         for r in rows:
             m, p = r["metric"], r["proposal"]
             if m not in self._code:
@@ -81,7 +82,7 @@ class History:
             self.metric.append(self._code[m])
             self.proposal.append(self._kind[p])
 
-    def rows(self, start: int = 0) -> list[dict[str, Any]]:
+    def rows(self, start: int = 0) -> list[Row]:
         """The rows from ``start`` as dicts (``sweep``, ``metric``, ``value``, ``proposal``)."""
         return [{"sweep": self.sweep[i], "metric": self.names[self.metric[i]],
                  "value": self.value[i], "proposal": self.kinds[self.proposal[i]]}
@@ -95,7 +96,7 @@ class History:
             start -= 1
         return {r["metric"]: r["value"] for r in self.rows(start)}
 
-    def to_arrays(self) -> dict[str, np.ndarray]:
+    def to_arrays(self) -> dict[str, Array]:
         """The columns as arrays for a checkpoint (``history/...``)."""
         return {"history/sweep": np.array(self.sweep, dtype=np.int64),
                 "history/value": np.array(self.value, dtype=np.float64),
@@ -121,13 +122,13 @@ class Record:
     writes it under the session's lock."""
 
     def __init__(self, history: History | None = None,
-                 traces: dict[str, list[np.ndarray]] | None = None,
+                 traces: dict[str, list[Array]] | None = None,
                  changes: list[dict[str, Any]] | None = None) -> None:
         self.history = History() if history is None else history
-        self.traces: dict[str, list[np.ndarray]] = {} if traces is None else traces
+        self.traces: dict[str, list[Array]] = {} if traces is None else traces
         self.changes: list[dict[str, Any]] = [] if changes is None else changes
 
-    def add_sweep(self, rows: list[dict[str, Any]], traces: dict[str, np.ndarray]) -> None:
+    def add_sweep(self, rows: list[Row], traces: dict[str, Array]) -> None:
         self.history.extend(rows)
         for name, a in traces.items():
             self.traces.setdefault(name, []).append(a)
@@ -142,7 +143,7 @@ class Record:
         df["sweep"] = df["sweep"].astype(np.int64)
         return df
 
-    def trace(self, name: str) -> np.ndarray:
+    def trace(self, name: str) -> Array:
         if not isinstance(name, str):
             raise TypeError(f"name must be a trace name (str), got {type(name).__name__}")
         if not self.traces.get(name):
@@ -151,7 +152,7 @@ class Record:
                              f"run a sweep first)")
         return np.stack(self.traces[name])
 
-    def to_arrays(self) -> dict[str, np.ndarray]:
+    def to_arrays(self) -> dict[str, Array]:
         """The history's columns and the traces, as a checkpoint stores them."""
         out = self.history.to_arrays()
         out.update({f"trace/{k}": np.stack(v) for k, v in self.traces.items() if v})
@@ -182,8 +183,8 @@ def metric(history: pd.DataFrame, name: str, proposal: str | None, n_sweeps: int
     return rows.set_index("sweep")["value"].rename(f"{name}[{proposal}]")
 
 
-def kept_draws(trace: np.ndarray, n_sweeps: int, burn: int, last: int,
-               who: str = "the chain") -> np.ndarray:
+def kept_draws(trace: Array, n_sweeps: int, burn: int, last: int,
+               who: str = "the chain") -> F64:
     """A trace's draws of sweeps ``burn + 1 .. last`` as float64: the trace holds the last
     ``len(trace)`` of ``n_sweeps`` sweeps."""
     first = n_sweeps - trace.shape[0] + 1     # the sweep of the first traced draw
@@ -194,13 +195,13 @@ def kept_draws(trace: np.ndarray, n_sweeps: int, burn: int, last: int,
 
 
 # ---------------------------------------------------------------------------------- ArviZ
-def sweep_stats(history: pd.DataFrame, sweeps: np.ndarray, proposals: bool
-                ) -> dict[str, np.ndarray]:
+def sweep_stats(history: pd.DataFrame, sweeps: I64, proposals: bool
+                ) -> dict[str, F64]:
     """Per sweep: ``lp``, ``acceptance_rate`` (when the sampler proposes: the share of the
     sweep's proposals accepted) and ``topic_change_rate``."""
     h = history[~is_timing(history["metric"])]
 
-    def series(rows: pd.DataFrame) -> np.ndarray:
+    def series(rows: pd.DataFrame) -> F64:
         return rows.groupby("sweep")["value"].sum().reindex(sweeps).to_numpy(np.float64)
 
     out = {"lp": series(h[h["metric"] == "log_joint"]),
@@ -217,7 +218,7 @@ def sweep_stats(history: pd.DataFrame, sweeps: np.ndarray, proposals: bool
 
 
 def to_inference_data(histories: Sequence[pd.DataFrame], burn: int, n_sweeps: int,
-                      proposals: bool, eta: np.ndarray | None = None,
+                      proposals: bool, eta: Array | None = None,
                       tasks: Sequence[str] = (), features: Sequence[str] = (),
                       attrs: dict[str, Any] | None = None) -> Any:
     """The ArviZ export of sweeps ``burn + 1 .. n_sweeps`` of one or several chains:
@@ -232,7 +233,7 @@ def to_inference_data(histories: Sequence[pd.DataFrame], burn: int, n_sweeps: in
         raise ValueError(f"no draws after burn = {burn}: the chains have {n_sweeps} sweep(s)")
     sweeps = np.arange(burn + 1, n_sweeps + 1)
     stats = [sweep_stats(h, sweeps, proposals) for h in histories]
-    groups: dict[str, dict[str, np.ndarray]] = {
+    groups: dict[str, dict[str, Array]] = {
         "sample_stats": {k: np.stack([st[k] for st in stats]) for k in stats[0]}}
     coords: dict[str, Any] = {"draw": sweeps}
     dims: dict[str, list[str]] = {}
@@ -245,7 +246,7 @@ def to_inference_data(histories: Sequence[pd.DataFrame], burn: int, n_sweeps: in
     return _arviz_from_dict(arviz, groups, coords, dims, attrs)
 
 
-def _arviz_from_dict(arviz: Any, groups: dict[str, dict[str, np.ndarray]],
+def _arviz_from_dict(arviz: Any, groups: dict[str, dict[str, Array]],
                      coords: dict[str, Any], dims: dict[str, list[str]],
                      attrs: dict[str, Any]) -> Any:
     """``arviz.from_dict`` of either major version, the one place they differ.

@@ -40,18 +40,23 @@ from __future__ import annotations
 
 import colorsys
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import numpy as np
 import pandas as pd
 
 from . import validation as check
+from .arrays import F64, I32, I64, Array, Rng
 from .kernels import info as info_layout, supervised
 from .kernels.rng import seed_state
 from .samplers import REGISTRY as SAMPLERS
 # the proposals and the MH step's record are the samplers' stepping's (importable from here)
 from .samplers.stepping import MHStep, doc_proposal, exp_proposal, word_proposal  # noqa: F401
 from .samplers.stepping import normalize_log as _normalize_log
+
+if TYPE_CHECKING:
+    from .losses import Loss
+    from .models.lda import LDA, State
 
 # the inspector's random stream: far from the Session's stream 0 and the tests' small ones
 INSPECTOR_STREAM = 0x5EC7
@@ -67,8 +72,7 @@ SAMPLER_NAMES = {name: SAMPLERS.get(name).stepping for name in SAMPLERS
 # shows as "exact", and what the tests check the kernels' ratios against (the proposals
 # shown beside it are ``samplers.stepping``'s).
 
-def supervised_g(eta_kt: np.ndarray, b_d: np.ndarray, w_d: np.ndarray, r_d: np.ndarray,
-                 n_kd: np.ndarray, N_d: int) -> np.ndarray:
+def supervised_g(eta_kt: F64, b_d: F64, w_d: F64, r_d: F64, n_kd: F64, N_d: int) -> F64:
     """g_d(k) for every k (docs/math.md sec. 1) with the token removed: ``n_kd`` are the other
     tokens' counts, ``eta_kt`` (K, T), ``b_d``, ``w_d``, ``r_d`` the document's (T,) columns."""
     m = eta_kt.T @ n_kd                       # m_dt^-di
@@ -76,8 +80,7 @@ def supervised_g(eta_kt: np.ndarray, b_d: np.ndarray, w_d: np.ndarray, r_d: np.n
         (w_d * (eta_kt ** 2 + 2 * eta_kt * (m + N_d * r_d))).sum(axis=1) / (2.0 * N_d ** 2)
 
 
-def marginal_g(loss: Any, eta_kt: np.ndarray, y_d: np.ndarray, r_d: np.ndarray,
-               n_kd: np.ndarray, N_d: int) -> np.ndarray:
+def marginal_g(loss: Loss, eta_kt: F64, y_d: F64, r_d: F64, n_kd: F64, N_d: int) -> F64:
     """g_d(k) = sum_t log psi(y_td | s_td(k)) for every k, the loss's pseudo-likelihood with
     the augmentation integrated out (``supervised_factor="marginal"``): s_td(k) the score with
     the token at k, ``n_kd`` the other tokens' counts."""
@@ -85,8 +88,8 @@ def marginal_g(loss: Any, eta_kt: np.ndarray, y_d: np.ndarray, r_d: np.ndarray,
     return loss.log_psi(y_d[None, :], s).sum(axis=1)
 
 
-def exact_conditional(n_kd: np.ndarray, n_kw: np.ndarray, n_k: np.ndarray, alpha: np.ndarray,
-                      beta: float, V: int, g: np.ndarray | None = None) -> np.ndarray:
+def exact_conditional(n_kd: F64, n_kw: F64, n_k: F64, alpha: F64, beta: float, V: int,
+                      g: F64 | None = None) -> F64:
     """p(z_i = k | rest) ∝ (n_kd + alpha_k)(n_kw + beta)/(n_k + V beta) exp(g_d(k)), every count
     without token i (docs/math.md sec. 2); normalised."""
     logp = np.log(n_kd + alpha) + np.log(n_kw + beta) - np.log(n_k + V * beta)
@@ -129,8 +132,8 @@ class TokenStep:
     new_topic: int
     sampler: str
     steps: tuple[MHStep, ...]
-    exact: np.ndarray = field(repr=False)
-    proposals: dict[str, np.ndarray] = field(repr=False)
+    exact: F64 = field(repr=False)
+    proposals: dict[str, F64] = field(repr=False)
     reloaded: bool = False
 
     def conditional_table(self, tidy: bool = False) -> pd.DataFrame:
@@ -163,8 +166,7 @@ class TokenStep:
         return "\n".join(lines)
 
 
-def _conditional_frame(exact: np.ndarray, proposals: dict[str, np.ndarray],
-                       tidy: bool) -> pd.DataFrame:
+def _conditional_frame(exact: F64, proposals: dict[str, F64], tidy: bool) -> pd.DataFrame:
     df = pd.DataFrame({"topic": np.arange(len(exact)), "exact": exact,
                        **{f"proposal_{k}": q for k, q in proposals.items()}})
     if not tidy:
@@ -179,22 +181,39 @@ class _Pass:
     """One pass over the document: the settings read at its start and the per-document
     arrays the sweep would keep in its locals."""
 
-    model: Any
+    model: LDA
     position: int = 0
-    ndk: np.ndarray | None = None        # light: the document's n_kd row
+    ndk: I32 | None = None               # light: the document's n_kd row
     factor: int = supervised.AUGMENTED  # the supervised factor's kernel code, its parameters
-    loss_params: np.ndarray | None = None
-    A: np.ndarray | None = None
-    c: np.ndarray | None = None
-    v: np.ndarray | None = None
-    exp_prob: np.ndarray | None = None
-    exp_alias: np.ndarray | None = None
-    U: np.ndarray | None = None          # light: uniforms, rows j % light.RING
-    kinds: np.ndarray | None = None
-    seen: tuple[np.ndarray, ...] = ()    # the state the bookkeeping was derived from
-    term: Any = None                     # the label term, with the pass's own scratch
-    G: np.ndarray | None = None          # collapsed Gibbs: the label matrix when it uses it,
-    qq: np.ndarray | None = None         # and the document's q_k
+    loss_params: F64 | None = None
+    A: F64 | None = None
+    c: F64 | None = None
+    v: F64 | None = None
+    exp_prob: F64 | None = None
+    exp_alias: I32 | None = None
+    U: F64 | None = None                 # light: uniforms, rows j % light.RING
+    kinds: I64 | None = None
+    seen: tuple[Array, ...] = ()         # the state the bookkeeping was derived from
+    term: supervised.Term | None = None  # the label term, with the pass's own scratch
+    G: F64 | None = None                 # collapsed Gibbs: the label matrix when it uses it,
+    qq: F64 | None = None                # and the document's q_k
+
+
+class _Stepping(Protocol):
+    """A topic sampler with token stepping (``TopicSampler.stepping`` not empty): what the
+    inspector calls (``samplers.gibbs.Gibbs``, ``samplers.light.Light``)."""
+
+    def begin_pass(self, insp: TokenInspector, p: _Pass) -> None: ...
+
+    def first_draws(self, insp: TokenInspector, p: _Pass) -> None: ...
+
+    def load_document(self, insp: TokenInspector, p: _Pass) -> None: ...
+
+    def proposals(self, insp: TokenInspector, i: int, n_kd: F64, n_kw: F64, n_k: F64, s: int,
+                  g: F64 | None, term: supervised.Term) -> dict[str, F64]: ...
+
+    def step_token(self, insp: TokenInspector, p: _Pass, i: int,
+                   reloaded: bool) -> TokenStep: ...
 
 
 class TokenInspector:
@@ -258,7 +277,7 @@ class TokenInspector:
         self._pass: _Pass | None = None
 
     @property
-    def rng(self) -> np.ndarray:
+    def rng(self) -> Rng:
         """The inspector's xoshiro state (``uint64[4]``, its own). Assign a generator state to
         replay a sweep: it is checked and copied, so the session's stream is never advanced
         through it."""
@@ -309,9 +328,10 @@ class TokenInspector:
             if self._pass is None or self.done:
                 self._begin_pass()
             reloaded = self._sync()
-            p = self._pass
+            p = cast(_Pass, self._pass)   # begun above
             i = self.p0 + p.position
-            rec = p.model.topic_sampler.step_token(self, p, i, reloaded)
+            self.session.state.topics_moved()
+            rec = cast(_Stepping, p.model.topic_sampler).step_token(self, p, i, reloaded)
             p.position += 1
             self._remember_state()
             self.info[info_layout.TOKENS] += 1
@@ -336,7 +356,7 @@ class TokenInspector:
     def _begin_pass(self) -> None:
         """Read the settings and load the document, as ``light_sweep`` / ``gibbs_sweep`` do
         at a document's start; draw the first ``LEAD`` tokens' uniforms (light)."""
-        model = self.session.model
+        model: LDA = self.session.model
         if model.initialising(self.session.state):
             left = int(self.session.state.supervision.lda_init_left[0])
             raise ValueError(f"the chain is in its LDA initialisation ({left} of "
@@ -347,41 +367,45 @@ class TokenInspector:
         p = _Pass(model=model, A=np.zeros(K), c=np.zeros((4, T)), v=np.zeros(T),
                   exp_prob=np.zeros(K), exp_alias=np.zeros(K, np.int32))
         self._pass = p
-        model.topic_sampler.begin_pass(self, p)   # the sampler's own per-pass arrays
+        # the sampler's own per-pass arrays (__init__ checked that it has stepping)
+        cast(_Stepping, model.topic_sampler).begin_pass(self, p)
         self._load_document()
-        model.topic_sampler.first_draws(self, p)
+        cast(_Stepping, model.topic_sampler).first_draws(self, p)
 
     def _load_document(self) -> None:
         """The per-document bookkeeping from the current state: n_kd (light), A_d and the
         coupling c (supervised), the exp table."""
-        st, p, m = self.session.state, self._pass, self._pass.model
+        st, p = self.session.state, cast(_Pass, self._pass)   # the pass being begun or synced
+        m = p.model
         term = m.term(st)[0]
         p.factor, p.loss_params = term.factor, term.loss_params
-        p.term = term._replace(A=p.A, c=p.c, v=p.v, exp_prob=p.exp_prob,
-                               exp_alias=p.exp_alias)
-        m.topic_sampler.load_document(self, p)
+        # the pass's scratch arrays, which _begin_pass gave it
+        p.term = term._replace(A=cast(F64, p.A), c=cast(F64, p.c), v=cast(F64, p.v),
+                               exp_prob=cast(F64, p.exp_prob),
+                               exp_alias=cast(I32, p.exp_alias))
+        cast(_Stepping, m.topic_sampler).load_document(self, p)
         self._remember_state()
 
     def _remember_state(self) -> None:
-        self._pass.seen = tuple(a.copy() for a in self._watched())
+        cast(_Pass, self._pass).seen = tuple(a.copy() for a in self._watched())
 
-    def _watched(self) -> tuple[np.ndarray, ...]:
+    def _watched(self) -> tuple[Array, ...]:
         """What the pass's bookkeeping derives from: the document's z and its label term."""
         st, d = self.session.state, self.doc
-        t = self._pass.model.term(st)[0]
+        t = cast(_Pass, self._pass).model.term(st)[0]   # called during a pass
         return (st.z[self.p0:self.p1], t.eta_kt, t.b[:, d], t.w[:, d], t.r[:, d])
 
     def _sync(self) -> bool:
         """Reload the document if the session changed it (or its weights) since the last
         step; return whether it did."""
         now = self._watched()
-        if all(np.array_equal(a, b) for a, b in zip(now, self._pass.seen)):
+        if all(np.array_equal(a, b) for a, b in zip(now, cast(_Pass, self._pass).seen)):
             return False
         self._load_document()
         return True
 
     # ------------------------------------------------------------------ the distributions now
-    def _without_token(self, i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    def _without_token(self, i: int) -> tuple[F64, F64, F64, int]:
         """(n_kd, n_kw, n_k) without token i, from ``z`` and the topic counts, and its topic."""
         st = self.session.state
         K = self.model.K
@@ -394,12 +418,12 @@ class TokenInspector:
         return n_kd, n_kw, n_k, s
 
     @property
-    def model(self) -> Any:
+    def model(self) -> LDA:
         """The model of the current pass (its settings are read when a pass starts), else the
         session's."""
         return self._pass.model if self._pass is not None else self.session.model
 
-    def distributions(self, i: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    def distributions(self, i: int) -> tuple[F64, dict[str, F64]]:
         """The exact conditional of token i and each proposal at its current topic."""
         st, m, corpus = self.session.state, self.model, self.session.corpus
         n_kd, n_kw, n_k, s = self._without_token(i)
@@ -415,7 +439,8 @@ class TokenInspector:
         elif T:
             g = supervised_g(eta_kt, b[:, d], w_[:, d], r[:, d], n_kd, self.n_tokens)
         exact = exact_conditional(n_kd, n_kw, n_k, alpha, m.beta, corpus.n_words, g)
-        return exact, m.topic_sampler.proposals(self, i, n_kd, n_kw, n_k, s, g, term)
+        return exact, cast(_Stepping, m.topic_sampler).proposals(self, i, n_kd, n_kw, n_k, s,
+                                                                  g, term)
 
     def conditional_table(self, tidy: bool = False) -> pd.DataFrame:
         """For the next token to step (the first of a new pass once one is finished): one row
@@ -455,14 +480,14 @@ class TokenInspector:
 
     # ------------------------------------------------------------------ the samplers' stepping
     def token_record(self, i: int, old: int, new: int, steps: tuple[MHStep, ...],
-                     exact: np.ndarray, proposals: dict[str, np.ndarray],
-                     reloaded: bool) -> TokenStep:
+                     exact: F64, proposals: dict[str, F64], reloaded: bool) -> TokenStep:
         """The record of token ``i`` resampled from ``old`` to ``new`` by ``steps`` (a
         sampler's ``step_token`` returns it)."""
         corpus = self.session.corpus
         w = int(corpus.words[i])
         return TokenStep(self.doc, i - self.p0, i, corpus.vocabulary[w], w, old, int(new),
-                         self._pass.model.sampler, steps, exact, proposals, reloaded)
+                         cast(_Pass, self._pass).model.sampler, steps, exact, proposals,
+                         reloaded)
 
     # ------------------------------------------------------------------ checks
     def check_state(self) -> None:
@@ -473,15 +498,16 @@ class TokenInspector:
         s = self.session
         with s.locked():
             st, model = s.state, s.model
-            model.validate_state(st, s.corpus)
-            fresh = model.allocate_state(s.corpus)
+            model.validate_state(st, s.problem)
+            fresh = model.allocate_state(s.problem)
             kept, new = model.saved_arrays(st), model.saved_arrays(fresh)
             for k in model.saved_state:
                 new[k][...] = kept[k]
-            model.refresh_state(fresh, s.corpus)
+            model.refresh_state(fresh, s.problem)
             for k in ("n_wk", "n_k", "n_dk", "eta_kt", "r"):
                 a, b = _derived(st, k), _derived(fresh, k)
-                if a is not None and not np.array_equal(a, b):
+                # b: the fresh state has the parts a has
+                if a is not None and not np.array_equal(a, cast(Array, b)):
                     raise RuntimeError(f"session state {k!r} is not what the model rebuilds "
                                        f"from z and the weights")
             row = getattr(st.sampler, "ndk", None)
@@ -489,7 +515,7 @@ class TokenInspector:
                 raise RuntimeError("the light sampler's document row ndk is not cleared")
 
 
-def _derived(state: Any, name: str) -> np.ndarray | None:
+def _derived(state: State, name: str) -> Array | None:
     """A derived array of the state by name: the counts, or the weights' kernel view."""
     if name in state.counts._fields:
         return getattr(state.counts, name)

@@ -6,7 +6,8 @@ from __future__ import annotations
 import contextlib
 import signal
 import threading
-from typing import Any, Iterator
+from types import FrameType
+from typing import Iterator
 
 
 class SigintStop:
@@ -18,7 +19,7 @@ class SigintStop:
         self.hit = False
         self.active = False
 
-    def _handler(self, signum: int, frame: Any) -> None:
+    def _handler(self, signum: int, frame: FrameType | None) -> None:
         if self.hit:               # a second Ctrl-C: the user wants out now
             raise KeyboardInterrupt
         self.hit = True

@@ -25,6 +25,7 @@ import scipy.sparse as sp
 from scipy.special import entr
 
 from . import validation as check
+from .arrays import F64, I64, Array
 from .corpus import Corpus
 
 MEASURES = ("umass", "npmi")
@@ -34,7 +35,7 @@ ROW_SUM_TOLERANCE = 1e-6
 
 
 # ---------------------------------------------------------------------- input checks
-def _matrix(name: str, value: Any, kinds: str, what: str) -> np.ndarray:
+def _matrix(name: str, value: Any, kinds: str, what: str) -> Array:
     """``value`` as a 2-d numpy array whose dtype kind is in ``kinds`` (a ``TypeError`` for
     another dtype, a ``ValueError`` for another number of dimensions)."""
     if isinstance(value, (str, bytes)):
@@ -51,13 +52,13 @@ def _matrix(name: str, value: Any, kinds: str, what: str) -> np.ndarray:
     return arr
 
 
-def _finite(name: str, arr: np.ndarray) -> None:
+def _finite(name: str, arr: Array) -> None:
     if not np.isfinite(arr).all():
         r, c = np.argwhere(~np.isfinite(arr))[0]
         raise ValueError(f"{name} must be finite; {name}[{r}, {c}] = {arr[r, c]}")
 
 
-def _check_top_words(top_words: Any, n_vocabulary: int) -> np.ndarray:
+def _check_top_words(top_words: Any, n_vocabulary: int) -> I64:
     """``top_words`` as a (K, n) int64 array of distinct-per-row word ids of a vocabulary of
     ``n_vocabulary`` words, n >= 2 (a coherence is a mean over pairs of words)."""
     top = _matrix("top_words", top_words, "iu", "integer word ids")
@@ -82,7 +83,7 @@ def _check_top_words(top_words: Any, n_vocabulary: int) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------- top words
-def top_indices(weights: np.ndarray, n: int) -> np.ndarray:
+def top_indices(weights: Array, n: int) -> I64:
     """The indices of the ``n`` largest ``weights``, largest first, ties by index (what a
     stable argsort of -weights would start with), in O(len(weights))."""
     V = weights.shape[0]
@@ -96,7 +97,7 @@ def top_indices(weights: np.ndarray, n: int) -> np.ndarray:
     return candidates[np.argsort(-weights[candidates], kind="stable")]
 
 
-def top_word_ids(topic_word: np.ndarray, n_words: int) -> np.ndarray:
+def top_word_ids(topic_word: Array, n_words: int) -> I64:
     """Word ids of each topic's ``n_words`` largest weights, by decreasing weight.
 
     Parameters
@@ -134,7 +135,7 @@ def top_word_ids(topic_word: np.ndarray, n_words: int) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------- coherence
-def _document_sets(corpus: Corpus, words: np.ndarray) -> sp.csr_matrix:
+def _document_sets(corpus: Corpus, words: I64) -> sp.csr_matrix:
     """The (D, len(words)) binary matrix of which documents contain each of ``words``
     (sorted, distinct word ids), built only for those words: a top-word list touches a few
     thousand words of a vocabulary that may hold a hundred thousand."""
@@ -150,7 +151,7 @@ def _document_sets(corpus: Corpus, words: np.ndarray) -> sp.csr_matrix:
     return X
 
 
-def _cooccurrence(corpus: Corpus, top: np.ndarray) -> np.ndarray:
+def _cooccurrence(corpus: Corpus, top: I64) -> I64:
     """(K, n, n) int64: entry [k, i, j] is the number of documents containing both
     ``top[k, i]`` and ``top[k, j]`` (the diagonal: documents containing ``top[k, i]``)."""
     K, n = top.shape
@@ -167,8 +168,8 @@ def _cooccurrence(corpus: Corpus, top: np.ndarray) -> np.ndarray:
     return np.asarray(C[rows, cols], dtype=np.int64).reshape(K, n, n)
 
 
-def topic_coherence(corpus: Corpus, top_words: np.ndarray, measure: str = "umass",
-                    eps: float = 1.0) -> np.ndarray:
+def topic_coherence(corpus: Corpus, top_words: Array, measure: str = "umass",
+                    eps: float = 1.0) -> F64:
     """Coherence of each topic's top words, from document co-occurrence in ``corpus``.
 
     With D the number of documents of ``corpus``, D(w) the number containing word w and
@@ -249,7 +250,7 @@ def topic_coherence(corpus: Corpus, top_words: np.ndarray, measure: str = "umass
 
 
 # ---------------------------------------------------------------------- entropy
-def document_entropy(doc_topics: np.ndarray) -> np.ndarray:
+def document_entropy(doc_topics: Array) -> F64:
     """Shannon entropy (nats) of each document's topic proportions.
 
     H(theta_d) = -sum_k theta_dk log theta_dk, with 0 log 0 = 0: 0 for a document all in one

@@ -44,13 +44,13 @@ import tempfile
 import urllib.request
 import warnings
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, cast
 
 import numpy as np
 import pandas as pd
 
 from . import validation as check
-from .corpus import Corpus, _check_count_arg, _check_max_df, stop_word_set
+from .corpus import Corpus, LabelKind, _check_count_arg, _check_max_df, stop_word_set
 
 __all__ = [
     "ARCHIVE_NAME", "BINARY_CATEGORIES", "DOWNLOAD_URL", "NEWSGROUPS", "find_archive",
@@ -79,7 +79,7 @@ BINARY_CATEGORIES: tuple[str, str] = ("alt.atheism", "talk.religion.misc")
 # Locating the archive
 
 
-def default_cache_dir(cache_dir: str | os.PathLike | None = None) -> Path:
+def default_cache_dir(cache_dir: str | os.PathLike[str] | None = None) -> Path:
     """The cache directory: ``cache_dir``, else ``$TOPICSUP_CACHE``, else ``~/.cache/topicsup``."""
     if cache_dir is not None:
         return Path(cache_dir).expanduser()
@@ -89,7 +89,7 @@ def default_cache_dir(cache_dir: str | os.PathLike | None = None) -> Path:
     return Path("~/.cache/topicsup").expanduser()
 
 
-def _resolve_candidate(candidate: str | os.PathLike, source: str) -> Path:
+def _resolve_candidate(candidate: str | os.PathLike[str], source: str) -> Path:
     """A file, or a directory holding ``ARCHIVE_NAME``; anything else is FileNotFoundError."""
     p = Path(candidate).expanduser()
     if p.is_file():
@@ -140,8 +140,9 @@ def _download(url: str, target: Path, timeout: float = _DOWNLOAD_TIMEOUT) -> Pat
     return target
 
 
-def find_archive(path: str | os.PathLike | None = None, *,
-                 cache_dir: str | os.PathLike | None = None, download: bool = True) -> Path:
+def find_archive(path: str | os.PathLike[str] | None = None, *,
+                 cache_dir: str | os.PathLike[str] | None = None,
+                 download: bool = True) -> Path:
     """Locate ``20news-bydate.tar.gz``, downloading it into the cache if needed.
 
     Parameters
@@ -211,7 +212,7 @@ def _doc_key(doc_id: str) -> tuple[int, int, str]:
 
 @functools.lru_cache(maxsize=4)
 def _read_archive_cached(path: str, mtime_ns: int, size: int) -> pd.DataFrame:
-    rows: list[tuple[int, str, tuple, str, str]] = []
+    rows: list[tuple[int, str, tuple[int, int, str], str, str]] = []
     subset_of = {_TRAIN_DIR: 0, _TEST_DIR: 1}
     try:
         with tarfile.open(path, "r:gz") as tar:
@@ -244,7 +245,7 @@ def _read_archive_cached(path: str, mtime_ns: int, size: int) -> pd.DataFrame:
     return frame
 
 
-def _archive_key(archive: str | os.PathLike) -> tuple[str, int, int]:
+def _archive_key(archive: str | os.PathLike[str]) -> tuple[str, int, int]:
     if not isinstance(archive, (str, os.PathLike)):
         raise TypeError(f"archive must be a str or path-like, got {type(archive).__name__}")
     p = Path(archive).expanduser()
@@ -255,7 +256,7 @@ def _archive_key(archive: str | os.PathLike) -> tuple[str, int, int]:
     return str(p), st.st_mtime_ns, st.st_size
 
 
-def read_archive(archive: str | os.PathLike) -> pd.DataFrame:
+def read_archive(archive: str | os.PathLike[str]) -> pd.DataFrame:
     """Read every post of a 20 Newsgroups "bydate" archive into a DataFrame.
 
     Parameters
@@ -323,7 +324,7 @@ def _select(frame: pd.DataFrame, subset: str, categories: tuple[str, ...]) -> pd
     return rows.reset_index(drop=True)
 
 
-def _label_type(categories: tuple[str, ...]) -> str:
+def _label_type(categories: tuple[str, ...]) -> LabelKind:
     return "binary" if len(categories) == 2 else "multiclass"
 
 
@@ -342,17 +343,17 @@ def _train_corpus_cached(key: tuple[str, int, int], categories: tuple[str, ...],
     return corpus, len(rows)
 
 
-def _fresh(corpus: Corpus, preprocessing: dict) -> Corpus:
+def _fresh(corpus: Corpus, preprocessing: dict[str, Any]) -> Corpus:
     """A corpus that shares nothing mutable with the cached one (its arrays are read-only;
     its metadata is its own)."""
     return dataclasses.replace(corpus, preprocessing=preprocessing)
 
 
 def load_20newsgroups(subset: str = "train", categories: Iterable[str] | None = None,
-                      path: str | os.PathLike | None = None, *, min_count: int = 5,
+                      path: str | os.PathLike[str] | None = None, *, min_count: int = 5,
                       max_df: float | int = 0.5, min_length: int = 3,
                       stop_words: str | Iterable[str] | None = "english",
-                      cache_dir: str | os.PathLike | None = None, download: bool = True,
+                      cache_dir: str | os.PathLike[str] | None = None, download: bool = True,
                       return_frame: bool = False) -> Corpus | tuple[Corpus, pd.DataFrame]:
     """Load the 20 Newsgroups "bydate" train or test split as a labelled ``Corpus``.
 
@@ -461,11 +462,12 @@ def load_20newsgroups(subset: str = "train", categories: Iterable[str] | None = 
                      "n_empty": int(np.count_nonzero(mapped.doc_lengths == 0))})
         corpus = dataclasses.replace(mapped, preprocessing=prep)
     if return_frame:
-        return corpus, rows.copy()
+        return corpus, cast(pd.DataFrame, rows).copy()   # rows: selected when return_frame
     return corpus
 
 
-def load_20newsgroups_binary(subset: str = "train", path: str | os.PathLike | None = None,
+def load_20newsgroups_binary(subset: str = "train",
+                             path: str | os.PathLike[str] | None = None,
                              **kwargs: Any) -> Corpus | tuple[Corpus, pd.DataFrame]:
     """The papers' binary task: alt.atheism (negative, 0) vs talk.religion.misc (positive, 1).
 

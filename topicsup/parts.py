@@ -23,9 +23,25 @@ import dataclasses
 import importlib
 import pkgutil
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from operator import attrgetter
+from typing import Any, ClassVar, Generic, Iterator, Mapping, Protocol, TypeVar
 
 from . import validation as check
+from .arrays import Array
+
+
+class Parameters(Protocol):
+    """What a part reads of its model (``models.base.Model``): whether it is supervised, its
+    parts by role and its parameters by name (``K``, ``alpha``, ``discount``, ...)."""
+
+    supervised: bool
+
+    @property
+    def parts(self) -> dict[str, "Part"]: ...
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]: ...
+
+    def __getattr__(self, name: str) -> Any: ...
 
 
 @dataclass(frozen=True)
@@ -49,6 +65,10 @@ class Part:
 
     role: ClassVar[str] = ""
     name: ClassVar[str] = ""
+    # the arrays of its own record (``allocate``) that are part of the chain's state: checkpoint
+    # name -> field of the record (dotted for a nested record); the rest is rebuilt on load.
+    # The one place a part's checkpointed arrays are named.
+    SAVED: ClassVar[Mapping[str, str]] = {}
 
     @classmethod
     def param_defaults(cls) -> dict[str, Any]:
@@ -65,26 +85,43 @@ class Part:
         object.__setattr__(self, name, check.number(name, getattr(self, name), low=lo, high=hi,
                                                     why=why))
 
-    def live_settings(self, model: Any) -> tuple[LiveSetting, ...]:
+    def saved_fields(self) -> Mapping[str, str]:
+        """``SAVED``, or the part of it this configuration keeps (the light sampler's word
+        tables exist only with its stale word proposal)."""
+        return self.SAVED
+
+    def saved_names(self) -> tuple[str, ...]:
+        """The checkpoint names of its saved arrays."""
+        return tuple(self.saved_fields())
+
+    def saved(self, own: Any) -> dict[str, Array]:
+        """Its saved arrays from its record ``own``, by checkpoint name (views, not copies)."""
+        return {name: attrgetter(path)(own) for name, path in self.saved_fields().items()}
+
+    def live_settings(self, model: Parameters) -> tuple[LiveSetting, ...]:
         """Settings of this part a Session may change between sweeps (none by default)."""
         return ()
 
-    def ignored(self, model: Any) -> tuple[str, ...]:
+    def ignored(self, model: Parameters) -> tuple[str, ...]:
         """Parameters of this part the model's other parts make meaningless (none by
         default): a value other than the default for one is refused, not silently unused."""
         return ()
 
 
-class Registry:
-    """Parts of one role by name; the modules of ``package`` are imported on first use."""
+P = TypeVar("P", bound=Part)
+
+
+class Registry(Generic[P]):
+    """Parts of one role (``P``, the role's base class) by name; the modules of ``package``
+    are imported on first use."""
 
     def __init__(self, role: str, package: str) -> None:
         self.role = role
         self._package = package
-        self._parts: dict[str, type[Part]] = {}
+        self._parts: dict[str, type[P]] = {}
         self._loaded = False
 
-    def register(self, cls: type[Part]) -> type[Part]:
+    def register(self, cls: type[P]) -> type[P]:
         """Class decorator: make ``cls`` available as ``cls.name``."""
         if not cls.name:
             raise TypeError(f"{cls.__name__} has no name")
@@ -109,29 +146,29 @@ class Registry:
         self._load()
         return sorted(self._parts)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         return iter(self.names())
 
     def __contains__(self, name: object) -> bool:
         self._load()
         return name in self._parts
 
-    def get(self, name: Any) -> type[Part]:
+    def get(self, name: Any) -> type[P]:
         """The part class named ``name``; ``TypeError``/``ValueError`` naming the role."""
         self._load()
         check.choice(self.role, name, sorted(self._parts))
         return self._parts[name]
 
-    def classes(self) -> list[type[Part]]:
+    def classes(self) -> list[type[P]]:
         return [self._parts[n] for n in self.names()]
 
 
-class OwnParts(Registry):
+class OwnParts(Registry[P]):
     """A registry of the given parts only, for a model whose parts go with each other and
     with nothing else (Monte Carlo MedLDA's loss and weight step, the table-indicator
     samplers of the PDP and HDP topic models), so they are not offered to other models."""
 
-    def __init__(self, role: str, *parts: type[Part]) -> None:
+    def __init__(self, role: str, *parts: type[P]) -> None:
         super().__init__(role, __name__)
         self._loaded = True
         for part in parts:

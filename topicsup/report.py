@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 import altair as alt
 
@@ -15,16 +16,21 @@ from . import validation as check
 from .session import Session
 from .views import VIEWS, applicable, topic_words_chart
 
+if TYPE_CHECKING:
+    from .views import AnyChart
+
 
 def _vega_script() -> str:
     """Vega, Vega-Lite and vega-embed as one script (vl-convert's bundle for Altair's
     Vega-Lite version): inlined once, it renders every chart of the page offline."""
     import vl_convert
     vl_version = "_".join(alt.SCHEMA_VERSION.split(".")[:2])
-    return vl_convert.javascript_bundle(vl_version=vl_version)
+    # its stub makes snippet required, but the function's default (None) is the snippet
+    # that puts vegaEmbed on window, which the page calls
+    return cast("Callable[..., str]", vl_convert.javascript_bundle)(vl_version=vl_version)
 
 
-def _embed(chart: alt.TopLevelMixin, div_id: str) -> str:
+def _embed(chart: AnyChart, div_id: str) -> str:
     # "<" inside the spec (a title, a word such as "</script>" or "<!--") could end or
     # confuse the script element: as the JSON escape \u003c it is the same string to Vega
     spec = json.dumps(chart.to_dict()).replace("<", "\\u003c")
@@ -32,14 +38,14 @@ def _embed(chart: alt.TopLevelMixin, div_id: str) -> str:
             f'.catch(console.error);</script>')
 
 
-def session_views(session: Session, n_words: int = 10) -> list[tuple[str, alt.TopLevelMixin]]:
+def session_views(session: Session, n_words: int = 10) -> list[tuple[str, AnyChart]]:
     """(heading, chart) for every view that applies to the session, in reading order.
 
     Which apply is the model's rule (``Session.views``, shared with the dashboard); what each
     draws is the view table's (``topicsup.views.VIEWS``), then the topic words.
     """
     h = session.history
-    out: list[tuple[str, alt.TopLevelMixin]] = []
+    out: list[tuple[str, AnyChart]] = []
     for name in applicable(session):   # the table's reading order
         if VIEWS[name].ready(h):
             out += VIEWS[name].sections(session, h)

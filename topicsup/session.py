@@ -18,6 +18,7 @@ lost.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import signal
 import threading
 import time
@@ -36,7 +37,8 @@ from .inspector import TokenInspector
 from .interrupts import SigintStop
 from .kernels import info as info_layout
 from .kernels.rng import seed_state
-from .models import FOLD_IN_BURN, FOLD_IN_KEEP, Model
+from .models import FOLD_IN_BURN, FOLD_IN_KEEP, LDA, State
+from .problem import Problem
 
 # the streams of the held-out fold-ins: the chain's own stream is never touched
 SCORE_STREAM = 7
@@ -73,18 +75,27 @@ class Session:
     >>> s.topics(8)                                  # doctest: +SKIP
     """
 
+    model: LDA          # its own copy; every model is an LDA and its parts (models.base)
+    problem: Problem    # the model bound to the corpus, once (topicsup.problem)
+    state: State
+
     def __init__(self, model: Any, corpus: Corpus, seed: int = 0, *,
                  block_tokens: int = 65536, log_joint_every: int = 1,
                  backend: Any = None, _resume: checkpoint.SavedSession | None = None) -> None:
         if isinstance(model, type):
             raise TypeError(f"model must be a model instance such as LDA(K=20), got the class "
                             f"{model.__name__}")
-        if not isinstance(model, Model):
+        if not isinstance(model, LDA):
             raise TypeError(f"model must be a topicsup model such as topicsup.models.LDA, got "
                             f"{type(model).__name__}")
         if not isinstance(corpus, Corpus):
             raise TypeError(f"corpus must be a topicsup.Corpus, got {type(corpus).__name__}")
-        model.check_corpus(corpus)
+        if _resume is not None and (not isinstance(_resume, checkpoint.SavedSession)
+                                    or _resume.model is not model or _resume.corpus is not corpus):
+            raise TypeError("_resume is Session.load's: a checkpoint.SavedSession of this "
+                            "model and corpus")
+        # the corpus checked, and what the chain reads of (model, corpus) derived once
+        problem = model.bind(corpus) if _resume is None else _resume.problem
         if corpus.n_tokens == 0:
             raise ValueError("corpus has no tokens: there is nothing to sample (every document "
                              "is empty)")
@@ -97,20 +108,18 @@ class Session:
         self._blocks = corpus.blocks(self.block_tokens)
         if _resume is None:
             check.allocation(f"{type(model).__name__} with K = {model.K} on this corpus",
-                             model.state_bytes(corpus), hint="use fewer topics K")
+                             model.state_bytes(problem), hint="use fewer topics K")
             self.model = model = model.copy()   # its own: a user's set_params cannot reach it
-            self.state = model.init_state(corpus, self.rng)
+            self.problem = problem = dataclasses.replace(problem, model=model)
+            self.state = model.init_state(problem, self.rng)
             self.n_sweeps = 0          # completed sweeps
             self._block = 0            # next block of the current sweep
             self._info = np.zeros(model.info_size, dtype=np.float64)
             self._seconds = 0.0        # kernel time spent in the current sweep so far
             self._record = Record()
-        elif not isinstance(_resume, checkpoint.SavedSession) or _resume.model is not model \
-                or _resume.corpus is not corpus:
-            raise TypeError("_resume is Session.load's: a checkpoint.SavedSession of this "
-                            "model and corpus")
         else:                          # Session.load: a checked SavedSession of this chain
             self.model, self.state, self.rng = model, _resume.state, _resume.rng
+            self.problem = problem
             self.n_sweeps, self._block = _resume.n_sweeps, _resume.block
             self._info, self._seconds = _resume.info, _resume.seconds
             self._record = _resume.record
@@ -144,7 +153,7 @@ class Session:
         self._init_sync()
         self._backend = Threads()   # a copy runs on its own process's threads
         if elsewhere:
-            self.model.topic_sampler.refresh(self.model, self.state.sampler)
+            self.model.topic_sampler.refresh(self.problem, self.state.sampler)
 
     # ------------------------------------------------------------------ backend
     @property
@@ -167,7 +176,7 @@ class Session:
             self._backend = new
             if new.tables_here and not old.tables_here:
                 # the word tables were built where the documents were: build them here
-                self.model.topic_sampler.refresh(self.model, self.state.sampler)
+                self.model.topic_sampler.refresh(self.problem, self.state.sampler)
         return self
 
     def close(self) -> None:
@@ -261,7 +270,7 @@ class Session:
         rng = self.rng.copy()
         t0 = time.perf_counter()
         try:
-            self.model.sweep_block(self.state, self.corpus, self.rng, d0, d1, self._info,
+            self.model.sweep_block(self.state, self.problem, self.rng, d0, d1, self._info,
                                    self._backend)
         except BaseException as e:
             # an error, or an interrupt the backend caught before applying anything
@@ -280,7 +289,7 @@ class Session:
         tokens = int(self._info[info_layout.TOKENS])
         sweep = self.n_sweeps + 1
         t0 = time.perf_counter()
-        end_rows = self.model.end_sweep(self.state, self.corpus, self.rng, sweep)
+        end_rows = self.model.end_sweep(self.state, self.problem, self.rng, sweep)
         self._seconds += time.perf_counter() - t0
         # the time split: what the model's end of sweep did not charge to its own steps
         # (weights, augmentation, ...) was topic sampling (the blocks, the tables' refresh)
@@ -295,7 +304,7 @@ class Session:
         traces: dict[str, np.ndarray] = {}
         try:
             if self.log_joint_every and sweep % self.log_joint_every == 0:
-                lj = self.model.log_joint(self.state, self.corpus)
+                lj = self.model.log_joint(self.state, self.problem)
                 rows += [{"metric": "log_joint", "value": lj, "proposal": None},
                          {"metric": "log_joint_per_token", "value": lj / self.corpus.n_tokens,
                           "proposal": None}]
@@ -438,7 +447,7 @@ class Session:
     def target(self) -> str:
         """What the model's tasks are: ``"class"`` (classifiers) or ``"response"``
         (regression), for the views' titles (``Task.target``); ``""`` unsupervised."""
-        return self.model.task(self.corpus).target if self.model.supervised else ""
+        return "" if self.problem.task is None else self.problem.task.target
 
     @property
     def views(self) -> tuple[str, ...]:
@@ -472,7 +481,7 @@ class Session:
             return to_inference_data(
                 [self._record.history.frame()], burn, self.n_sweeps,
                 bool(self.model.proposal_kinds), eta,
-                self.model.task_names(self.corpus) if sup else (),
+                self.problem.task_names,
                 self.feature_names() if sup else (),
                 {"model": repr(self.model), "seeds": [self.seed], "topics_aligned": False})
 
@@ -670,9 +679,9 @@ class Session:
         check.path_like("path", path)
         with self._lock:   # copies, so the chain may go on while the file is written
             arrays, meta = checkpoint.session_file(checkpoint.SavedSession(
-                self.model, self.corpus, self.seed, self.block_tokens, self.log_joint_every,
-                self.n_sweeps, self._block, self._seconds, self.state, self.rng, self._info,
-                self._record))
+                self.model, self.corpus, self.problem, self.seed, self.block_tokens,
+                self.log_joint_every, self.n_sweeps, self._block, self._seconds, self.state,
+                self.rng, self._info, self._record))
         return checkpoint.write(path, arrays, meta)
 
     @classmethod

@@ -26,19 +26,23 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from . import metrics
 from . import validation as check
+from .arrays import F64, Array
 from .corpus import Corpus
+
+if TYPE_CHECKING:
+    from .models import Model, State
 
 WEIGHT_SCALES = ("identified", "raw")
 
 
-def identified(draws: np.ndarray, kinds: Sequence[str]) -> np.ndarray:
+def identified(draws: Array, kinds: Sequence[str]) -> F64:
     """Draws (S, T, M) of the weights on the identified scale (module docstring): with an
     intercept column, each draw's topic weights centred within the task and their mean added
     to the intercept; a float64 copy either way."""
@@ -57,7 +61,7 @@ def weight_scale(scale: str) -> str:
     return check.choice("scale", scale, WEIGHT_SCALES)
 
 
-def coefficient_table(draws: np.ndarray, tasks: Sequence[str], features: Sequence[str],
+def coefficient_table(draws: Array, tasks: Sequence[str], features: Sequence[str],
                       kinds: Sequence[str], interval: float, scale: str = "identified",
                       n_samples: int | None = None) -> pd.DataFrame:
     """One row per (task, feature): ``mean`` and the equal-tailed ``interval`` (``lower``,
@@ -92,14 +96,14 @@ class Fit:
     sweeps) and ``n_sweeps`` completed. The caller holds the chain still while a read-out
     runs (``Session`` takes its lock)."""
 
-    model: Any
-    state: Any
+    model: Model
+    state: State
     corpus: Corpus
-    traces: dict[str, list[np.ndarray]]
+    traces: dict[str, list[Array]]
     n_sweeps: int
 
 
-def check_supervised(model: Any) -> None:
+def check_supervised(model: Model) -> None:
     if not model.supervised:
         raise ValueError(f"{type(model).__name__} is unsupervised: it has no "
                          f"classifier weights and makes no predictions; use a supervised "
@@ -135,7 +139,7 @@ def feature_names(fit: Fit) -> list[str]:
             + fit.model.covariate_names(fit.corpus))
 
 
-def kept_weights(fit: Fit) -> tuple[np.ndarray, int]:
+def kept_weights(fit: Fit) -> tuple[Array, int]:
     """The weight draws (S, T, M) the prediction averages: after ``burn_in``, and from the
     last sweep of an LDA initialisation on (before it the weights are not drawn yet: zeros);
     all traced ones while none is kept; the current weights before any sweep. And how many
@@ -217,7 +221,7 @@ def shrinkage(fit: Fit, top: int = 3, interval: float = 0.9, scale: str = "ident
     return out
 
 
-def doc_topics(fit: Fit, as_frame: bool = True) -> pd.DataFrame | np.ndarray:
+def doc_topics(fit: Fit, as_frame: bool = True) -> pd.DataFrame | F64:
     """Document-topic proportions (n_docs, K) from the state: a DataFrame indexed by
     ``corpus.index`` with a column per topic (``as_frame``), else the array."""
     as_frame = check.flag("as_frame", as_frame)

@@ -25,6 +25,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import validation as check
+from .arrays import Array, F64
 from .kernels import svm as kernel
 from .kernels.linalg import matmul
 from .kernels.rng import seed_state
@@ -38,15 +39,15 @@ class DualSolution(NamedTuple):
     and the last epoch's largest ``violation`` of the optimality conditions; ``support``,
     the share of documents with a non-zero multiplier (the paper: about 1%)."""
 
-    multipliers: np.ndarray
-    kappa: np.ndarray
+    multipliers: F64
+    kappa: F64
     objective: float
     epochs: int
     violation: float
     support: float
 
 
-def crammer_singer_dual(X: np.ndarray, y: np.ndarray, C: float, cost: float = COST, *,
+def crammer_singer_dual(X: Array, y: Array, C: float, cost: float = COST, *,
                         n_classes: int | None = None, tol: float = 1e-6,
                         max_epochs: int = 1000, seed: int = 0,
                         start: DualSolution | None = None) -> DualSolution:
@@ -120,7 +121,7 @@ def crammer_singer_dual(X: np.ndarray, y: np.ndarray, C: float, cost: float = CO
     return DualSolution(lam, W, float(objective), int(epochs), float(violation), support)
 
 
-def tilt_term(multipliers: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def tilt_term(multipliers: F64, y: Array) -> tuple[F64, F64]:
     """Jiang's topic-step tilt as the frame's augmented factor: with the tasks' weights
     eta = kappa (M tasks of K topics), the factor exp(sum_t b_td s_td - w_td s_td^2 / 2),
     s_td = kappa_t . zbar_d, is exp((1/N_d) sum_y lambda_d^y (kappa_{y_d} - kappa_y) . n_d)
@@ -137,7 +138,7 @@ def tilt_term(multipliers: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.nd
     return b, np.zeros((M, D))
 
 
-def check_features(X: np.ndarray) -> np.ndarray:
+def check_features(X: Array) -> Array:
     X = np.asarray(X)
     if X.ndim != 2 or not np.issubdtype(X.dtype, np.number):
         raise ValueError(f"X must be a 2-d numeric array (documents x features), got shape "
@@ -147,7 +148,7 @@ def check_features(X: np.ndarray) -> np.ndarray:
     return X
 
 
-def primal_objective(kappa: np.ndarray, X: np.ndarray, y: np.ndarray, C: float,
+def primal_objective(kappa: F64, X: Array, y: Array, C: float,
                      cost: float = COST) -> float:
     """1/2 |kappa|^2 + (C / D) sum_d max(0, max_{y != y_d} cost - (kappa_{y_d} - kappa_y) . x_d):
     at the optimum it equals the dual objective (strong duality)."""

@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
 from . import validation as check
-from .corpus import Corpus
+from .arrays import F64, I32
+from .corpus import Corpus, LabelKind
 from .kernels.fmath import exp
 from .kernels.linalg import matmul
 
@@ -81,21 +82,21 @@ class Synthetic:
     """
 
     corpus: Corpus
-    topic_word: np.ndarray
-    doc_topic: np.ndarray
-    z: np.ndarray
-    eta: np.ndarray
-    intercept: np.ndarray
-    scores: np.ndarray
+    topic_word: F64
+    doc_topic: F64
+    z: I32
+    eta: F64
+    intercept: F64
+    scores: F64
     topic_names: tuple[str, ...]
-    params: dict = field(default_factory=dict)
+    params: dict[str, Any] = field(default_factory=dict)
 
 
-def _check_int(name: str, v, lo: int, hi: int | None = None) -> int:
+def _check_int(name: str, v: Any, lo: int, hi: int | None = None) -> int:
     return check.integer(name, v, low=lo, high=hi)
 
 
-def _logistic(x: np.ndarray) -> np.ndarray:
+def _logistic(x: F64) -> F64:
     """1 / (1 + e^-x) elementwise, through ``kernels.fmath.exp``."""
     x = np.asarray(x, dtype=np.float64)
     return 1.0 / (1.0 + np.array([exp(-v) for v in x.ravel()]).reshape(x.shape))
@@ -187,6 +188,8 @@ def make_synthetic(n_docs: int = 400, n_topics: int = 6, doc_length: int = 60, *
     else:
         intercept = -np.median(raw, axis=0)  # balanced classes
     scores = raw + intercept
+    kind: LabelKind
+    classes: tuple[str, ...] | None
     if task == "binary":
         y = (rs.random(n_docs) < _logistic(scores[:, 0])).astype(int)
         labels, kind, classes = y, "binary", ("negative", "positive")

@@ -14,17 +14,18 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .arrays import Array, Bool, F64
 from .corpus import Labels
 
 
-def micro_f1(truth: np.ndarray, predicted: np.ndarray) -> float:
+def micro_f1(truth: Bool, predicted: Bool) -> float:
     """Micro-averaged F1 of boolean indicator arrays of one shape."""
     tp = float(np.logical_and(truth, predicted).sum())
     denom = float(truth.sum() + predicted.sum())
     return 2 * tp / denom if denom else 1.0
 
 
-def r_squared(truth: np.ndarray, predicted: np.ndarray) -> float:
+def r_squared(truth: Array, predicted: F64) -> float:
     """Predictive R^2 = 1 - sum (y - yhat)^2 / sum (y - mean y)^2 (NaN for constant y)."""
     truth = np.asarray(truth, dtype=np.float64)
     total = float(np.square(truth - truth.mean()).sum())
@@ -43,7 +44,7 @@ class Task:
     def n_tasks(self, labels: Labels) -> int:
         return 1
 
-    def encode(self, labels: Labels) -> np.ndarray:
+    def encode(self, labels: Labels) -> F64:
         """The (T, D) float64 targets of the loss."""
         raise NotImplementedError
 
@@ -51,11 +52,11 @@ class Task:
         """One name per task."""
         raise NotImplementedError
 
-    def predict(self, scores: np.ndarray, classes: Any) -> np.ndarray:
+    def predict(self, scores: F64, classes: Any) -> Array:
         """Predictions from (D, T) scores."""
         raise NotImplementedError
 
-    def score(self, y: np.ndarray, scores: np.ndarray) -> float:
+    def score(self, y: F64, scores: F64) -> float:
         """Score (T, D) scores against (T, D) targets by the prediction rule."""
         raise NotImplementedError
 
@@ -69,16 +70,16 @@ class Binary(Task):
 
     kind = "binary"
 
-    def encode(self, labels: Labels) -> np.ndarray:
+    def encode(self, labels: Labels) -> F64:
         return labels.signs[None, :].astype(np.float64)
 
     def names(self, labels: Labels) -> list[str]:
         return [labels.classes[1] if len(labels.classes) > 1 else "positive"]
 
-    def predict(self, scores: np.ndarray, classes: Any) -> np.ndarray:
+    def predict(self, scores: F64, classes: Any) -> Array:
         return np.asarray(classes, dtype=object)[(scores[:, 0] > 0).astype(int)]
 
-    def score(self, y: np.ndarray, scores: np.ndarray) -> float:
+    def score(self, y: F64, scores: F64) -> float:
         return float(np.mean((scores[0] > 0) == (y[0] > 0)))
 
     def check(self, labels: Labels, model: str) -> None:
@@ -95,17 +96,17 @@ class Multiclass(Task):
     def n_tasks(self, labels: Labels) -> int:
         return labels.n_classes
 
-    def encode(self, labels: Labels) -> np.ndarray:
+    def encode(self, labels: Labels) -> F64:
         onehot = np.arange(labels.n_classes)[:, None] == labels.values[None, :]
         return np.where(onehot, 1.0, -1.0)
 
     def names(self, labels: Labels) -> list[str]:
         return list(labels.classes)
 
-    def predict(self, scores: np.ndarray, classes: Any) -> np.ndarray:
+    def predict(self, scores: F64, classes: Any) -> Array:
         return np.asarray(classes, dtype=object)[scores.argmax(axis=1)]
 
-    def score(self, y: np.ndarray, scores: np.ndarray) -> float:
+    def score(self, y: F64, scores: F64) -> float:
         return float(np.mean(scores.argmax(axis=0) == y.argmax(axis=0)))
 
     def check(self, labels: Labels, model: str) -> None:
@@ -123,16 +124,16 @@ class Multilabel(Task):
     def n_tasks(self, labels: Labels) -> int:
         return labels.n_classes
 
-    def encode(self, labels: Labels) -> np.ndarray:
+    def encode(self, labels: Labels) -> F64:
         return np.where(labels.values.T.astype(bool), 1.0, -1.0)
 
     def names(self, labels: Labels) -> list[str]:
         return list(labels.classes)
 
-    def predict(self, scores: np.ndarray, classes: Any) -> np.ndarray:
+    def predict(self, scores: F64, classes: Any) -> Array:
         return (scores > 0).astype(np.int32)
 
-    def score(self, y: np.ndarray, scores: np.ndarray) -> float:
+    def score(self, y: F64, scores: F64) -> float:
         return micro_f1(y > 0, scores > 0)
 
 
@@ -145,16 +146,16 @@ class Real(Task):
     score_name = "r2"
     target = "response"
 
-    def encode(self, labels: Labels) -> np.ndarray:
+    def encode(self, labels: Labels) -> F64:
         return labels.values[None, :].astype(np.float64)
 
     def names(self, labels: Labels) -> list[str]:
         return ["response"]
 
-    def predict(self, scores: np.ndarray, classes: Any) -> np.ndarray:
+    def predict(self, scores: F64, classes: Any) -> Array:
         return scores[:, 0].copy()
 
-    def score(self, y: np.ndarray, scores: np.ndarray) -> float:
+    def score(self, y: F64, scores: F64) -> float:
         return r_squared(y[0], scores[0])
 
     # below this spread the responses are one value to the weights and R^2 underflows
@@ -164,7 +165,7 @@ class Real(Task):
         check_responses(labels.values, model)
 
 
-def check_responses(y: np.ndarray, what: str) -> None:
+def check_responses(y: Array, what: str) -> None:
     """Refuse responses a regression cannot learn from or be scored on: fewer than two, or a
     spread below ``Real.MIN_SPREAD`` (standardize them)."""
     if y.size < 2 or np.ptp(y) < Real.MIN_SPREAD:

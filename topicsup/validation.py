@@ -17,6 +17,8 @@ from typing import Any, Iterable
 
 import numpy as np
 
+from .arrays import Rng
+
 # the largest value an int32 count, index or number of sweeps may take
 INT32_MAX = 2**31 - 1
 
@@ -99,7 +101,7 @@ def choice(name: str, value: Any, choices: Iterable[str]) -> str:
 
 def first_duplicate(values: Iterable[Any]) -> Any:
     """The first value that occurs twice, or None."""
-    seen: set = set()
+    seen: set[Any] = set()
     for v in values:
         if v in seen:
             return v
@@ -114,7 +116,7 @@ def flag(name: str, value: Any) -> bool:
     return bool(value)
 
 
-def generator_state(name: str, value: Any) -> np.ndarray:
+def generator_state(name: str, value: Any) -> Rng:
     """A caller's xoshiro256** state (``kernels.rng``), copied: a uint64 array of shape (4,),
     not all zero (the generator's one fixed point, which would draw zeros forever)."""
     if not isinstance(value, np.ndarray) or value.dtype != np.uint64 or value.shape != (4,):
@@ -126,7 +128,7 @@ def generator_state(name: str, value: Any) -> np.ndarray:
     return np.array(value, dtype=np.uint64)
 
 
-def path_like(name: str, value: Any) -> os.PathLike | str:
+def path_like(name: str, value: Any) -> os.PathLike[str] | str:
     """A file system path: a str or an ``os.PathLike``."""
     if not isinstance(value, (str, os.PathLike)):
         raise TypeError(f"{name} must be a file path (str or pathlib.Path), got {_shown(value)}")

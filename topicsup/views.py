@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, cast
 
 import altair as alt
 import numpy as np
@@ -19,8 +19,18 @@ import pandas as pd
 
 from . import summaries
 from . import validation as check
+from .arrays import F64, Array
 from .history import ACCEPTANCE, STEP_SECONDS, TRAIN_PREFIX  # noqa: F401 (the names views read)
 from .metrics import top_weight_share
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    from .session import Session
+
+    # a chart of any kind the builders here return (and the dashboard and the report show)
+    AnyChart: TypeAlias = (alt.Chart | alt.LayerChart | alt.FacetChart | alt.HConcatChart
+                           | alt.VConcatChart)
 
 MAX_ROWS = 4000
 POINTS_BELOW = 60                # a line shows its points while it has fewer sweeps than this
@@ -64,7 +74,7 @@ def _check_count(name: str, value: Any) -> None:
         check.integer(name, value, low=1)
 
 
-def _as_list(values: Any, name: str = "values") -> list:
+def _as_list(values: Any, name: str = "values") -> list[Any]:
     if isinstance(values, (str, int, np.integer)):
         return [values]
     if isinstance(values, (list, tuple, np.ndarray, pd.Index, pd.Series)):
@@ -129,6 +139,7 @@ def loglik_chart(history: pd.DataFrame, per_token: bool = True, width: int = 480
     df = history[history["metric"] == metric]
     df = thin(df[["sweep", "value", *_chains(df)]])
     title = "log joint per token" if per_token else "log joint"
+    enc: dict[str, Any]   # channel -> what it encodes, for encode(**enc)
     enc = {"x": alt.X("sweep:Q", title="sweep"),
            "y": alt.Y("value:Q", title=title, scale=alt.Scale(zero=False)),
            "tooltip": ["sweep:Q", alt.Tooltip("value:Q", format=".5f", title=title)]}
@@ -140,7 +151,8 @@ def loglik_chart(history: pd.DataFrame, per_token: bool = True, width: int = 480
 RHAT_OK = 1.01   # the usual threshold (Vehtari et al. 2021)
 
 
-def rhat_chart(convergence: pd.DataFrame, width: int = 480, height: int = 200) -> alt.Chart:
+def rhat_chart(convergence: pd.DataFrame, width: int = 480, height: int = 200
+               ) -> alt.LayerChart | alt.FacetChart:
     """R-hat against sweep, one line per quantity, with the 1.01 threshold dashed.
 
     Parameters
@@ -201,7 +213,8 @@ def draw_share_chart(history: pd.DataFrame, width: int = 480,
 TABLES = {"live_topics": "live topics", "tables": "tables (root customers)"}
 
 
-def tables_chart(history: pd.DataFrame, width: int = 480, height: int = 200) -> alt.Chart:
+def tables_chart(history: pd.DataFrame, width: int = 480, height: int = 200
+                 ) -> alt.VConcatChart:
     """The table-indicator models' structure per sweep (``PDPLDA``, ``HDPLDA``): the number
     of live topics (HDP-LDA's inferred number of topics) and of tables, each on its own
     scale, one panel above the other.
@@ -235,7 +248,7 @@ ALTERNATION = {"objective_change": "objective's relative change",
 
 
 def alternation_chart(history: pd.DataFrame, epsilon: float | None = None, width: int = 480,
-                      height: int = 160) -> alt.Chart:
+                      height: int = 160) -> alt.VConcatChart:
     """Monte Carlo MedLDA's outer loop (``MCMedLDA``): at each SVM step (x = the sweep it
     ended), the relative change of Jiang's objective on a log scale with the stopping
     tolerance ``epsilon`` as a rule, and the share of support documents (non-zero
@@ -649,8 +662,8 @@ def _word_columns(topics: pd.DataFrame) -> list[str]:
     return sorted(cols, key=lambda c: int(c[len("word_"):]))
 
 
-def _word_probabilities(words: pd.DataFrame, topic_word: Any,
-                        vocabulary: Sequence[str]) -> np.ndarray:
+def _word_probabilities(words: pd.DataFrame, topic_word: Array,
+                        vocabulary: Sequence[str]) -> F64:
     """phi of each (topic, word) row of ``words``: ``row`` is the topic's row of phi."""
     phi = np.asarray(topic_word, dtype=np.float64)
     n_rows = int(words["row"].max()) + 1
@@ -666,7 +679,7 @@ def _word_probabilities(words: pd.DataFrame, topic_word: Any,
 
 
 def topic_words_chart(topics: pd.DataFrame, n_words: int | None = None,
-                      topic_word: Any = None, vocabulary: Sequence[str] | None = None,
+                      topic_word: Array | None = None, vocabulary: Sequence[str] | None = None,
                       width: int | alt.Step = alt.Step(90),
                       height: int | alt.Step = alt.Step(18)) -> alt.Chart:
     """The top words of each topic: a row per topic (labelled with its share of tokens), the
@@ -711,11 +724,13 @@ def topic_words_chart(topics: pd.DataFrame, n_words: int | None = None,
     words = (topics[cols].set_axis(labels).rename_axis("topic").assign(row=rows)
              .reset_index().melt(id_vars=["topic", "row"], var_name="rank", value_name="word"))
     words["rank"] = words["rank"].str[len("word_"):].astype(int)
+    enc: dict[str, Any]   # channel -> what it encodes, for encode(**enc)
     enc = {"x": alt.X("rank:O", title="rank", axis=alt.Axis(orient="top", labelAngle=0)),
            "y": alt.Y("topic:N", sort=labels, title="topic (share of tokens)"),
            "text": alt.Text("word:N"), "tooltip": ["topic:N", "rank:O", "word:N"]}
-    if topic_word is not None:
-        words["probability"] = _word_probabilities(words, topic_word, vocabulary)
+    if topic_word is not None:   # with its vocabulary (checked above)
+        words["probability"] = _word_probabilities(words, topic_word,
+                                                   cast("Sequence[str]", vocabulary))
         enc["size"] = alt.Size("probability:Q", scale=alt.Scale(range=[9, 18]),
                                title="probability")
         enc["tooltip"].append(alt.Tooltip("probability:Q", format=".3f"))
@@ -774,7 +789,7 @@ def conditional_chart(table: pd.DataFrame, title: str | None = None, max_topics:
 
 
 # ---------------------------------------------------------------------- settings changes
-def mark_settings_changes(chart: alt.TopLevelMixin, changes: pd.DataFrame) -> alt.TopLevelMixin:
+def mark_settings_changes(chart: AnyChart, changes: pd.DataFrame) -> AnyChart:
     """``chart`` (plotted against ``sweep``) with a dashed vertical rule where a live setting
     changed (``Session.settings_changes``), at the boundary before the first sweep run with
     the new value, its tooltip naming the change.
@@ -829,13 +844,13 @@ class View:
 
     title: str
     ready: Callable[[pd.DataFrame], bool]
-    panel: Callable[[Any, pd.DataFrame, int, int], Any]
-    sections: Callable[[Any, pd.DataFrame], list[tuple[str, Any]]]
+    panel: Callable[[Session, pd.DataFrame, int, int], AnyChart]
+    sections: Callable[[Session, pd.DataFrame], list[tuple[str, AnyChart]]]
     sweep_axis: bool = True
     on_request: bool = False
     # which sessions it applies to; None: those whose model names it (``Model.views``: the
     # parts know what their sampler records)
-    applies: Callable[[Any], bool] | None = None
+    applies: Callable[[Session], bool] | None = None
 
 
 # every view, in reading order: a new view is a chart builder above and a line here
@@ -889,7 +904,7 @@ VIEWS: dict[str, View] = {
 }
 
 
-def applicable(session: Any) -> tuple[str, ...]:
+def applicable(session: Session) -> tuple[str, ...]:
     """The names of the views that apply to ``session``, in the table's reading order."""
     names = set(session.views)
     return tuple(name for name, view in VIEWS.items()

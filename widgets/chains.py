@@ -6,15 +6,19 @@ errors and layout are the single-chain ``Dashboard``'s."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
-import altair as alt
 import numpy as np
 
 from topicsup import views
 from topicsup.chains import Chains
 
 from .dashboard import Dashboard
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from topicsup.views import AnyChart
 
 CHAIN_VIEWS = ("loglik", "rhat")
 
@@ -39,21 +43,21 @@ class ChainsDashboard(Dashboard):
 
     @property
     def chains(self) -> Chains:
-        return self.session
+        return cast(Chains, self.session)   # _TARGET: __init__ takes nothing else
 
     def _supported_views(self) -> tuple[str, ...]:
         return CHAIN_VIEWS
 
-    def _convergence(self):
+    def _convergence(self) -> pd.DataFrame:
         c = self.chains
         return c.convergence(weights=c.model.supervised)
 
-    def _view(self, name: str, history) -> alt.TopLevelMixin:
+    def _view(self, name: str, history: pd.DataFrame) -> AnyChart:
         w_, h_ = 300, 180
         if name == "loglik":
             if not (history["metric"] == "log_joint_per_token").any():
                 raise ValueError("no log joint yet")
-            chart = views.loglik_chart(history, width=w_, height=h_)
+            chart: AnyChart = views.loglik_chart(history, width=w_, height=h_)
         else:
             chart = views.rhat_chart(self._convergence(), width=w_, height=h_)
         return chart

@@ -25,7 +25,8 @@ from __future__ import annotations
 import html
 import threading
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import altair as alt
 import ipywidgets as w
@@ -34,6 +35,13 @@ import numpy as np
 from topicsup import validation as check
 from topicsup import views
 from topicsup.session import Session
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from topicsup.models import Model
+    from topicsup.parts import LiveSetting
+    from topicsup.views import AnyChart
 
 # the status line and progress bar update at most this often (seconds)
 STATUS_SECONDS = 0.1
@@ -54,18 +62,44 @@ def _control_layout(width: str) -> w.Layout:
     return w.Layout(width=width, min_width=width, flex="0 0 auto", margin="2px 12px 2px 0")
 
 
-def _offline_chart(chart: alt.TopLevelMixin) -> alt.JupyterChart:
+def _offline_chart(chart: AnyChart) -> alt.JupyterChart:
     """A JupyterChart with the Vega libraries inlined: charts render without internet."""
     alt.JupyterChart.enable_offline()    # a no-op after the first call
     return alt.JupyterChart(chart)
 
 
-def _latest(history) -> dict[tuple[str, Any], float]:
+def _latest(history: pd.DataFrame) -> dict[tuple[str, str | None], float]:
     """The newest value of every (metric, proposal) pair, proposal None for plain metrics (a
     metric such as the log joint may be skipped on some sweeps)."""
     h = history.drop_duplicates(["metric", "proposal"], keep="last")
     return {(m, p if isinstance(p, str) else None): v
             for m, p, v in zip(h["metric"], h["proposal"], h["value"])}
+
+
+class Runnable(Protocol):
+    """What a dashboard drives: a ``Session`` (the views a ``Dashboard`` draws are a
+    Session's), or several chains (``topicsup.chains.Chains``) for a ``ChainsDashboard``."""
+
+    @property
+    def model(self) -> Model: ...
+
+    @property
+    def history(self) -> pd.DataFrame: ...
+
+    @property
+    def settings_changes(self) -> pd.DataFrame: ...
+
+    @property
+    def n_sweeps(self) -> int: ...
+
+    @property
+    def in_sweep(self) -> bool: ...
+
+    def set_params(self, **params: Any) -> None: ...
+
+    def request_stop(self) -> None: ...
+
+    def run(self, n: int, callback: Callable[[Any], Any] | None = None) -> int: ...
 
 
 class Dashboard:
@@ -95,9 +129,9 @@ class Dashboard:
     >>> dash.run(200); dash.wait()           # or drive it from code
     """
 
-    _TARGET: Any = Session   # what it runs (ChainsDashboard: several chains)
+    _TARGET: type[Runnable] = Session   # what it runs (ChainsDashboard: several chains)
 
-    def __init__(self, session: Session, sweeps: int = 100, sweeps_per_refresh: int = 1,
+    def __init__(self, session: Runnable, sweeps: int = 100, sweeps_per_refresh: int = 1,
                  refresh_seconds: float = 0.5, views: tuple[str, ...] | None = None) -> None:
         if not isinstance(session, self._TARGET):
             raise TypeError(f"session must be a topicsup {self._TARGET.__name__}, got "
@@ -131,7 +165,8 @@ class Dashboard:
 
     # ------------------------------------------------------------------ layout
     def _supported_views(self) -> tuple[str, ...]:
-        return views.applicable(self.session)   # the view table's rule, as the report's
+        # the view table's rule, as the report's (a Dashboard's _TARGET is a Session)
+        return views.applicable(cast(Session, self.session))
 
     def _build_widgets(self, sweeps: int, per_refresh: int) -> None:
         self.run_button = w.Button(description="Run", icon="play", button_style="success",
@@ -170,7 +205,7 @@ class Dashboard:
         self.widget.add_class("topicsup-dashboard")
         self.status.add_class("topicsup-status")
 
-    def _guarded(self, action: Any, *args: Any) -> None:
+    def _guarded(self, action: Callable[..., object], *args: Any) -> None:
         """A button's action: ipywidgets would swallow an exception raised in a callback,
         so it goes to the status line and the dashboard stays usable."""
         try:
@@ -215,10 +250,10 @@ class Dashboard:
         self.refresh(charts=not self.running)
 
     # ------------------------------------------------------------------ charts and status
-    def _chart(self) -> alt.TopLevelMixin:
+    def _chart(self) -> alt.HConcatChart | alt.VConcatChart:
         s = self.session
         h = s.history
-        built = []
+        built: list[AnyChart] = []
         for name in self.views:
             try:
                 built.append(self._view(name, h))
@@ -231,18 +266,18 @@ class Dashboard:
         # legends below their own plot: two views side by side fit a notebook's output width
         return chart.resolve_scale(color="independent").configure_legend(orient="bottom")
 
-    def _view(self, name: str, history) -> alt.TopLevelMixin:
+    def _view(self, name: str, history: pd.DataFrame) -> AnyChart:
         """The view's panel from the table (``topicsup.views.VIEWS``); a ``ValueError`` while
         the history does not hold what it draws."""
         view = views.VIEWS[name]
         if not view.ready(history):
             raise ValueError(f"no {view.title} yet")
-        chart = view.panel(self.session, history, 300, 180)
+        chart = view.panel(cast(Session, self.session), history, 300, 180)   # see _TARGET
         return views.mark_settings_changes(chart, self.session.settings_changes) \
             if view.sweep_axis else chart
 
     def _status_html(self) -> str:
-        s = self.session
+        s = cast(Session, self.session)   # a Dashboard's _TARGET (ChainsDashboard has its own)
         latest = _latest(s.history)
         parts = [f"<b>sweep {s.n_sweeps}</b>"]
         lj = latest.get(("log_joint_per_token", None))
@@ -371,7 +406,7 @@ class Dashboard:
         return self.widget._repr_mimebundle_(**kwargs)
 
 
-def _control(setting: Any, value: Any) -> dict[str, w.Widget]:
+def _control(setting: LiveSetting, value: Any) -> dict[str, w.Widget]:
     """The widget(s) for one ``LiveSetting`` at its current ``value``, keyed by name (a mix:
     one slider per kind, ``name/kind``)."""
     label, kind = setting.label, setting.kind

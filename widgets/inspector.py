@@ -10,7 +10,8 @@ take the session's lock, so they wait for a block a Dashboard may be sampling in
 from __future__ import annotations
 
 import html
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import altair as alt
 import ipywidgets as w
@@ -20,6 +21,9 @@ from topicsup.models import MAX_TOPICS
 from topicsup.inspector import SAMPLER_NAMES, TokenInspector, TokenStep, topic_colours
 from topicsup.kernels import info as info_layout
 from topicsup.views import conditional_chart
+
+if TYPE_CHECKING:
+    from topicsup.session import Session
 
 
 class InspectorWidget:
@@ -52,7 +56,8 @@ class InspectorWidget:
     >>> InspectorWidget(session, doc=3)      # doctest: +SKIP
     """
 
-    def __init__(self, session: Any, doc: int = 0, seed: int = 0, max_topics: int = 30) -> None:
+    def __init__(self, session: Session, doc: int = 0, seed: int = 0,
+                 max_topics: int = 30) -> None:
         self.inspector = TokenInspector(session, doc, seed=seed)   # checks session, doc, seed
         self.seed = seed
         self.max_topics = check.integer("max_topics", max_topics, low=1, high=MAX_TOPICS)
@@ -87,7 +92,7 @@ class InspectorWidget:
         self._show()
 
     # ------------------------------------------------------------------ actions
-    def _on_pick(self, change: dict) -> None:
+    def _on_pick(self, change: dict[str, Any]) -> None:
         if not self._syncing:
             self._click(self.open_document, change["new"])
 
@@ -122,7 +127,7 @@ class InspectorWidget:
         self._show(out)
         return out
 
-    def _click(self, action: Any, *args: Any) -> None:
+    def _click(self, action: Callable[..., object], *args: Any) -> None:
         """A button's action. ipywidgets would swallow an exception raised in a callback, so
         a refusal (e.g. stepping inside an LDA initialisation) goes to the status line."""
         try:

@@ -75,10 +75,10 @@ def test_info_record_counts_tokens_and_changes():
     m = LDA(K=K, alpha=alpha, beta=beta)
     from topicsup.kernels.rng import seed_state
     rng = seed_state(0)
-    state = m.init_state(corpus, rng)
+    state = m.init_state(m.bind(corpus), rng)
     info = np.zeros(m.info_size)
     before = state.z.copy()
-    m.sweep_block(state, corpus, rng, 0, corpus.n_docs, info)
+    m.sweep_block(state, m.bind(corpus), rng, 0, corpus.n_docs, info)
     assert info[gibbs.INFO_TOKENS] == corpus.n_tokens
     assert info[gibbs.INFO_CHANGED] == (before != state.z).sum()
 
@@ -101,19 +101,19 @@ class _WithSampler:
     def __getattr__(self, name):
         return getattr(self._model, name)
 
-    def sweep_block(self, state, corpus, rng, d_start, d_end, info):
+    def sweep_block(self, state, problem, rng, d_start, d_end, info):
         term, active = self._model.term(state)
-        self._sampler.sweep(self._model, state.tokens, state.counts, state.sampler, term,
-                            active, rng, d_start, d_end, info)
+        self._sampler.sweep(problem, state.counts, state.sampler, term, active, rng, d_start,
+                            d_end, info)
 
 
 def test_supervised_gibbs_takes_the_label_matrix_exactly_when_w_is_shared():
     from .test_partially_collapsed import _shared_w
     corpus, _, _, prepare, model = _shared_w()
     model = model.replace(sampler="gibbs")
-    state = model.allocate_state(corpus)
+    state = model.allocate_state(model.bind(corpus))
     prepare(state)
-    model.refresh_state(state, corpus)
+    model.refresh_state(state, model.bind(corpus))
     term, active = model.term(state)
     assert active and uses_label_matrix(term, state.sampler)
     state.supervision.loss.w[0, 1] += 0.5   # one document's w differs: the O(K T) path

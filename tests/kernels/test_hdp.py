@@ -53,12 +53,13 @@ def _final(model, problem, n, **kw):
 def test_kernel_log_joint_is_the_enumerated_joint(problem):
     K, c, Z, R, lj = problem
     m = HDPLDA(K=K, **PARAMS)
-    state = m.allocate_state(c)
+    bound = m.bind(c)
+    state = m.allocate_state(bound)
     for z, r, want in zip(Z, R, lj):
         state.counts.z[:] = z
         state.tables.r[:] = r
-        m.refresh_state(state, c)
-        assert m.log_joint(state, c) == pytest.approx(want, rel=1e-12, abs=1e-10)
+        m.refresh_state(state, bound)
+        assert m.log_joint(state, bound) == pytest.approx(want, rel=1e-12, abs=1e-10)
 
 
 def test_exact_gibbs_leaves_the_posterior_invariant(problem):

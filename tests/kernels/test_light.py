@@ -128,7 +128,8 @@ def _printed_doc_ratio_sweep(words, doc_ptr, z, n_wk, n_k, alpha, beta, rng):
 
 
 class _PrintedDocRatio(LDA):
-    def sweep_block(self, state, corpus, rng, d_start, d_end, info):
+    def sweep_block(self, state, problem, rng, d_start, d_end, info):
+        corpus = problem.corpus
         _printed_doc_ratio_sweep(corpus.words, corpus.doc_ptr, state.z, state.counts.n_wk,
                                  state.counts.n_k, float(self.alpha), self.beta, rng)
 

@@ -16,11 +16,12 @@ def test_kernel_log_joint_matches_numpy_formula_on_every_state():
     Z = enumerate_assignments(corpus.n_tokens, K)
     ref = lda_log_joint_states(corpus, K, alpha, beta, Z)
     m = LDA(K=K, alpha=alpha, beta=beta)
-    state = m.allocate_state(corpus)
+    problem = m.bind(corpus)
+    state = m.allocate_state(problem)
     for r in range(0, len(Z), 7):
         state.z[:] = Z[r]
-        m.refresh_state(state, corpus)
-        assert np.isclose(m.log_joint(state, corpus), ref[r], rtol=0, atol=1e-10)
+        m.refresh_state(state, problem)
+        assert np.isclose(m.log_joint(state, problem), ref[r], rtol=0, atol=1e-10)
 
 
 def test_log_joint_formula_is_the_generative_marginal():

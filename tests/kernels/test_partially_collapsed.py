@@ -101,8 +101,8 @@ class _FixedPhi(PartiallyCollapsed):
     """Test-only: the sampler with Phi held at ``PHI[:, :K]`` (renormalised), so one sweep is
     the Z | Phi step alone."""
 
-    def draw_phi(self, model, counts, own):
-        phi = PHI[:, :model.K]
+    def draw_phi(self, problem, counts, own):
+        phi = PHI[:, :problem.K]
         own.phi[...] = phi / phi.sum(axis=0)
 
 
@@ -119,10 +119,12 @@ class _ZStep:
     def __getattr__(self, name):
         return getattr(self._model, name)
 
-    def sweep_block(self, state, corpus, rng, d_start, d_end, info):
+    def sweep_block(self, state, problem, rng, d_start, d_end, info):
         term, active = self._model.term(state)
-        self._sampler.sweep(self._kernel_model, state.tokens, state.counts, state.sampler,
-                            term, active, rng, d_start, d_end, info)
+        # the mutant's alpha bound as a Session binds it: the kernel reads the problem's
+        bound = self._kernel_model.bind(problem.corpus)
+        self._sampler.sweep(bound, state.counts, state.sampler, term, active, rng, d_start,
+                            d_end, info)
 
 
 def _phi(K):
@@ -200,8 +202,8 @@ def test_whole_sweep_leaves_the_collapsed_target_invariant(case, kernel):
 class _PhiWithoutCounts(PartiallyCollapsed):
     """Test-only mutant: Phi from Dir(beta), forgetting the counts."""
 
-    def draw_phi(self, model, counts, own):
-        pc.draw_phi(np.zeros_like(counts.n_wk), np.ones_like(counts.n_k), model.beta, own.key,
+    def draw_phi(self, problem, counts, own):
+        pc.draw_phi(np.zeros_like(counts.n_wk), np.ones_like(counts.n_k), problem.beta, own.key,
                     own.phi, own.partial)
 
 
@@ -215,10 +217,10 @@ def test_whole_sweep_with_phi_drawn_without_counts_is_rejected(kernel):
         def __getattr__(self, name):
             return getattr(model, name)
 
-        def sweep_block(self, state, corpus, rng, d_start, d_end, info):
+        def sweep_block(self, state, problem, rng, d_start, d_end, info):
             term, active = model.term(state)
-            mutant.sweep(model, state.tokens, state.counts, state.sampler, term, active, rng,
-                         d_start, d_end, info)
+            mutant.sweep(problem, state.counts, state.sampler, term, active, rng, d_start,
+                         d_end, info)
 
     idx = sample_final_states(Mutant(), corpus, p, n_chains=N_CHAINS, n_sweeps=2, seed=44)
     gof = goodness_of_fit(idx, p)
@@ -258,9 +260,9 @@ class _DoubledMatrix(_FixedPhi):
 
 def test_the_label_matrix_is_used_exactly_when_w_is_shared():
     corpus, _, _, prepare, model = _shared_w()
-    state = model.allocate_state(corpus)
+    state = model.allocate_state(model.bind(corpus))
     prepare(state)
-    model.refresh_state(state, corpus)
+    model.refresh_state(state, model.bind(corpus))
     term, active = model.term(state)
     assert active and PartiallyCollapsed.uses_label_matrix(term, state.sampler)
     state.supervision.loss.w[0, 1] += 0.5   # one document's w differs: the O(K T) path

@@ -48,12 +48,13 @@ def test_kernel_log_joint_is_the_enumerated_joint(problem):
     """Every one of the 256 states: the kernel's log p(W, z, r) equals the harness's."""
     c, Z, R, lj = problem
     m = PDPLDA(**PARAMS)
-    state = m.allocate_state(c)
+    bound = m.bind(c)
+    state = m.allocate_state(bound)
     for z, r, want in zip(Z, R, lj):
         state.counts.z[:] = z
         state.tables.r[:] = r
-        m.refresh_state(state, c)
-        assert m.log_joint(state, c) == pytest.approx(want, rel=1e-12, abs=1e-10)
+        m.refresh_state(state, bound)
+        assert m.log_joint(state, bound) == pytest.approx(want, rel=1e-12, abs=1e-10)
 
 
 def test_exact_gibbs_leaves_the_posterior_invariant(problem):
@@ -117,17 +118,17 @@ def test_a_word_with_many_tokens_grows_the_stirling_table():
     a = 0.5
     stirling._SHARED.pop(a, None)
     small = stirling.shared(a)
-    s1 = m.init_state(c, seed_state(1))
+    s1 = m.init_state(m.bind(c), seed_state(1))
     for _ in range(3):
-        m.sweep_block(s1, c, seed_state(2), 0, 2, np.zeros(m.info_size))
+        m.sweep_block(s1, m.bind(c), seed_state(2), 0, 2, np.zeros(m.info_size))
     assert stirling.shared(a).join.shape[0] > small.join.shape[0] > 0
     stirling._SHARED[a] = stirling.table(a, rows=1024, cols=1024)
-    s2 = m.init_state(c, seed_state(1))
+    s2 = m.init_state(m.bind(c), seed_state(1))
     for _ in range(3):
-        m.sweep_block(s2, c, seed_state(2), 0, 2, np.zeros(m.info_size))
+        m.sweep_block(s2, m.bind(c), seed_state(2), 0, 2, np.zeros(m.info_size))
     np.testing.assert_array_equal(s1.counts.z, s2.counts.z)
     np.testing.assert_array_equal(s1.tables.r, s2.tables.r)
-    assert np.isfinite(m.log_joint(s1, c))
+    assert np.isfinite(m.log_joint(s1, m.bind(c)))
     assert pdp.KINDS == ("alias",)
 
 

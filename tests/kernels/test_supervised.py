@@ -289,6 +289,6 @@ class _FlippedLabels:
     def __getattr__(self, name):
         return getattr(self._model, name)
 
-    def refresh_state(self, state, corpus):
-        self._model.refresh_state(state, corpus)
+    def refresh_state(self, state, problem):
+        self._model.refresh_state(state, problem)
         state.supervision.y *= -1

@@ -230,7 +230,8 @@ def _getting_it_right(model, n_chains, n_iter, seed):
             y = (rs.random(len(GIR_LENGTHS)) < 1 / (1 + np.exp(-zbar @ eta[0]))).astype(np.int32)
             corpus = dataclasses.replace(base, words=_polya_urn(rs, z, GIR_V, beta),
                                          labels=Labels("binary", y, ("a", "b")))
-            state = model.allocate_state(corpus)
+            problem = model.bind(corpus, check_labels=False)   # a draw may hold one class
+            state = model.allocate_state(problem)
             sup = state.supervision
             if generator is None:
                 model.loss_function.start(sup.loss, rng)
@@ -238,12 +239,12 @@ def _getting_it_right(model, n_chains, n_iter, seed):
                 sup.loss.generator[...] = generator
             state.z[:] = z
             sup.weights.eta[...] = eta
-            model.refresh_state(state, corpus)
+            model.refresh_state(state, problem)
             assert np.array_equal(sup.y[0], 2.0 * y - 1)
-            row_scores(*model.feature_rows(state, corpus), sup.weights.eta, sup.weights.scores)
+            row_scores(*model.feature_rows(state, problem), sup.weights.eta, sup.weights.scores)
             model.loss_function.augment(sup.y, sup.weights.scores, rng, sup.loss)
-            model.sweep_block(state, corpus, rng, 0, corpus.n_docs, info)
-            model.end_sweep(state, corpus, rng, sweep)
+            model.sweep_block(state, problem, rng, 0, corpus.n_docs, info)
+            model.end_sweep(state, problem, rng, sweep)
             z, eta = state.z.copy(), sup.weights.eta.copy()
             generator = sup.loss.generator.copy()
         idx[c], etas[c] = state_index(z, K), eta[0]

@@ -56,13 +56,13 @@ def _joint_draws(model, corpus, rs, n):
 
 
 
-def _regenerate_labels(model, state, corpus, rs, rng):
+def _regenerate_labels(model, state, problem, rs, rng):
     """(y, a) | parameters, exactly: y = +1 with probability Phi(s) (the probit with a
     integrated out), then a | y, s by the model's own augmentation draw (so the test covers
     the truncated normals too). (The logistic with c = 1 is also a proper likelihood, but
     the horseshoe's prior tails reach scores beyond the Polya-Gamma draws' limit.)"""
     sup = state.supervision
-    row_scores(*model.feature_rows(state, corpus), sup.weights.eta, sup.weights.scores)
+    row_scores(*model.feature_rows(state, problem), sup.weights.eta, sup.weights.scores)
     s = sup.weights.scores
     sup.y[...] = np.where(rs.random(s.shape) < stats.norm.cdf(s), 1.0, -1.0)
     model.loss_function.augment(sup.y, s, rng, sup.loss)
@@ -80,21 +80,22 @@ def _geweke(model, n_chains, n_steps, seed):
     out_eta = np.empty_like(eta)
     out_noise = np.empty((n_chains, 2, corpus.n_docs))
     info = np.zeros(model.info_size)
+    problem = model.bind(corpus)
     for c in range(n_chains):
-        state = model.allocate_state(corpus)
+        state = model.allocate_state(problem)
         state.z[:] = Z[starts[c]]
         sup = state.supervision
         sup.weights.eta[...] = eta[c]
         for name, a in (("lam2", lam2), ("nu", nu), ("tau2", tau2), ("xi", xi)):
             getattr(sup.prior, name)[...] = a[c]
-        model.refresh_state(state, corpus)
+        model.refresh_state(state, problem)
         rng = seed_state(seed, stream=c + 1)
         model.loss_function.start(sup.loss, rng)
-        _regenerate_labels(model, state, corpus, rs, rng)
+        _regenerate_labels(model, state, problem, rs, rng)
         for step in range(1, n_steps + 1):
-            model.sweep_block(state, corpus, rng, 0, corpus.n_docs, info)
-            model.end_sweep(state, corpus, rng, step)
-            _regenerate_labels(model, state, corpus, rs, rng)
+            model.sweep_block(state, problem, rng, 0, corpus.n_docs, info)
+            model.end_sweep(state, problem, rng, step)
+            _regenerate_labels(model, state, problem, rs, rng)
         out_z[c] = state_index(state.z, model.K)
         out_tau2[c], out_lam2[c] = sup.prior.tau2, sup.prior.lam2
         out_eta[c] = sup.weights.eta
@@ -179,8 +180,8 @@ def _with_part(model, role, part):
 class _InterceptVarianceAsPrecision(DOLDA):
     """Mutant: the intercept's prior precision set to c0 instead of 1 / c0."""
 
-    def refresh_state(self, state, corpus):
-        super().refresh_state(state, corpus)
+    def refresh_state(self, state, problem):
+        super().refresh_state(state, problem)
         state.supervision.prior_precision[:, self.K] = self.intercept_variance
 
 
@@ -337,7 +338,7 @@ def test_the_log_joint_adds_the_horseshoe_and_the_intercept_prior():
     s.run(3)
     st, sup = s.state, s.state.supervision
     eta, hs = sup.weights.eta, sup.prior
-    X = model.features(st, tr)
+    X = model.features(st, model.bind(tr))
     scores = eta @ X.T
     cols = [0, 1, 2, 3, 5, 6]                                   # all but the intercept (4)
     ig = stats.invgamma
@@ -345,9 +346,9 @@ def test_the_log_joint_adds_the_horseshoe_and_the_intercept_prior():
              + ig(0.5, scale=1 / hs.nu).logpdf(hs.lam2).sum() + ig(0.5).logpdf(hs.nu).sum()
              + ig(0.5, scale=1 / hs.xi).logpdf(hs.tau2).sum() + ig(0.5).logpdf(hs.xi).sum()
              + stats.norm(0, np.sqrt(3.0)).logpdf(eta[:, 4]).sum())
-    expect = (LDA.log_joint(model, st, tr) + 2 * stats.norm.logcdf(sup.y * scores).sum()
+    expect = (LDA.log_joint(model, st, model.bind(tr)) + 2 * stats.norm.logcdf(sup.y * scores).sum()
               + prior)
-    assert np.isclose(model.log_joint(st, tr), expect, rtol=1e-10)
+    assert np.isclose(model.log_joint(st, model.bind(tr)), expect, rtol=1e-10)
 
 
 def test_perplexity_of_a_model_with_an_intercept():

@@ -114,7 +114,7 @@ def test_a_checkpoint_mid_sweep_resumes_the_alternation_exactly(data, tmp_path, 
         saved = (loop.zbar_sum.copy(), loop.counts.copy())
         forge()
         with pytest.raises(ValueError, match=msg):
-            r.model.validate_state(r.state, train)
+            r.model.validate_state(r.state, r.model.bind(train))
         loop.zbar_sum[...], loop.counts[...] = saved
 
 

@@ -171,11 +171,11 @@ def test_a_state_whose_stirling_numbers_would_not_fit_is_refused(corpus, monkeyp
     m = PDPLDA(K=6)
     s = Session(m, corpus, seed=0)
     s.state.tables.r[:] = 1
-    m.refresh_state(s.state, corpus)
-    m.validate_state(s.state, corpus)   # fits in the machine's memory
+    m.refresh_state(s.state, m.bind(corpus))
+    m.validate_state(s.state, m.bind(corpus))   # fits in the machine's memory
     monkeypatch.setattr(validation, "available_memory", lambda: 1e5)
     with pytest.raises(ValueError, match="Stirling numbers of state/r"):
-        m.validate_state(s.state, corpus)
+        m.validate_state(s.state, m.bind(corpus))
 
 
 @pytest.mark.parametrize("K", [6, 130])   # 130: a bitmap of three int64 words per word

@@ -3,13 +3,33 @@
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple, Protocol
 
-import numpy as np
-
+from ..arrays import F64, I32, Rng
 from ..kernels import partially_collapsed as pc
+from ..kernels.counts import Counts, Tokens
+from ..kernels.supervised import Term
 
 CHUNK_TOKENS = 2048   # tokens per unit of parallel work (results do not depend on it)
+
+
+# The models and the Session are layers above the backends (tests/test_layers.py), so a
+# backend does not import them, even for its annotations: it says what it reads of them.
+class ServedSampler(Protocol):
+    """What a backend reads of a model's topic sampler (``samplers.TopicSampler``)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def distributable(self) -> bool: ...
+
+
+class ServedModel(Protocol):
+    """What a backend reads of the model it is asked to run (``models.LDA``)."""
+
+    @property
+    def topic_sampler(self) -> ServedSampler: ...
 
 
 class DocumentStep(NamedTuple):
@@ -21,19 +41,19 @@ class DocumentStep(NamedTuple):
     slot of the sparse kernel's document-part draws, -1 none); the label matrix ``G`` with
     ``use_G`` and the per-task ``w_t`` it is built from; ``threads`` (numba threads here)."""
 
-    phi: np.ndarray
-    prob: np.ndarray
-    alias: np.ndarray
-    mass: np.ndarray
-    alpha: np.ndarray
+    phi: F64
+    prob: F64
+    alias: I32
+    mass: F64
+    alpha: F64
     sparse: bool
     mh_steps: int
-    term: Any
-    key: np.ndarray
+    term: Term
+    key: Rng
     doc_slot: int
-    G: np.ndarray
+    G: F64
     use_G: bool
-    w_t: np.ndarray
+    w_t: F64
     threads: int
 
 
@@ -50,18 +70,18 @@ class Backend:
     whole_sweeps = False
     tables_here = True
 
-    def check_model(self, model: Any) -> None:
+    def check_model(self, model: ServedModel) -> None:
         """Refuse a model whose sampler cannot run on this backend."""
 
-    def attach(self, session: Any) -> None:
+    def attach(self, session: object) -> None:
         """Called when a Session starts using it (the documents are placed at the first
         block)."""
 
     def detach(self) -> None:
         """Called when the Session stops using it (another backend, or the session ends)."""
 
-    def sweep_documents(self, tokens: Any, counts: Any, step: DocumentStep, d_start: int,
-                        d_end: int, z_prev: np.ndarray, info: np.ndarray) -> None:
+    def sweep_documents(self, tokens: Tokens, counts: Counts, step: DocumentStep, d_start: int,
+                        d_end: int, z_prev: I32, info: F64) -> None:
         """Resample documents ``d_start .. d_end-1`` once given ``step.phi``; update ``counts``
         and add the documents' info rows to ``info`` in document order."""
         raise NotImplementedError
@@ -75,7 +95,8 @@ class Threads(Backend):
 
     name = "threads"
 
-    def sweep_documents(self, tokens, counts, step, d_start, d_end, z_prev, info):
+    def sweep_documents(self, tokens: Tokens, counts: Counts, step: DocumentStep, d_start: int,
+                        d_end: int, z_prev: I32, info: F64) -> None:
         pc.sweep_documents(tokens, counts, step.alpha, step.phi, step.prob, step.alias,
                            step.mass, step.sparse, step.mh_steps, step.term, step.key,
                            pc.chunks(tokens.doc_ptr, d_start, d_end, CHUNK_TOKENS), z_prev,

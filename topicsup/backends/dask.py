@@ -37,17 +37,26 @@ import threading
 import time
 import uuid
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from .. import validation as check
+from ..arrays import F64, I32, I64, Array, Rng
 from ..kernels import partially_collapsed as pc, supervised
+from ..kernels.counts import Counts, Tokens
 from ..kernels.supervised import Term
 from ..kernels.threads import concurrent_kernels_safe, numba_threads
-from .base import CHUNK_TOKENS, Backend, DocumentStep
+from .base import CHUNK_TOKENS, Backend, DocumentStep, ServedModel
 
+if TYPE_CHECKING:
+    import pandas as pd
+
+# Any at our boundary, as pyproject.toml's [tool.mypy] says of dask: distributed ships
+# py.typed, but Client.scatter and cancel, wait and the comm module's errors are not typed
+distributed: Any
 try:
     import distributed
     from distributed.client import FuturesCancelledError
@@ -60,17 +69,19 @@ GATHER_SECONDS = 120.0
 
 # worker side: (backend token, partition) -> _Partition; token -> (sweep key, tables)
 _RESIDENT: dict[tuple[str, int], "_Partition"] = {}
-_TABLES: dict[str, tuple[bytes, Any]] = {}
+_TABLES: dict[str, tuple[bytes, tuple[F64, I32, F64, F64]]] = {}
 _LOCK = threading.Lock()
 _SERIAL = threading.Lock()   # kernels one at a time under numba's workqueue layer
 # a test hook: called with the partition index at the start of a partition's sweep on this
 # worker (the tests set it on one worker, through Client.run, to lose that worker mid-sweep)
-_before_partition_hook = None
+_before_partition_hook: Callable[[int], object] | None = None
 
 
 class WorkerLostError(RuntimeError):
     """A Dask worker holding documents was lost during a sweep. Nothing of the sweep was
     applied: the next ``Session.run`` places the documents again and continues."""
+
+    topicsup_nothing_applied: bool   # set where it is raised: the Session puts its stream back
 
 
 class PartitionMissing(RuntimeError):
@@ -87,10 +98,10 @@ class _Partition:
     generation: int
     d0: int
     d1: int
-    words: np.ndarray
-    doc_ptr: np.ndarray
-    z: np.ndarray
-    n_dk: np.ndarray
+    words: I32
+    doc_ptr: I64
+    z: I32
+    n_dk: I32
     step: int = 0      # blocks swept since placement (a request names the step it expects)
 
 
@@ -105,16 +116,16 @@ class _SweepInput:
     step: int
     d_start: int
     d_end: int
-    key: np.ndarray
-    alpha: np.ndarray
+    key: Rng
+    alpha: F64
     sparse: bool
     mh_steps: int
     doc_slot: int
     width: int
     use_G: bool
-    w_t: np.ndarray
+    w_t: F64
     factor: int
-    term_arrays: tuple
+    term_arrays: tuple[Array, ...]
 
 
 def _nbytes(x: Any) -> int:
@@ -161,9 +172,8 @@ def _worker_threads() -> int:
         return 1
 
 
-def _tables(token: str, j: int, generation: int, key: np.ndarray, phi: np.ndarray,
-            alpha: np.ndarray, sparse: bool, use_G: bool, eta_kt: np.ndarray,
-            w_t: np.ndarray) -> tuple:
+def _tables(token: str, j: int, generation: int, key: Rng, phi: F64, alpha: F64,
+            sparse: bool, use_G: bool, eta_kt: F64, w_t: F64) -> tuple[F64, I32, F64, F64]:
     """The sweep's word tables and label matrix on this worker, built once per sweep (the
     sweep's key names it) whichever of its partitions asks first, into the arrays of the
     previous sweep (fresh arrays of V K entries each sweep cost their page faults again)."""
@@ -194,7 +204,7 @@ def _tables(token: str, j: int, generation: int, key: np.ndarray, phi: np.ndarra
         return out
 
 
-def _sweep_partition(token: str, j: int, inp: _SweepInput, phi: np.ndarray) -> tuple:
+def _sweep_partition(token: str, j: int, inp: _SweepInput, phi: F64) -> tuple[I32, F64]:
     """Run documents ``inp.d_start .. inp.d_end-1`` of partition ``j`` given Phi; return
     their new topics and their info rows."""
     if _before_partition_hook is not None:
@@ -285,10 +295,10 @@ class DaskBackend(Backend):
         self.client = client
         self.partitions = partitions
         self.token = uuid.uuid4().hex
-        self._session: Any = None
+        self._session: weakref.ref[object] | None = None
         self._placements: list[Placement] = []
         self._steps: list[int] = []
-        self._finalizer: Any = None
+        self._finalizer: weakref.finalize[..., object] | None = None
         self._generation = 0
         self._placed = False
         self._phi: tuple[bytes, Any] | None = None
@@ -300,7 +310,7 @@ class DaskBackend(Backend):
         return f"DaskBackend(workers=[{where}], partitions={self.partitions})"
 
     # ------------------------------------------------------------------ life
-    def check_model(self, model: Any) -> None:
+    def check_model(self, model: ServedModel) -> None:
         sampler = model.topic_sampler
         if not sampler.distributable:
             raise ValueError(f"backend {self.name!r} runs the partially collapsed sampler "
@@ -308,7 +318,7 @@ class DaskBackend(Backend):
                              f"{type(model).__name__} uses sampler={sampler.name!r}: pass "
                              f"sampler='partially_collapsed'")
 
-    def attach(self, session: Any) -> None:
+    def attach(self, session: object) -> None:
         served = self._session() if self._session is not None else None
         if served is not None and served is not session:
             raise ValueError("this DaskBackend already serves another Session: create one per "
@@ -357,7 +367,7 @@ class DaskBackend(Backend):
                                "threaded backend")
         return workers
 
-    def _place(self, tokens: Any, counts: Any) -> None:
+    def _place(self, tokens: Tokens, counts: Counts) -> None:
         """Split the documents into partitions of about equal token counts and put each,
         with its topics from the Session's state, on a worker."""
         self.close()
@@ -392,10 +402,10 @@ class DaskBackend(Backend):
         live = set(self.client.scheduler_info(n_workers=-1).get("workers", {}))
         return any(p.worker not in live for p in self._placements)
 
-    def sweep_documents(self, tokens, counts, step: DocumentStep, d_start, d_end, z_prev,
-                        info):
+    def sweep_documents(self, tokens: Tokens, counts: Counts, step: DocumentStep, d_start: int,
+                        d_end: int, z_prev: I32, info: F64) -> None:
         t0 = time.perf_counter()
-        futures: list = []
+        futures: list[Any] = []
         todo: list[Placement] = []
         try:
             if not self._placed or self._workers_lost():
@@ -419,9 +429,10 @@ class DaskBackend(Backend):
             for p in todo:
                 a, e = max(d_start, p.d0), min(d_end, p.d1)
                 cols = slice(p.d0, p.d1)
-                arrays = (term.eta_kt, *(np.ascontiguousarray(x[:, cols])
-                                         for x in (term.b, term.w, term.y, term.r)),
-                          term.loss_params, term.exp_prob, term.exp_alias)
+                arrays: tuple[Array, ...] = (
+                    term.eta_kt, *(np.ascontiguousarray(x[:, cols])
+                                   for x in (term.b, term.w, term.y, term.r)),
+                    term.loss_params, term.exp_prob, term.exp_alias)
                 inp = _SweepInput(self._generation, self._steps[p.index], a, e,
                                   step.key.copy(), step.alpha, step.sparse, step.mh_steps,
                                   step.doc_slot, info.shape[0], step.use_G, step.w_t,
@@ -449,7 +460,7 @@ class DaskBackend(Backend):
                 lost.topicsup_nothing_applied = True
                 raise lost from exc
             try:
-                exc.topicsup_nothing_applied = True   # the Session puts its stream back
+                cast(Any, exc).topicsup_nothing_applied = True   # the Session puts its stream back
             except AttributeError:
                 pass
             raise
@@ -471,7 +482,7 @@ class DaskBackend(Backend):
                              "seconds_workers": t_work - t_phi,
                              "seconds_adopt": t_end - t_work})
 
-    def _wait(self, futures: list, placements: list[Placement], what: str) -> list:
+    def _wait(self, futures: list[Any], placements: list[Placement], what: str) -> list[Any]:
         """Gather ``futures``, watching the workers: a lost one raises ``WorkerLostError``."""
         while True:
             try:
@@ -510,7 +521,7 @@ class DaskBackend(Backend):
             f"sweep was applied and the Session is at its last completed sweep: run again "
             f"to place the documents on the workers there are and continue the same chain")
 
-    def traffic_frame(self):
+    def traffic_frame(self) -> pd.DataFrame:
         """Bytes sent to and received from the workers and the time split of each block, as
         a DataFrame (``benchmarks/bench_dask.py`` reports them)."""
         import pandas as pd

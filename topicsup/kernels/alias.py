@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from numba import njit
 
+from ..arrays import F64, I32, Rng
 from .rng import randint, uniform
 
 
 @njit(cache=True, nogil=True)
-def build_alias(weights, prob, alias, work):
+def build_alias(weights: F64, prob: F64, alias: I32, work: I32) -> float:
     """Fill ``prob``/``alias`` (length K) for unnormalised non-negative ``weights``.
 
     ``work`` is an int32 scratch array of length K. Returns the total weight.
@@ -55,7 +56,7 @@ def build_alias(weights, prob, alias, work):
 
 
 @njit(cache=True, nogil=True)
-def draw_alias(prob, alias, rng):
+def draw_alias(prob: F64, alias: I32, rng: Rng) -> int:
     """One draw from a table built by ``build_alias``."""
     b = randint(rng, prob.shape[0])
     if uniform(rng) < prob[b]:
@@ -64,7 +65,7 @@ def draw_alias(prob, alias, rng):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def alias_from_uniform(prob, alias, v):
+def alias_from_uniform(prob: F64, alias: I32, v: float) -> int:
     """The draw of a table built by ``build_alias`` determined by one uniform ``v`` in [0, 1):
     its integer part picks the column and its fraction the coin (Walker's original one-number
     scheme), so a caller can draw ``v`` ahead of time."""

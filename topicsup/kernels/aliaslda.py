@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from numba import njit
 
+from ..arrays import F64, I32, Rng
 from . import word_tables
-from .counts import move_token
+from .counts import Counts, Dirichlet, Tokens, move_token
 from .info import CHANGED, TOKENS, record_mh
 from .rng import uniform
 
@@ -23,14 +24,14 @@ KINDS = ("alias",)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _add_topic(k, nz, pos, n_nz):
+def _add_topic(k: int, nz: I32, pos: I32, n_nz: int) -> int:
     pos[k] = n_nz
     nz[n_nz] = k
     return n_nz + 1
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _remove_topic(k, nz, pos, n_nz):
+def _remove_topic(k: int, nz: I32, pos: I32, n_nz: int) -> int:
     j = pos[k]
     last = nz[n_nz - 1]
     nz[j] = last
@@ -43,7 +44,7 @@ def _remove_topic(k, nz, pos, n_nz):
 # row at these topics, and in ascending order the reads run forward through the row, which the
 # hardware's stream prefetcher follows. (AliasPDP keeps them as a bitmap, kernels.bitmaps.)
 @njit(cache=True, nogil=True, inline="always")
-def topics_ascending(ndk, nz):
+def topics_ascending(ndk: I32, nz: I32) -> int:
     """Fill ``nz`` with the topics of count row ``ndk`` in ascending order; returns their
     number. O(K) once per document."""
     n = 0
@@ -55,7 +56,7 @@ def topics_ascending(ndk, nz):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def insert_ascending(k, nz, n_nz):
+def insert_ascending(k: int, nz: I32, n_nz: int) -> int:
     """Insert topic k (not in the list) keeping the order; returns the new length."""
     j = n_nz
     while j > 0 and nz[j - 1] > k:
@@ -66,7 +67,7 @@ def insert_ascending(k, nz, n_nz):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def remove_ascending(k, nz, n_nz):
+def remove_ascending(k: int, nz: I32, n_nz: int) -> int:
     """Remove topic k (in the list); returns the new length."""
     j = 0
     while nz[j] != k:
@@ -77,8 +78,9 @@ def remove_ascending(k, nz, n_nz):
 
 
 @njit(cache=True, nogil=True)
-def alias_sweep(tokens, counts, prior, mh_steps, tables, nz, pos, p_dw, rng, d_start, d_end,
-                info):
+def alias_sweep(tokens: Tokens, counts: Counts, prior: Dirichlet, mh_steps: int,
+                tables: word_tables.Tables, nz: I32, pos: I32, p_dw: F64, rng: Rng, d_start: int,
+                d_end: int, info: F64) -> None:
     """One pass over documents ``d_start .. d_end-1`` (records of ``kernels.counts``; the
     stale word ``tables`` of ``kernels.word_tables``). ``nz``/``pos`` (int32, length K;
     ``pos`` all -1 on entry) hold the document's topic list; ``p_dw`` is float64 scratch."""

@@ -22,10 +22,21 @@ bitmap inside the loop, 1.20 s with the AND and running sums. Its time is in the
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
+
+from ..arrays import I32, I64
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from numba.core.base import BaseContext
+    from numba.core.typing.context import Context
+    from numba.core.typing.templates import Signature
 
 
 def n_words(K: int) -> int:
@@ -33,19 +44,19 @@ def n_words(K: int) -> int:
     return (K + 63) // 64
 
 
-def allocate(V: int, K: int) -> np.ndarray:
+def allocate(V: int, K: int) -> I64:
     """V empty K-topic bitmaps, (V, ceil(K / 64)) int64."""
     return np.zeros((V, n_words(K)), np.int64)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def has(hw, k):
+def has(hw: I64, k: int) -> int:
     """Whether bit k of a word's bitmap ``hw`` is set (1 or 0)."""
     return (hw[k >> 6] >> (k & 63)) & 1
 
 
 @njit(cache=True, nogil=True, inline="always")
-def mark(hw, k, on):
+def mark(hw: I64, k: int, on: bool) -> None:
     """Set (``on``) or clear bit k of a word's bitmap ``hw``."""
     if on:
         hw[k >> 6] |= np.int64(1) << (k & 63)
@@ -53,24 +64,33 @@ def mark(hw, k, on):
         hw[k >> 6] &= ~(np.int64(1) << (k & 63))
 
 
-@intrinsic
-def lowest(typingctx, x):
-    """The index of the lowest set bit of int64 ``x`` (LLVM's cttz; ``x`` must not be 0)."""
-    if not isinstance(x, types.Integer) or x.bitwidth != 64:
-        return None
-    sig = types.int64(x)
+if TYPE_CHECKING:
+    # the intrinsic as a kernel calls it: numba supplies the typing context, and the typing
+    # function below sees the argument's numba type (numba's stub would ask for the context)
+    def lowest(x: int) -> int:
+        """The index of the lowest set bit of int64 ``x`` (LLVM's cttz; ``x`` must not be 0)."""
+        ...
+else:
+    @intrinsic
+    def lowest(typingctx: Context,
+               x: types.Type) -> tuple[Signature, Callable[..., ir.Value]] | None:
+        """The index of the lowest set bit of int64 ``x`` (LLVM's cttz; ``x`` must not be 0)."""
+        if not isinstance(x, types.Integer) or x.bitwidth != 64:
+            return None
+        sig = types.int64(x)
 
-    def codegen(context, builder, signature, args):
-        i64 = ir.IntType(64)
-        fnty = ir.FunctionType(i64, [i64, ir.IntType(1)])
-        fn = builder.module.declare_intrinsic("llvm.cttz", [i64], fnty)
-        return builder.call(fn, [args[0], ir.Constant(ir.IntType(1), 1)])
+        def codegen(context: BaseContext, builder: ir.IRBuilder, signature: Signature,
+                    args: Sequence[ir.Value]) -> ir.Value:
+            i64 = ir.IntType(64)
+            fnty = ir.FunctionType(i64, [i64, ir.IntType(1)])
+            fn = builder.module.declare_intrinsic("llvm.cttz", [i64], fnty)
+            return builder.call(fn, [args[0], ir.Constant(ir.IntType(1), 1)])
 
-    return sig, codegen
+        return sig, codegen
 
 
 @njit(cache=True, nogil=True)
-def fill(n_wk, bits):
+def fill(n_wk: I32, bits: I64) -> None:
     """``bits`` from the counts: bit k of word w set iff n_wk[w, k] > 0."""
     bits[:] = 0
     V, K = n_wk.shape

@@ -4,11 +4,12 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 import numpy as np
 from numba import njit
 
+from ..arrays import F64, I32, I64, Rng
 from .rng import randint
 
 
@@ -17,10 +18,10 @@ class Tokens(NamedTuple):
     holding tokens ``doc_ptr[d]:doc_ptr[d+1]``; the same tokens word by word, the tokens of
     word w being ``word_tok[word_ptr[w]:word_ptr[w+1]]`` (the exact word proposal)."""
 
-    words: np.ndarray
-    doc_ptr: np.ndarray
-    word_ptr: np.ndarray
-    word_tok: np.ndarray
+    words: I32
+    doc_ptr: I64
+    word_ptr: I64
+    word_tok: I32 | I64   # int64 only past 2**31 tokens
 
 
 class Counts(NamedTuple):
@@ -28,25 +29,25 @@ class Counts(NamedTuple):
     them, ``n_dk`` (D, K) document-major (shape (0, K) for a sampler that keeps none),
     ``n_wk`` (V, K) word-major, ``n_k`` (K,)."""
 
-    z: np.ndarray
-    n_dk: np.ndarray
-    n_wk: np.ndarray
-    n_k: np.ndarray
+    z: I32
+    n_dk: I32
+    n_wk: I32
+    n_k: I32
 
 
 class Dirichlet(NamedTuple):
     """The Dirichlet parameters: ``alpha`` (K,) per topic and the symmetric ``beta``."""
 
-    alpha: np.ndarray
+    alpha: F64
     beta: float
 
 
-def tokens_of(words: np.ndarray, doc_ptr: np.ndarray, n_words: int) -> Tokens:
+def tokens_of(words: I32, doc_ptr: I64, n_words: int) -> Tokens:
     """A corpus's ``Tokens``, with the word-by-word index built here."""
     word_counts = np.bincount(words, minlength=n_words)
     index_type = np.int32 if words.shape[0] < 2**31 else np.int64
     return Tokens(words, doc_ptr, np.concatenate([[0], np.cumsum(word_counts)]).astype(np.int64),
-                  np.argsort(words, kind="stable").astype(index_type))
+                  cast("I32 | I64", np.argsort(words, kind="stable").astype(index_type)))
 
 
 def allocate_counts(n_tokens: int, n_docs: int, n_words: int, K: int, doc_rows: bool) -> Counts:
@@ -56,14 +57,14 @@ def allocate_counts(n_tokens: int, n_docs: int, n_words: int, K: int, doc_rows: 
 
 
 @njit(cache=True, nogil=True)
-def init_assignments(z, K, rng):
+def init_assignments(z: I32, K: int, rng: Rng) -> None:
     """Draw every ``z[i]`` uniformly from {0, ..., K-1} (the usual LDA start)."""
     for i in range(z.shape[0]):
         z[i] = randint(rng, K)
 
 
 @njit(cache=True, nogil=True)
-def fill_doc_topic_counts(doc_ptr, z, n_dk):
+def fill_doc_topic_counts(doc_ptr: I64, z: I32, n_dk: I32) -> None:
     """Set the (D, K) matrix ``n_dk`` from the assignments."""
     n_dk[:] = 0
     for d in range(doc_ptr.shape[0] - 1):
@@ -71,7 +72,7 @@ def fill_doc_topic_counts(doc_ptr, z, n_dk):
             n_dk[d, z[i]] += 1
 
 
-def doc_topic_counts(doc_ptr, z, K):
+def doc_topic_counts(doc_ptr: I64, z: I32, K: int) -> I32:
     """A new (D, K) int32 matrix n_dk from the assignments."""
     n_dk = np.zeros((doc_ptr.shape[0] - 1, K), np.int32)
     fill_doc_topic_counts(doc_ptr, z, n_dk)
@@ -79,7 +80,8 @@ def doc_topic_counts(doc_ptr, z, K):
 
 
 @njit(cache=True, nogil=True)
-def rebuild_counts(words, doc_ptr, z, n_dk, n_wk, n_k):
+def rebuild_counts(words: I32, doc_ptr: I64, z: I32, n_dk: I32 | None, n_wk: I32,
+                   n_k: I32) -> None:
     """Set the count arrays from scratch so they agree with ``z``.
 
     ``n_dk`` is (D, K) document-major (None for the light sampler, which keeps no such
@@ -96,7 +98,7 @@ def rebuild_counts(words, doc_ptr, z, n_dk, n_wk, n_k):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def move_token(ndk, nwk, n_k, k, delta):
+def move_token(ndk: I32, nwk: I32, n_k: I32, k: int, delta: int) -> None:
     """Add ``delta`` (+1 or -1) to the counts of topic k for one token: its document row
     ``ndk``, its word row ``nwk`` and the topic totals."""
     ndk[k] += delta

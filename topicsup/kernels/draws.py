@@ -7,12 +7,13 @@ import math
 
 from numba import njit
 
+from ..arrays import Rng
 from . import fmath
 from .rng import uniform
 
 
 @njit(cache=True, nogil=True)
-def normal(rng):
+def normal(rng: Rng) -> float:
     """A standard normal draw (Marsaglia's polar method; the second value is discarded so a
     draw is a function of the stream position alone, which keeps checkpoints simple)."""
     while True:
@@ -24,7 +25,7 @@ def normal(rng):
 
 
 @njit(cache=True, nogil=True)
-def inverse_gaussian(rng, mean, shape):
+def inverse_gaussian(rng: Rng, mean: float, shape: float) -> float:
     """IG(mean, shape), density sqrt(shape/(2 pi x^3)) exp(-shape (x - mean)^2 / (2 mean^2 x)),
     by Michael, Schucany and Haas (1976). ``mean = inf`` is the limit, a 1/2-stable law:
     shape / chi^2_1."""
@@ -45,7 +46,7 @@ def inverse_gaussian(rng, mean, shape):
 
 
 @njit(cache=True, nogil=True)
-def gamma(rng, a):
+def gamma(rng: Rng, a: float) -> float:
     """Gamma(a, 1) for any shape a > 0, exact.
 
     a >= 1: Marsaglia and Tsang (2000), a normal and a uniform per try (squeeze first).
@@ -91,7 +92,7 @@ TAIL_FROM = 0.5
 
 
 @njit(cache=True, nogil=True)
-def normal_above(rng, lo):
+def normal_above(rng: Rng, lo: float) -> float:
     """A standard normal draw conditioned on x >= ``lo``, exact for any finite ``lo``.
 
     lo < ``TAIL_FROM``: draw normals until one is >= lo (near the mode). Beyond: Robert (1995,

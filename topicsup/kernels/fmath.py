@@ -33,32 +33,55 @@ from __future__ import annotations
 
 import math
 from decimal import Decimal, localcontext
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numba import njit, types
 from numba.extending import intrinsic
 
+from ..arrays import F64
 
-@intrinsic
-def _bits(typingctx, x):
-    """The IEEE 754 bits of a float64 as an int64 (a bit cast, no conversion)."""
-    if not isinstance(x, types.Float):
-        return None
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
 
-    def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], context.get_value_type(types.int64))
-    return types.int64(types.float64), codegen
+    from llvmlite import ir
+    from numba.core.base import BaseContext
+    from numba.core.typing.context import Context
+    from numba.core.typing.templates import Signature
 
+    # An intrinsic as a kernel calls it: numba supplies the typing context, and the typing
+    # function below sees the arguments' numba types (numba's stub would ask for the context).
+    def _bits(x: float) -> int:
+        """The IEEE 754 bits of a float64 as an int64 (a bit cast, no conversion)."""
+        ...
 
-@intrinsic
-def _from_bits(typingctx, n):
-    """The float64 whose IEEE 754 bits are the int64 ``n``."""
-    if not isinstance(n, types.Integer):
-        return None
+    def _from_bits(n: int) -> float:
+        """The float64 whose IEEE 754 bits are the int64 ``n``."""
+        ...
+else:
+    @intrinsic
+    def _bits(typingctx: Context,
+              x: types.Type) -> tuple[Signature, Callable[..., ir.Value]] | None:
+        """The IEEE 754 bits of a float64 as an int64 (a bit cast, no conversion)."""
+        if not isinstance(x, types.Float):
+            return None
 
-    def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], context.get_value_type(types.float64))
-    return types.float64(types.int64), codegen
+        def codegen(context: BaseContext, builder: ir.IRBuilder, signature: Signature,
+                    args: Sequence[ir.Value]) -> ir.Value:
+            return builder.bitcast(args[0], context.get_value_type(types.int64))
+        return types.int64(types.float64), codegen
+
+    @intrinsic
+    def _from_bits(typingctx: Context,
+                   n: types.Type) -> tuple[Signature, Callable[..., ir.Value]] | None:
+        """The float64 whose IEEE 754 bits are the int64 ``n``."""
+        if not isinstance(n, types.Integer):
+            return None
+
+        def codegen(context: BaseContext, builder: ir.IRBuilder, signature: Signature,
+                    args: Sequence[ir.Value]) -> ir.Value:
+            return builder.bitcast(args[0], context.get_value_type(types.float64))
+        return types.float64(types.int64), codegen
 
 
 # log's reduction: x = 2^k z with z in [Z0, 2 Z0), Z0 = 0.70703125 (bits 0x3FE6A...), read off
@@ -70,7 +93,7 @@ _LOG_OFF = 0x3FE6A00000000000
 _LOG_CELL_BITS = 7
 
 
-def _tables() -> tuple[np.ndarray, ...]:
+def _tables() -> tuple[F64, ...]:
     """exp's 2^(j/64) as head and tail for j < 64; log's c_j, 1/c_j and log c_j as head and
     tail for its 128 cells. A head is the double nearest the exact value, the tail the double
     nearest what is left; every exact value is ``decimal``'s at 40 digits."""
@@ -122,13 +145,13 @@ _EXP_MIN = -745.1332191019412      # exp of anything below rounds to 0
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _pow2(k):
+def _pow2(k: int) -> float:
     """2^k for an integer -1022 <= k <= 1023, exactly."""
     return _from_bits((k + 1023) << 52)
 
 
 @njit(cache=True, nogil=True)
-def exp(x):
+def exp(x: float) -> float:
     """e^x, the same bits on every machine; below 1 ulp."""
     if not (_EXP_MIN <= x <= _EXP_MAX):
         if x != x:
@@ -153,7 +176,7 @@ def exp(x):
 
 
 @njit(cache=True, nogil=True)
-def log(x):
+def log(x: float) -> float:
     """The natural logarithm, the same bits on every machine; below 1 ulp."""
     if not (2.2250738585072014e-308 <= x < math.inf):
         if x != x or x < 0.0:

@@ -21,12 +21,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, uint64
 
+from ..arrays import F64, I32, I64, U64, Rng
 from .gibbs import search_cumulative
 from .rng import derive_into, randint, uniform
 
 
 @njit(cache=True, nogil=True)
-def content_labels(words, doc_ptr):
+def content_labels(words: I32, doc_ptr: I64) -> U64:
     """A 64-bit FNV-1a hash of each document's word ids (in order) and length."""
     D = doc_ptr.shape[0] - 1
     out = np.empty(D, np.uint64)
@@ -39,7 +40,8 @@ def content_labels(words, doc_ptr):
 
 
 @njit(cache=True, nogil=True)
-def fold_in(words, doc_ptr, phi_wk, alpha, n_burn, n_keep, key, doc_labels, z, zbar):
+def fold_in(words: I32, doc_ptr: I64, phi_wk: F64, alpha: F64, n_burn: int, n_keep: int, key: Rng,
+            doc_labels: U64, z: I32, zbar: F64) -> None:
     """Sample ``z`` (int32, one per token) for every document and fill ``zbar`` (D, K) with
     the mean of n_kd / N_d over ``n_keep`` sweeps after ``n_burn``. ``phi_wk`` is (V, K),
     word-major; document d draws from the stream of ``doc_labels[d]`` under the key state

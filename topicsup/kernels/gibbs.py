@@ -9,8 +9,9 @@ from __future__ import annotations
 from numba import njit
 
 
+from ..arrays import F64, Rng
 from . import fmath, supervised
-from .counts import move_token
+from .counts import Counts, Dirichlet, Tokens, move_token
 from .info import CHANGED as INFO_CHANGED
 from .info import TOKENS as INFO_TOKENS
 from .rng import uniform
@@ -19,7 +20,7 @@ KINDS = ()  # exact draws: no proposals to accept or reject
 
 
 @njit(cache=True, nogil=True, inline="always")
-def search_cumulative(cum, K, u):
+def search_cumulative(cum: F64, K: int, u: float) -> int:
     """Smallest t with ``cum[t] > u`` by bisection (``cum`` non-decreasing, u < cum[K-1])."""
     lo = 0
     hi = K - 1
@@ -33,7 +34,8 @@ def search_cumulative(cum, K, u):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def conditional_weight(ndk_k, alpha_k, nwk_k, beta, inv_n_k):
+def conditional_weight(ndk_k: int, alpha_k: float, nwk_k: int, beta: float,
+                       inv_n_k: float) -> float:
     """The unnormalised collapsed conditional of topic k for a token whose counts are removed:
     (n_kd + alpha_k)(n_kw + beta)/(n_k + V beta) (docs/math.md sec. 2), with ``inv_n_k`` =
     1 / (n_k + V beta). ``topicsup.inspector`` computes the conditional it shows with it."""
@@ -41,7 +43,9 @@ def conditional_weight(ndk_k, alpha_k, nwk_k, beta, inv_n_k):
 
 
 @njit(cache=True, nogil=True)
-def gibbs_sweep(tokens, counts, prior, term, scratch, rng, d_start, d_end, info, G, use_G):
+def gibbs_sweep(tokens: Tokens, counts: Counts, prior: Dirichlet, term: supervised.Term,
+                scratch: F64, rng: Rng, d_start: int, d_end: int, info: F64, G: F64,
+                use_G: bool) -> None:
     """Resample every token of documents ``d_start .. d_end-1`` once, in order.
 
     ``tokens`` (``counts.Tokens``), the state ``counts`` (``counts.Counts``, all int32, with

@@ -30,16 +30,19 @@ import math
 from typing import NamedTuple
 
 import numpy as np
+import numpy.typing as npt
 from numba import njit
 
+from ..arrays import F64, I32, I64, Rng
 from . import fmath
 from .aliaslda import insert_ascending, remove_ascending, topics_ascending
+from .counts import Counts, Tokens
 from .gibbs import search_cumulative
 from .info import CHANGED, TOKENS, record_mh
 from .prefetch import prefetch
 from .rng import uniform
-from .stirling import cover
-from .word_tables import draw_supply, stale
+from .stirling import Stirling, cover
+from .word_tables import Supplied, draw_supply, stale
 
 KINDS = ("alias",)
 
@@ -57,12 +60,12 @@ class DocTables(NamedTuple):
     ``t_k`` (K_max,) the root's customers per topic, ``t_total`` (1,), ``live`` (K_max,) the
     live topics ascending, ``n_live`` (1,)."""
 
-    r: np.ndarray
-    t_dk: np.ndarray
-    t_k: np.ndarray
-    t_total: np.ndarray
-    live: np.ndarray
-    n_live: np.ndarray
+    r: npt.NDArray[np.int8]
+    t_dk: I32
+    t_k: I32
+    t_total: I64
+    live: I32
+    n_live: I64
 
 
 def allocate_tables(n_tokens: int, D: int, K: int) -> DocTables:
@@ -72,7 +75,7 @@ def allocate_tables(n_tokens: int, D: int, K: int) -> DocTables:
 
 
 @njit(cache=True, nogil=True)
-def first_heads(doc_ptr, z, r, K):
+def first_heads(doc_ptr: I64, z: I32, r: npt.NDArray[np.int8], K: int) -> None:
     """A start: the first token of each (document, topic) heads its only table."""
     seen = np.zeros(K, np.bool_)
     for d in range(doc_ptr.shape[0] - 1):
@@ -84,7 +87,8 @@ def first_heads(doc_ptr, z, r, K):
 
 
 @njit(cache=True, nogil=True)
-def rebuild_tables(doc_ptr, z, r, t_dk, t_k, t_total, live, n_live):
+def rebuild_tables(doc_ptr: I64, z: I32, r: npt.NDArray[np.int8], t_dk: I32, t_k: I32,
+                   t_total: I64, live: I32, n_live: I64) -> None:
     """Table counts and the live list from (z, r)."""
     t_dk[:] = 0
     t_k[:] = 0
@@ -106,12 +110,12 @@ def rebuild_tables(doc_ptr, z, r, t_dk, t_k, t_total, live, n_live):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _blocked(rr, t, n):
+def _blocked(rr: int, t: int, n: int) -> bool:
     return rr == 1 and t == 1 and n > 1
 
 
 @njit(cache=True, nogil=True)
-def _kill(k, live, n_live):
+def _kill(k: int, live: I32, n_live: I64) -> None:
     n = n_live[0]
     j = 0
     while live[j] != k:
@@ -123,7 +127,7 @@ def _kill(k, live, n_live):
 
 
 @njit(cache=True, nogil=True)
-def _birth(live, n_live):
+def _birth(live: I32, n_live: I64) -> int:
     """Insert the lowest free slot into the ascending live list; returns it."""
     n = n_live[0]
     k = 0
@@ -139,7 +143,7 @@ def _birth(live, n_live):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _doc(rr, n, t, T_t, root, join, open_):
+def _doc(rr: int, n: int, t: int, T_t: int, root: float, join: F64, open_: F64) -> float:
     """The document and root factor of (topic, r) (counts without the token; ``root`` = b1 /
     (b0 + T))."""
     if rr:
@@ -148,7 +152,8 @@ def _doc(rr, n, t, T_t, root, join, open_):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _remove(d, w, k, rr, ndk, nwk, n_k, tab):
+def _remove(d: int, w: int, k: int, rr: int, ndk: I32, nwk: I32, n_k: I32,
+            tab: DocTables) -> None:
     ndk[k] -= 1
     nwk[k] -= 1
     n_k[k] -= 1
@@ -161,7 +166,7 @@ def _remove(d, w, k, rr, ndk, nwk, n_k, tab):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _add(d, w, k, rr, ndk, nwk, n_k, tab):
+def _add(d: int, w: int, k: int, rr: int, ndk: I32, nwk: I32, n_k: I32, tab: DocTables) -> None:
     ndk[k] += 1
     nwk[k] += 1
     n_k[k] += 1
@@ -172,7 +177,9 @@ def _add(d, w, k, rr, ndk, nwk, n_k, tab):
 
 
 @njit(cache=True, nogil=True)
-def gibbs_sweep(tokens, counts, tab, prior, st, rng, d_start, d_end, info, blocked_at, p):
+def gibbs_sweep(tokens: Tokens, counts: Counts, tab: DocTables, prior: HDPPrior, st: Stirling,
+                rng: Rng, d_start: int, d_end: int, info: F64, blocked_at: int,
+                p: F64) -> Stirling:
     """The exact conditional over the live topics' 2 K outcomes and a new topic, for each
     token of documents ``d_start .. d_end-1``; ``p`` float64 scratch (2 K_max + 1). Returns
     the Stirling record."""
@@ -242,7 +249,8 @@ def gibbs_sweep(tokens, counts, tab, prior, st, rng, d_start, d_end, info, block
 
 # ---------------------------------------------------------------------------------- AliasHDP
 @njit(cache=True, nogil=True)
-def _rebuild_word(w, nwk, inv, t_k, root, b0, beta, V, wt, rng, need):
+def _rebuild_word(w: int, nwk: I32, inv: F64, t_k: I32, root: float, b0: float, beta: float,
+                  V: int, wt: Supplied, rng: Rng, need: int) -> None:
     """Word w's stale table over the K_max + 1 outcomes from the current counts: topic t with
     a new document table, (m_tw + beta) / (m_t + V beta) * b1 T_t / (b0 + T), and a new
     topic, b1 b0 / (b0 + T) / V. Every outcome keeps positive mass, because the proposal mass
@@ -262,8 +270,9 @@ def _rebuild_word(w, nwk, inv, t_k, root, b0, beta, V, wt, rng, need):
 
 
 @njit(cache=True, nogil=True)
-def alias_sweep(tokens, counts, tab, prior, st, mh_steps, per_sweep, wt, rng, d_start, d_end,
-                info, blocked_at):
+def alias_sweep(tokens: Tokens, counts: Counts, tab: DocTables, prior: HDPPrior, st: Stirling,
+                mh_steps: int, per_sweep: bool, wt: Supplied, rng: Rng, d_start: int, d_end: int,
+                info: F64, blocked_at: int) -> Stirling:
     """AliasHDP (Li et al. 2014 sec. 4.3). For a topic absent from the document the target
     is the word's (m_tw + beta) / (m_t + V beta) times the root's b1 T_t / (b0 + T), the same
     in every document: a stale per-word table over every live topic and the new one
@@ -387,7 +396,8 @@ def alias_sweep(tokens, counts, tab, prior, st, mh_steps, per_sweep, wt, rng, d_
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _pi(x, nwk, ndk, tdk, inv, t_k, root, L, K_max, V, b0, beta, join, open_):
+def _pi(x: int, nwk: I32, ndk: I32, tdk: I32, inv: F64, t_k: I32, root: float, L: int, K_max: int,
+        V: int, b0: float, beta: float, join: F64, open_: F64) -> float:
     """The target's unnormalised mass of outcome x (0 where impossible now)."""
     if x == 2 * K_max:
         return root * b0 / V if L < K_max else 0.0
@@ -398,7 +408,8 @@ def _pi(x, nwk, ndk, tdk, inv, t_k, root, L, K_max, V, b0, beta, join, open_):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _q(x, w, nwk, ndk, tdk, inv, t_k, root, K_max, beta, join, open_, wt):
+def _q(x: int, w: int, nwk: I32, ndk: I32, tdk: I32, inv: F64, t_k: I32, root: float, K_max: int,
+       beta: float, join: F64, open_: F64, wt: Supplied) -> float:
     """The proposal's unnormalised mass of outcome x: the word's stale table (new tables and
     the new topic) plus the exact part where x is a topic of the document."""
     if x == 2 * K_max:
@@ -413,7 +424,8 @@ def _q(x, w, nwk, ndk, tdk, inv, t_k, root, K_max, beta, join, open_, wt):
 
 # ---------------------------------------------------------------------------------- the joint
 @njit(cache=True, nogil=True)
-def log_joint(doc_ptr, word_ptr, word_tok, counts, tab, prior, st):
+def log_joint(doc_ptr: I64, word_ptr: I64, word_tok: I32 | I64, counts: Counts, tab: DocTables,
+              prior: HDPPrior, st: Stirling) -> tuple[float, Stirling]:
     """log p(W, Z, R) of the formula above; returns (value, Stirling record)."""
     z, n_k = counts.z, counts.n_k
     t_k, t_dk = tab.t_k, tab.t_dk

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from numba import njit
 
+from ..arrays import F64
+
 MARGINAL = 1   # the kernels' code for this factor (kernels.supervised)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def slack(eta_kt, c, s, v):
+def slack(eta_kt: F64, c: F64, s: int, v: F64) -> None:
     """v_t = 1 - y_td (c_t - eta_st) / N: the slack without token i (at topic ``s``)."""
     row = eta_kt[s]
     coupling_row = c[0]
@@ -24,7 +26,7 @@ def slack(eta_kt, c, s, v):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def violation(eta_kt, c, v, k):
+def violation(eta_kt: F64, c: F64, v: F64, k: int) -> float:
     """sum_t max(0, v_t - y_td eta_kt / N): the document's hinge with token i at k, summed
     over tasks (y_td / N in c[3]; 2-d indexing, no views to reference-count per call).
 

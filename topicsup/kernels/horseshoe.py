@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from numba import njit
 
+from ..arrays import F64, Rng
 from . import fmath
 from .draws import gamma
 from .rng import uniform
@@ -36,7 +37,7 @@ VARIANCE_RANGE = (1e-12, 1e12)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _inverse_gamma(rng, shape, scale):
+def _inverse_gamma(rng: Rng, shape: float, scale: float) -> float:
     """IG(shape, scale): scale / Gamma(shape, 1); shape 1 is an exponential (one uniform)."""
     if shape == 1.0:
         e = 0.0
@@ -47,7 +48,8 @@ def _inverse_gamma(rng, shape, scale):
 
 
 @njit(cache=True, nogil=True)
-def horseshoe_update(eta, lam2, nu, tau2, xi, rng, precision):
+def horseshoe_update(eta: F64, lam2: F64, nu: F64, tau2: F64, xi: F64, rng: Rng,
+                     precision: F64) -> None:
     """One Gibbs pass over every task's scales given the (T, P) weights ``eta``; writes the
     (T, P) prior ``precision`` 1 / (tau_t^2 lambda_tp^2) (bounded by ``VARIANCE_RANGE``)."""
     T, P = eta.shape

@@ -32,6 +32,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..arrays import F64, I32, I64, U64, Rng
 from . import fmath, supervised
 from .counts import move_token
 from .info import CHANGED as INFO_CHANGED
@@ -40,7 +41,7 @@ from .rng import derive_into, randint
 
 
 @njit(cache=True, nogil=True, inline="always")
-def token_weights(theta_d, phi_w, tilt, p):
+def token_weights(theta_d: F64, phi_w: F64, tilt: F64, p: F64) -> float:
     """p[k] = theta_dk phi_kw exp(tilt_k) (eq. 16, unnormalised; ``tilt`` already shifted by
     its maximum); returns sum_k theta_dk phi_kw, the token's likelihood p(w | theta_d, Phi)."""
     lik = 0.0
@@ -52,7 +53,7 @@ def token_weights(theta_d, phi_w, tilt, p):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def sample_histogram(key, token, J, K, stream, hist):
+def sample_histogram(key: Rng, token: int, J: int, K: int, stream: Rng, hist: F64) -> None:
     """hist[k] = how many of the token's J uniform proposal draws are k: its stream is keyed
     by (key, token), so every iteration sees the same draws."""
     for k in range(K):
@@ -63,7 +64,7 @@ def sample_histogram(key, token, J, K, stream, hist):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def expectation(p, hist, J, out):
+def expectation(p: F64, hist: F64, J: int, out: F64) -> None:
     """E[z = k] into ``out``: the self-normalised importance estimate from the histogram of
     J uniform draws (eq. 17), or the exact p_k / sum p (J = 0). If every drawn topic has
     weight 0 in floating point (a tilt beyond exp's range), the exact expectation."""
@@ -88,8 +89,10 @@ def expectation(p, hist, J, out):
 
 
 @njit(cache=True, nogil=True)
-def importance_sweep(words, doc_ptr, z, n_dk, n_wk, n_k, theta, phi, next_dk, next_wk,
-                     key, J, term, tilt, p, hist, e, stream, d_start, d_end, info):
+def importance_sweep(words: I32, doc_ptr: I64, z: I32, n_dk: I32, n_wk: I32, n_k: I32,
+                     theta: F64, phi: F64, next_dk: F64, next_wk: F64, key: Rng, J: int,
+                     term: supervised.Term, tilt: F64, p: F64, hist: F64, e: F64, stream: Rng,
+                     d_start: int, d_end: int, info: F64) -> None:
     """One pass of eq. 17 over documents ``d_start .. d_end-1`` with the current (theta, Phi)
     (``phi`` word-major, (V, K)): add the tokens' expected topics to ``next_dk``/``next_wk``;
     set each token's
@@ -139,7 +142,7 @@ def importance_sweep(words, doc_ptr, z, n_dk, n_wk, n_k, theta, phi, next_dk, ne
 
 
 @njit(cache=True, nogil=True)
-def log_likelihood(words, doc_ptr, theta, phi):
+def log_likelihood(words: I32, doc_ptr: I64, theta: F64, phi: F64) -> float:
     """sum_dn log sum_k theta_dk phi_{k w_dn}: log p(W | Theta, Phi), the negative of the
     LDA part of Jiang's objective for the point estimates."""
     out = 0.0
@@ -154,7 +157,7 @@ def log_likelihood(words, doc_ptr, theta, phi):
 
 
 @njit(cache=True, nogil=True)
-def normalise_rows(counts, prior, out):
+def normalise_rows(counts: F64, prior: F64, out: F64) -> None:
     """out[r, k] = (counts[r, k] + prior[k]) / sum_k (counts[r, k] + prior[k]) (eq. 19)."""
     for r in range(counts.shape[0]):
         total = 0.0
@@ -166,7 +169,7 @@ def normalise_rows(counts, prior, out):
 
 
 @njit(cache=True, nogil=True)
-def normalise_columns(counts, beta, out):
+def normalise_columns(counts: F64, beta: float, out: F64) -> None:
     """out[w, k] = (counts[w, k] + beta) / sum_w (counts[w, k] + beta): Phi word-major (eq. 19)."""
     V, K = counts.shape
     totals = np.zeros(K)
@@ -181,7 +184,8 @@ def normalise_columns(counts, beta, out):
 
 
 @njit(cache=True, nogil=True)
-def fold_in(words, doc_ptr, phi, alpha, J, n_iter, key, labels, zbar):
+def fold_in(words: I32, doc_ptr: I64, phi: F64, alpha: F64, J: int, n_iter: int, key: Rng,
+            labels: U64, zbar: F64) -> None:
     """Held-out documents (sec. 4.3): per document, theta from uniform, then ``n_iter``
     rounds of eq. 17 without the tilt (the labels are unknown) and theta ∝ sum_n E[z_n] +
     alpha; ``zbar`` (D, K) gets the last round's mean E[z_n]. Each document's draws come from

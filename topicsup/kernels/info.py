@@ -12,6 +12,8 @@ from typing import NamedTuple
 
 from numba import njit
 
+from ..arrays import F64
+
 TOKENS = 0
 CHANGED = 1
 FIRST_KIND = 2
@@ -23,7 +25,7 @@ def size(n_kinds: int) -> int:
 
 
 @njit(cache=True, nogil=True, inline="always")
-def record_mh(info, kind, accept_prob, accepted):
+def record_mh(info: F64, kind: int, accept_prob: float, accepted: bool) -> None:
     base = FIRST_KIND + PER_KIND * kind
     info[base] += 1.0
     info[base + 2] += accept_prob
@@ -49,7 +51,7 @@ class SweepInfo(NamedTuple):
     kinds: tuple[KindInfo, ...]
 
 
-def decode(info, n_kinds: int) -> SweepInfo:
+def decode(info: F64, n_kinds: int) -> SweepInfo:
     """The one place the layout is read back."""
     kinds = tuple(KindInfo(float(info[FIRST_KIND + PER_KIND * p]),
                            float(info[FIRST_KIND + PER_KIND * p + 1]),

@@ -51,8 +51,10 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from ..arrays import F64, I32, I64, Rng
 from . import fmath, supervised, word_tables
 from .alias import alias_from_uniform
+from .counts import Counts, Dirichlet, Tokens
 from .info import CHANGED, TOKENS, record_mh
 from .prefetch import prefetch
 from .rng import uniform
@@ -79,19 +81,20 @@ class Settings(NamedTuple):
 
     mh_steps: int
     composition: int
-    cycle_order: np.ndarray
-    kind_cum: np.ndarray
+    cycle_order: I64
+    kind_cum: F64
     stale_word: bool
     alpha_symmetric: bool
-    alpha_prob: np.ndarray
-    alpha_alias: np.ndarray
-    ndk: np.ndarray
+    alpha_prob: F64
+    alpha_alias: I32
+    ndk: I32
 
 
 # Each proposal is a function of one uniform u01 and the current z, so the caller can draw
 # u01 tokens ahead and prefetch what the proposal will read (see light_sweep).
 @njit(cache=True, nogil=True, inline="always")
-def draw_doc_proposal(z, p0, N_d, alpha_sum, alpha_prob, alpha_alias, alpha_symmetric, u01):
+def draw_doc_proposal(z: I32, p0: int, N_d: int, alpha_sum: float, alpha_prob: F64,
+                      alpha_alias: I32, alpha_symmetric: bool, u01: float) -> int:
     """q_d: the topic of a random token of the document (z[i] = current state), or alpha."""
     u = u01 * (N_d + alpha_sum)
     if u < N_d:
@@ -103,7 +106,7 @@ def draw_doc_proposal(z, p0, N_d, alpha_sum, alpha_prob, alpha_alias, alpha_symm
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _occurrence(word_ptr, w, K, beta, u01):
+def _occurrence(word_ptr: I64, w: int, K: int, beta: float, u01: float) -> int:
     """Where in ``word_tok`` the word proposal with uniform ``u01`` looks, or -1 (uniform)."""
     n_w = word_ptr[w + 1] - word_ptr[w]
     u = u01 * (n_w + K * beta)
@@ -111,7 +114,8 @@ def _occurrence(word_ptr, w, K, beta, u01):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def draw_word_proposal(z, word_ptr, word_tok, w, K, beta, u01):
+def draw_word_proposal(z: I32, word_ptr: I64, word_tok: I32 | I64, w: int, K: int, beta: float,
+                       u01: float) -> int:
     """Exact q_w: the topic of a random occurrence of word w (z[i] = current state), or
     uniform."""
     occ = _occurrence(word_ptr, w, K, beta, u01)
@@ -122,7 +126,8 @@ def draw_word_proposal(z, word_ptr, word_tok, w, K, beta, u01):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _draw_token(u, kinds, composition, cycle_order, kind_cum, rng):
+def _draw_token(u: F64, kinds: I64, composition: int, cycle_order: I64, kind_cum: F64,
+                rng: Rng) -> None:
     """A token's uniforms, three per MH step (kind, proposal, acceptance), and the kind of
     each step: the kinds of ``cycle_order`` in turn (cycle) or drawn from ``kind_cum`` with
     the step's first uniform (mixture)."""
@@ -140,7 +145,8 @@ def _draw_token(u, kinds, composition, cycle_order, kind_cum, rng):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _prefetch_occurrences(kinds, u, word_ptr, word_tok, z, word, K, beta, at_z):
+def _prefetch_occurrences(kinds: I64, u: F64, word_ptr: I64, word_tok: I32 | I64, z: I32,
+                          word: int, K: int, beta: float, at_z: bool) -> None:
     """Prefetch where a token's word steps look: the occurrence list, or (``at_z``) z there."""
     for step in range(kinds.shape[0]):
         if kinds[step] == WORD:
@@ -153,7 +159,7 @@ def _prefetch_occurrences(kinds, u, word_ptr, word_tok, z, word, K, beta, at_z):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def load_doc_row(z, p0, p1, ndk, delta):
+def load_doc_row(z: I32, p0: int, p1: int, ndk: I32, delta: int) -> None:
     """Add ``delta`` per token of a document to its count row (fill with +1, clear with -1)."""
     for i in range(p0, p1):
         ndk[z[i]] += delta
@@ -164,22 +170,25 @@ def load_doc_row(z, p0, p1, ndk, delta):
 # sweep they compile to the same instructions as written out there (checked: same chains bit
 # for bit, same s/sweep), while passing arrays into inlined code costs reference counting.
 @njit(cache=True, nogil=True, inline="always")
-def doc_step_ratio(nwk_t, nwk_s, n_t, n_s, beta, V_beta):
+def doc_step_ratio(nwk_t: int, nwk_s: int, n_t: int, n_s: int, beta: float,
+                   V_beta: float) -> float:
     """Doc proposal, LDA part: the doc factors cancel (module docstring), leaving
     (n_tw + beta)(n_s + V beta) / ((n_sw + beta)(n_t + V beta))."""
     return ((nwk_t + beta) * (n_s + V_beta)) / ((nwk_s + beta) * (n_t + V_beta))
 
 
 @njit(cache=True, nogil=True, inline="always")
-def word_step_ratio(ndk_t, ndk_s, alpha_t, alpha_s, n_t, n_s, V_beta):
+def word_step_ratio(ndk_t: int, ndk_s: int, alpha_t: float, alpha_s: float, n_t: int, n_s: int,
+                    V_beta: float) -> float:
     """Exact word proposal, LDA part: the word factors cancel, leaving
     (n_td + alpha_t)(n_s + V beta) / ((n_sd + alpha_s)(n_t + V beta))."""
     return ((ndk_t + alpha_t) * (n_s + V_beta)) / ((ndk_s + alpha_s) * (n_t + V_beta))
 
 
 @njit(cache=True, nogil=True, inline="always")
-def table_step_ratio(ndk_t, ndk_s, alpha_t, alpha_s, nwk_t, nwk_s, n_t, n_s, beta, V_beta,
-                     q_t, q_s):
+def table_step_ratio(ndk_t: int, ndk_s: int, alpha_t: float, alpha_s: float, nwk_t: int,
+                     nwk_s: int, n_t: int, n_s: int, beta: float, V_beta: float, q_t: float,
+                     q_s: float) -> float:
     """A proposal q from a table, LDA part: pi(t) q(s) / (pi(s) q(t)) with the collapsed
     pi(k) = (n_kd + alpha_k)(n_kw + beta)/(n_k + V beta). Stale word table (Zheng 2015 eq. 20
     with beta_w): q = its stored values; exp proposal (eq. 21): q_t = q_s = 1, its exp factors
@@ -189,7 +198,7 @@ def table_step_ratio(ndk_t, ndk_s, alpha_t, alpha_s, nwk_t, nwk_s, n_t, n_s, bet
 
 
 @njit(cache=True, nogil=True, inline="always")
-def supervised_step_factor(kind, g_t, g_s, A_t, A_s):
+def supervised_step_factor(kind: int, g_t: float, g_s: float, A_t: float, A_s: float) -> float:
     """The supervised factor of a step's ratio: exp(g_d(t) - g_d(s)) (Zheng 2015 eq. 19-20),
     or for the exp proposal q_e ∝ exp(A_d), which cancels A_d, the coupling part alone."""
     if kind == EXP:
@@ -198,13 +207,13 @@ def supervised_step_factor(kind, g_t, g_s, A_t, A_s):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def accepts(a, u):
+def accepts(a: float, u: float) -> bool:
     """The MH decision for ratio ``a`` and the step's acceptance uniform ``u``."""
     return a >= 1.0 or u < a
 
 
 @njit(cache=True, nogil=True, inline="always")
-def uses_exp_table(composition, cycle_order, kind_cum):
+def uses_exp_table(composition: int, cycle_order: I64, kind_cum: F64) -> bool:
     """Whether some MH step can propose from the exp table, so it is built per document."""
     if composition == CYCLE:
         for kind in cycle_order:
@@ -215,7 +224,8 @@ def uses_exp_table(composition, cycle_order, kind_cum):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def load_document(d, p0, p1, z, ndk, term, use_exp, work_prob, work):
+def load_document(d: int, p0: int, p1: int, z: I32, ndk: I32, term: supervised.Term,
+                  use_exp: bool, work_prob: F64, work: I32) -> None:
     """What the sweep keeps per document, from ``z``: add its n_kd to the zeroed row ``ndk``;
     for supervised models fill the rows ``c`` (and A_d) of the ``term``
     (``kernels.supervised``) and, if ``use_exp``, its exp table (``work_prob``, ``work``:
@@ -228,7 +238,9 @@ def load_document(d, p0, p1, z, ndk, term, use_exp, work_prob, work):
 
 
 @njit(cache=True, nogil=True)
-def light_sweep(tokens, counts, prior, settings, tables, term, rng, d_start, d_end, info):
+def light_sweep(tokens: Tokens, counts: Counts, prior: Dirichlet, settings: Settings,
+                tables: word_tables.Tables, term: supervised.Term, rng: Rng, d_start: int,
+                d_end: int, info: F64) -> None:
     """One pass of ``settings.mh_steps`` MH steps per token over documents
     ``d_start .. d_end-1``.
 

@@ -14,9 +14,11 @@ import math
 import numpy as np
 from numba import njit
 
+from ..arrays import F64
+
 
 @njit(cache=True, nogil=True, inline="always")
-def dot(a, b, n):
+def dot(a: F64, b: F64, n: int) -> float:
     """sum_k < n a[k] b[k] in a fixed order: four running sums over k mod 4, the k past the
     last multiple of 4 added to the first, then (s0 + s1) + (s2 + s3). The same bits on every
     machine; the four sums are independent, so the loop is not one long chain of additions
@@ -39,7 +41,7 @@ def dot(a, b, n):
 
 
 @njit(cache=True, nogil=True)
-def cholesky(P):
+def cholesky(P: F64) -> F64:
     """The lower factor L of P = L L^T (Cholesky-Banachiewicz, row by row), every sum in the
     order of ``dot``. Why not ``np.linalg.cholesky``: it calls LAPACK's potrf, whose sums
     follow the BLAS kernel the library picks for the CPU at load time (OpenBLAS's Haswell and
@@ -59,7 +61,7 @@ def cholesky(P):
 
 
 @njit(cache=True, nogil=True)
-def matmul(A, B):
+def matmul(A: F64, B: F64) -> F64:
     """A @ B for 2-d float64 arrays, each entry summed over the inner index in ascending
     order (the loop over the output's columns vectorises, the sums keep their order)."""
     n, m = A.shape

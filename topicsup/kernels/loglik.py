@@ -13,9 +13,12 @@ import math
 import numpy as np
 from numba import njit
 
+from ..arrays import F64, I32, I64
+
 
 @njit(cache=True, nogil=True)
-def lda_log_joint(doc_ptr, z, word_ptr, word_tok, n_k, alpha, beta):
+def lda_log_joint(doc_ptr: I64, z: I32, word_ptr: I64, word_tok: I32 | I64, n_k: I32,
+                  alpha: F64, beta: float) -> float:
     """log p(W, Z) with Theta and Phi integrated out; ``alpha`` is a length-K array and
     ``word_tok[word_ptr[w]:word_ptr[w+1]]`` are the tokens of word w."""
     K = n_k.shape[0]
@@ -39,7 +42,7 @@ def lda_log_joint(doc_ptr, z, word_ptr, word_tok, n_k, alpha, beta):
 
 
 @njit(cache=True, nogil=True)
-def lda_doc_part(doc_ptr, z, alpha, row):
+def lda_doc_part(doc_ptr: I64, z: I32, alpha: F64, row: I64) -> float:
     """The documents' Dirichlet-multinomial part of the collapsed joint, sum_d [log Gamma(sum
     alpha) - log Gamma(N_d + sum alpha) + sum_k log Gamma(n_dk + alpha_k) / Gamma(alpha_k)];
     ``row`` is zeroed int64 scratch of length K (left zeroed)."""

@@ -48,8 +48,10 @@ import math
 import numpy as np
 from numba import njit, prange, uint64
 
+from ..arrays import F64, I32, I64, U64, Rng
 from . import fmath, supervised
 from .alias import alias_from_uniform, build_alias
+from .counts import Counts, Tokens
 from .aliaslda import _add_topic, _remove_topic   # the document's topic list
 from .draws import gamma
 from .gibbs import search_cumulative
@@ -66,7 +68,7 @@ PHI_LABEL = uint64(1) << uint64(62)   # Phi's stream labels, apart from document
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def draw_phi(n_wk, n_k, beta, key, phi, partial):
+def draw_phi(n_wk: I32, n_k: I32, beta: float, key: Rng, phi: F64, partial: F64) -> None:
     """Draw Phi | Z: phi_k ~ Dir(beta + n_wk[:, k]) for every topic k, into ``phi`` (V, K)
     word-major (each column sums to one), as normalised independent Gamma(beta + n_wk)
     draws. Words are drawn in chunks of ``PHI_CHUNK`` in parallel, chunk c from the stream of
@@ -110,7 +112,7 @@ def draw_phi(n_wk, n_k, beta, key, phi, partial):
 
 
 @njit(cache=True, nogil=True)
-def _empty_topic(phi, k, beta, key):
+def _empty_topic(phi: F64, k: int, beta: float, key: Rng) -> None:
     """Column k of ``phi`` ~ Dir(beta, ..., beta) in log space: log G = log Gamma(1 + beta)
     + log(U) / beta (Stuart 1962) for each word, normalised by log-sum-exp, from the stream
     of label PHI_LABEL + 2^40 + k."""
@@ -134,7 +136,7 @@ def _empty_topic(phi, k, beta, key):
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def build_word_tables(phi, alpha, prob, alias, mass):
+def build_word_tables(phi: F64, alpha: F64, prob: F64, alias: I32, mass: F64) -> None:
     """The sparse kernel's word part: for every word w a Walker table of alpha_k phi[w, k]
     over k (``prob``, ``alias`` (V, K)) and its total ``mass[w]``, in parallel over words
     (deterministic: each table depends on its word's row alone)."""
@@ -151,7 +153,8 @@ def build_word_tables(phi, alpha, prob, alias, mass):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def sparse_draw(phi, ndk, nz, n_nz, p_dw, prob_w, alias_w, mass_w, rng):
+def sparse_draw(phi: F64, ndk: I32, nz: I32, n_nz: int, p_dw: F64, prob_w: F64, alias_w: I32,
+                mass_w: float, rng: Rng) -> tuple[int, int]:
     """One exact draw from q(k) ∝ phi[k] (ndk[k] + alpha_k) (the token removed from ``ndk``):
     the document part sum_{k in nz} ndk[k] phi[k] exactly, else the word table of
     alpha_k phi[k]. Returns (topic, 1 if from the document part else 0)."""
@@ -170,9 +173,11 @@ def sparse_draw(phi, ndk, nz, n_nz, p_dw, prob_w, alias_w, mass_w, rng):
 
 
 @njit(cache=True, nogil=True)
-def _document(d, doc_id, words, doc_ptr, z, z_prev, ndk, alpha, phi_wk, prob, alias, mass,
-              sparse, mh_steps, term, T, cum, g, nz, pos, p_dw, key, rng, row, doc_slot, G,
-              use_G, qq):
+def _document(d: int, doc_id: int | np.int64, words: I32, doc_ptr: I64, z: I32, z_prev: I32,
+              ndk: I32, alpha: F64, phi_wk: F64, prob: F64, alias: I32, mass: F64, sparse: bool,
+              mh_steps: int, term: Term, T: int, cum: F64, g: F64, nz: I32, pos: I32, p_dw: F64,
+              key: Rng, rng: Rng, row: F64, doc_slot: int, G: F64, use_G: bool,
+              qq: F64) -> None:
     """Resample document d's tokens once given Phi (module docstring), from the stream of
     its corpus-wide index ``doc_id`` (d itself unless the arrays hold a slice of the corpus,
     as a distributed partition's do); ``row`` its info
@@ -277,8 +282,10 @@ def _document(d, doc_id, words, doc_ptr, z, z_prev, ndk, alpha, phi_wk, prob, al
 
 
 @njit(cache=True, nogil=True)
-def sweep_documents(tokens, counts, alpha, phi_wk, prob, alias, mass, sparse, mh_steps, term,
-                    key, chunk_ptr, z_prev, info, doc_slot, G, use_G):
+def sweep_documents(tokens: Tokens, counts: Counts, alpha: F64, phi_wk: F64, prob: F64,
+                    alias: I32, mass: F64, sparse: bool, mh_steps: int, term: Term, key: Rng,
+                    chunk_ptr: I64, z_prev: I32, info: F64, doc_slot: int, G: F64,
+                    use_G: bool) -> None:
     """Resample every token of the documents ``chunk_ptr[0] .. chunk_ptr[-1]-1`` once given
     Phi, the chunks of documents ``chunk_ptr[j] .. chunk_ptr[j+1]-1`` in parallel
     (``sweep_chunks``), then bring ``n_wk`` and ``n_k`` up to date and add the documents'
@@ -299,8 +306,10 @@ def sweep_documents(tokens, counts, alpha, phi_wk, prob, alias, mass, sparse, mh
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def sweep_chunks(words, doc_ptr, z, z_prev, n_dk, alpha, phi_wk, prob, alias, mass, sparse,
-                 mh_steps, term, key, chunk_ptr, doc_offset, rows, doc_slot, G, use_G):
+def sweep_chunks(words: I32, doc_ptr: I64, z: I32, z_prev: I32, n_dk: I32, alpha: F64,
+                 phi_wk: F64, prob: F64, alias: I32, mass: F64, sparse: bool, mh_steps: int,
+                 term: Term, key: Rng, chunk_ptr: I64, doc_offset: int | np.int64, rows: F64,
+                 doc_slot: int, G: F64, use_G: bool) -> None:
     """The parallel part of ``sweep_documents``: documents ``chunk_ptr[0] ..
     chunk_ptr[-1]-1`` of these arrays, document d drawing from the stream of d +
     ``doc_offset`` (its index in the whole corpus) and writing its info row to
@@ -328,7 +337,8 @@ def sweep_chunks(words, doc_ptr, z, z_prev, n_dk, alpha, phi_wk, prob, alias, ma
 
 
 @njit(cache=True, nogil=True)
-def commit_counts(words, doc_ptr, d0, d1, z_prev, z, n_wk, n_k, rows, info):
+def commit_counts(words: I32, doc_ptr: I64, d0: int, d1: int, z_prev: I32, z: I32, n_wk: I32,
+                  n_k: I32, rows: F64, info: F64) -> None:
     """After ``sweep_chunks`` on documents d0 .. d1-1: the shared counts by integer updates
     (order-free, exact), then the documents' info ``rows`` added to ``info`` in document
     order (so its sums do not depend on how the documents were split)."""
@@ -345,7 +355,7 @@ def commit_counts(words, doc_ptr, d0, d1, z_prev, z, n_wk, n_k, rows, info):
 
 
 @njit(cache=True, nogil=True)
-def add_rows(info, rows):
+def add_rows(info: F64, rows: F64) -> None:
     """``info`` += each of the documents' info ``rows`` in turn (document order)."""
     for r in range(rows.shape[0]):
         for m in range(info.shape[0]):
@@ -353,7 +363,8 @@ def add_rows(info, rows):
 
 
 @njit(cache=True, nogil=True)
-def adopt_block(words, doc_ptr, d0, d1, z_new, z, n_dk, n_wk, n_k, rows, info):
+def adopt_block(words: I32, doc_ptr: I64, d0: int, d1: int, z_new: I32, z: I32, n_dk: I32,
+                n_wk: I32, n_k: I32, rows: F64, info: F64) -> None:
     """``adopt_assignments`` then ``add_rows``, in one call: a distributed block is taken
     in whole or not at all (an interrupt lands before or after, never between)."""
     adopt_assignments(words, doc_ptr, d0, d1, z_new, z, n_dk, n_wk, n_k)
@@ -361,7 +372,8 @@ def adopt_block(words, doc_ptr, d0, d1, z_new, z, n_dk, n_wk, n_k, rows, info):
 
 
 @njit(cache=True, nogil=True)
-def adopt_assignments(words, doc_ptr, d0, d1, z_new, z, n_dk, n_wk, n_k):
+def adopt_assignments(words: I32, doc_ptr: I64, d0: int, d1: int, z_new: I32, z: I32, n_dk: I32,
+                      n_wk: I32, n_k: I32) -> None:
     """Take the topics ``z_new`` of documents d0 .. d1-1 that a partition drew elsewhere
     (``z_new[i - doc_ptr[d0]]`` for token i) into ``z`` and every count, by integer updates:
     the state ``sweep_chunks`` and ``commit_counts`` would have left here."""
@@ -383,7 +395,7 @@ def adopt_assignments(words, doc_ptr, d0, d1, z_new, z, n_dk, n_wk, n_k):
 
 
 @njit(cache=True, nogil=True)
-def chunks(doc_ptr, d_start, d_end, chunk_tokens):
+def chunks(doc_ptr: I64, d_start: int, d_end: int, chunk_tokens: int) -> I64:
     """Document boundaries of ``d_start .. d_end`` in chunks of about ``chunk_tokens`` tokens
     (the unit of parallel work; results do not depend on it)."""
     out = np.empty(d_end - d_start + 1, np.int64)
@@ -403,8 +415,8 @@ def chunks(doc_ptr, d_start, d_end, chunk_tokens):
 
 # ---------------------------------------------------------------------- fold-in
 @njit(cache=True, nogil=True, parallel=True)
-def fold_in(words, doc_ptr, phi_wk, prob, alias, mass, alpha, n_burn, n_keep, key, doc_labels,
-            z, zbar):
+def fold_in(words: I32, doc_ptr: I64, phi_wk: F64, prob: F64, alias: I32, mass: F64, alpha: F64,
+            n_burn: int, n_keep: int, key: Rng, doc_labels: U64, z: I32, zbar: F64) -> None:
     """Fold held-out documents in with Phi fixed (docs/math.md sec. 5) by the sparse kernel, in
     parallel over documents: the target of ``kernels.fold_in.fold_in``, p(z_i = k) ∝
     phi[w_i, k] (n_kd^-i + alpha_k), drawn in O(k_d) per token from the document part and

@@ -26,16 +26,19 @@ import math
 from typing import NamedTuple
 
 import numpy as np
+import numpy.typing as npt
 from numba import njit
 
+from ..arrays import F64, I32, I64, Rng
 from . import bitmaps, fmath
+from .counts import Counts, Tokens
 from .gibbs import search_cumulative
 from .info import CHANGED, TOKENS, record_mh
 from .prefetch import prefetch
 from .loglik import lda_doc_part
 from .rng import uniform
-from .stirling import cover
-from .word_tables import draw_supply, stale
+from .stirling import Stirling, cover
+from .word_tables import Supplied, draw_supply, stale
 
 KINDS = ("alias",)
 
@@ -44,7 +47,7 @@ class PitmanYor(NamedTuple):
     """The prior: ``alpha`` (K,), discount ``a`` in [0, 1), concentration ``b`` > -a, the
     base's symmetric Dirichlet ``gamma``."""
 
-    alpha: np.ndarray
+    alpha: F64
     a: float
     b: float
     gamma: float
@@ -54,11 +57,11 @@ class Tables(NamedTuple):
     """The table state: ``r`` (N,) int8 table indicators, ``s_wk`` (V, K) tables per word and
     topic, ``s_k`` (K,), ``s_w`` (V,) (the root's customers) and ``s_total`` (1,)."""
 
-    r: np.ndarray
-    s_wk: np.ndarray
-    s_k: np.ndarray
-    s_w: np.ndarray
-    s_total: np.ndarray
+    r: npt.NDArray[np.int8]
+    s_wk: I32
+    s_k: I32
+    s_w: I32
+    s_total: I64
 
 
 def allocate_tables(n_tokens: int, V: int, K: int) -> Tables:
@@ -67,7 +70,7 @@ def allocate_tables(n_tokens: int, V: int, K: int) -> Tables:
 
 
 @njit(cache=True, nogil=True)
-def first_heads(words, z, r, K):
+def first_heads(words: I32, z: I32, r: npt.NDArray[np.int8], K: int) -> None:
     """A start: the first token of each (word, topic) heads its only table."""
     V = 0
     for i in range(words.shape[0]):
@@ -80,7 +83,8 @@ def first_heads(words, z, r, K):
 
 
 @njit(cache=True, nogil=True)
-def rebuild_tables(words, z, r, s_wk, s_k, s_w, s_total):
+def rebuild_tables(words: I32, z: I32, r: npt.NDArray[np.int8], s_wk: I32, s_k: I32, s_w: I32,
+                   s_total: I64) -> None:
     """Table counts from (z, r)."""
     s_wk[:] = 0
     s_k[:] = 0
@@ -96,7 +100,8 @@ def rebuild_tables(words, z, r, s_wk, s_k, s_w, s_total):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _move(i, w, k, rr, delta, ndk, nwk, n_k, swk, s_k, s_w, s_total):
+def _move(i: int, w: int, k: int, rr: int, delta: int, ndk: I32, nwk: I32, n_k: I32, swk: I32,
+          s_k: I32, s_w: I32, s_total: I64) -> None:
     ndk[k] += delta
     nwk[k] += delta
     n_k[k] += delta
@@ -108,13 +113,15 @@ def _move(i, w, k, rr, delta, ndk, nwk, n_k, swk, s_k, s_w, s_total):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _blocked(rr, s, m):
+def _blocked(rr: int, s: int, m: int) -> bool:
     """Token heads the only table of a dish others still eat: the exact move keeps it."""
     return rr == 1 and s == 1 and m > 1
 
 
 @njit(cache=True, nogil=True)
-def gibbs_sweep(tokens, counts, tab, prior, st, rng, d_start, d_end, info, blocked_at, p):
+def gibbs_sweep(tokens: Tokens, counts: Counts, tab: Tables, prior: PitmanYor, st: Stirling,
+                rng: Rng, d_start: int, d_end: int, info: F64, blocked_at: int,
+                p: F64) -> Stirling:
     """The exact conditional over the 2K outcomes (t, r) of each token of documents
     ``d_start .. d_end-1``; ``p`` is float64 scratch of length 2K. Returns the Stirling
     record (grown if the counts needed it)."""
@@ -179,14 +186,15 @@ def gibbs_sweep(tokens, counts, tab, prior, st, rng, d_start, d_end, info, block
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _topic_factors(k, n_k, s_k, a, b, inv, opening):
+def _topic_factors(k: int, n_k: I32, s_k: I32, a: float, b: float, inv: F64,
+                   opening: F64) -> None:
     inv[k] = 1.0 / (b + n_k[k])
     opening[k] = (b + a * s_k[k]) * inv[k]
 
 
 # ---------------------------------------------------------------------------------- AliasPDP
 @njit(cache=True, nogil=True, inline="always")
-def _set_ratio(lmw, k, m, s, join, open_):
+def _set_ratio(lmw: F64, k: int, m: int, s: int, join: F64, open_: F64) -> None:
     """Word row ``lmw`` of the cached ratios at topic k: (join, open)[m_tw, s_tw]; (0, 1)
     without customers (open[0, 0] = 1)."""
     if m == 0:
@@ -198,7 +206,7 @@ def _set_ratio(lmw, k, m, s, join, open_):
 
 
 @njit(cache=True, nogil=True)
-def fill_ratios(n_wk, s_wk, st, lm, has):
+def fill_ratios(n_wk: I32, s_wk: I32, st: Stirling, lm: F64, has: I64) -> Stirling:
     """AliasPDP's cache of the Stirling ratios of every (word, topic): lm[w, 2t + r] =
     join / open[m_tw, s_tw] (V, 2K), and ``has`` (``kernels.bitmaps``), the topics where
     the word has customers (m_tw > 0). The sparse part, the MH ratios and the
@@ -218,7 +226,7 @@ def fill_ratios(n_wk, s_wk, st, lm, has):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _f(o, lmw, inv, opening, root):
+def _f(o: int, lmw: F64, inv: F64, opening: F64, root: float) -> float:
     """The language-model factor of outcome o = 2 t + r from the cached ratios (counts
     without the token)."""
     t = o >> 1
@@ -228,7 +236,8 @@ def _f(o, lmw, inv, opening, root):
 
 
 @njit(cache=True, nogil=True)
-def _rebuild_word(w, lmw, alpha, inv, opening, root, floor, wt, rng, need):
+def _rebuild_word(w: int, lmw: F64, alpha: F64, inv: F64, opening: F64, root: float, floor: float,
+                  wt: Supplied, rng: Rng, need: int) -> None:
     """Word w's stale table from the current counts: its masses alpha_t f(t, r) (``inv``,
     ``opening``: the per-topic factors of ``_topic_factors``; ``lmw`` the word's cached
     ratios) and a supply of ``need`` draws (at most 2K; ``word_tables.Supplied``). Joining a
@@ -247,7 +256,8 @@ def _rebuild_word(w, lmw, alpha, inv, opening, root, floor, wt, rng, need):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def sparse_part(dbits, hw, ndk, inv, opening, lmw, root, S, n_nz, ix, p_dw):
+def sparse_part(dbits: I64, hw: I64, ndk: I32, inv: F64, opening: F64, lmw: F64, root: float,
+                S: float, n_nz: int, ix: I32, p_dw: F64) -> tuple[float, float, int]:
     """AliasPDP's exact sparse document part, sum over the document's topics t of n_dt
     f(t, r), as (A, B, n_ix): A over the n_ix topics the document (bitmap ``dbits``) shares
     with the word (``hw``), both outcomes from the word's cached ratios ``lmw`` (eq. 7-8),
@@ -275,7 +285,7 @@ def sparse_part(dbits, hw, ndk, inv, opening, lmw, root, S, n_nz, ix, p_dw):
 
 
 @njit(cache=True, nogil=True)
-def _unshared(dbits, hw, ndk, opening, v):
+def _unshared(dbits: I64, hw: I64, ndk: I32, opening: F64, v: float) -> int:
     """The document topic t (bitmap ``dbits``) where the word (``hw``) has no customers
     whose cumulative n_dt opening_t (ascending t) first exceeds ``v``; the last such topic if
     rounding leaves ``v`` beyond their sum."""
@@ -294,8 +304,9 @@ def _unshared(dbits, hw, ndk, opening, v):
 
 
 @njit(cache=True, nogil=True)
-def alias_sweep(tokens, counts, tab, prior, st, mh_steps, per_sweep, wt, lm, has, p_dw, rng,
-                d_start, d_end, info, blocked_at):
+def alias_sweep(tokens: Tokens, counts: Counts, tab: Tables, prior: PitmanYor, st: Stirling,
+                mh_steps: int, per_sweep: bool, wt: Supplied, lm: F64, has: I64, p_dw: F64,
+                rng: Rng, d_start: int, d_end: int, info: F64, blocked_at: int) -> Stirling:
     """AliasPDP (Li et al. 2014 sec. 4.2): the proposal is the exact sparse document part
     n_dt f(t, r) over the document's k_d topics (2 outcomes each) plus the word's stale dense
     part alpha_t f~(t, r); ``mh_steps`` independent Metropolis-Hastings steps from the token's
@@ -436,7 +447,7 @@ def alias_sweep(tokens, counts, tab, prior, st, mh_steps, per_sweep, wt, lm, has
 
 # ---------------------------------------------------------------------------------- the joint
 @njit(cache=True, nogil=True)
-def log_pochhammer(b, a, n):
+def log_pochhammer(b: float, a: float, n: int) -> float:
     """log (b|a)_n = sum_{i<n} log(b + i a)."""
     if a > 0.0:
         return n * fmath.log(a) + math.lgamma(b / a + n) - math.lgamma(b / a)
@@ -444,7 +455,8 @@ def log_pochhammer(b, a, n):
 
 
 @njit(cache=True, nogil=True)
-def log_joint(doc_ptr, word_ptr, word_tok, counts, tab, prior, st):
+def log_joint(doc_ptr: I64, word_ptr: I64, word_tok: I32 | I64, counts: Counts, tab: Tables,
+              prior: PitmanYor, st: Stirling) -> tuple[float, Stirling]:
     """log p(W, Z, R) of the formula above, O(#tokens): the documents' part is LDA's
     (``loglik.lda_doc_part``), the restaurants' terms visit each word's topics with tokens
     once. Returns (value, Stirling record)."""
@@ -476,7 +488,7 @@ def log_joint(doc_ptr, word_ptr, word_tok, counts, tab, prior, st):
 
 
 @njit(cache=True, nogil=True)
-def topic_word(counts, tab, prior, phi):
+def topic_word(counts: Counts, tab: Tables, prior: PitmanYor, phi: F64) -> None:
     """Posterior-mean topics phi[w, t] = (m_tw - a s_tw + (b + a s_t) psi0_w) / (b + m_t),
     psi0_w = (gamma + S_w) / (V gamma + S) (the PDP's predictive rule)."""
     n_wk, n_k = counts.n_wk, counts.n_k

@@ -12,6 +12,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, uint64
 
+from ..arrays import Rng
+
 _U64_MASK = (1 << 64) - 1
 _TWO_M53 = 1.0 / 9007199254740992.0  # 2**-53
 
@@ -25,7 +27,7 @@ def _splitmix64(x: int) -> tuple[int, int]:
     return x, z ^ (z >> 31)
 
 
-def seed_state(seed: int, stream: int = 0) -> np.ndarray:
+def seed_state(seed: int, stream: int = 0) -> Rng:
     """Return a fresh xoshiro256** state for ``(seed, stream)``.
 
     Parameters
@@ -50,12 +52,12 @@ def seed_state(seed: int, stream: int = 0) -> np.ndarray:
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _rotl(x, k):
+def _rotl(x: np.uint64, k: np.uint64) -> np.uint64:
     return (x << k) | (x >> (uint64(64) - k))
 
 
 @njit(cache=True, nogil=True)
-def next_u64(s):
+def next_u64(s: Rng) -> np.uint64:
     """Advance the state ``s`` (uint64[4]) in place and return 64 random bits."""
     result = _rotl(s[1] * uint64(5), uint64(7)) * uint64(9)
     t = s[1] << uint64(17)
@@ -69,13 +71,13 @@ def next_u64(s):
 
 
 @njit(cache=True, nogil=True)
-def uniform(s):
+def uniform(s: Rng) -> float:
     """A double uniform on [0, 1) with 53 random bits."""
     return (next_u64(s) >> uint64(11)) * _TWO_M53
 
 
 @njit(cache=True, nogil=True)
-def randint(s, n):
+def randint(s: Rng, n: int) -> int:
     """An integer uniform on {0, ..., n-1} (n < 2**31; bias below n / 2**53)."""
     return int(uniform(s) * n)
 
@@ -85,7 +87,7 @@ def randint(s, n):
 # the unit's own 64-bit label rather than drawn in sequence: each unit's numbers then do not
 # depend on which other units are processed, or in what order.
 
-def derive(state: np.ndarray, label: int) -> np.ndarray:
+def derive(state: Rng, label: int) -> Rng:
     """A new xoshiro state from the state ``state`` (not advanced) and an integer ``label``."""
     out = np.empty(4, np.uint64)
     derive_into(np.asarray(state, dtype=np.uint64), np.uint64(int(label) & _U64_MASK), out)
@@ -93,7 +95,7 @@ def derive(state: np.ndarray, label: int) -> np.ndarray:
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _splitmix_step(x):
+def _splitmix_step(x: np.uint64) -> tuple[np.uint64, np.uint64]:
     x = x + uint64(0x9E3779B97F4A7C15)
     z = x
     z = (z ^ (z >> uint64(30))) * uint64(0xBF58476D1CE4E5B9)
@@ -102,7 +104,7 @@ def _splitmix_step(x):
 
 
 @njit(cache=True, nogil=True)
-def derive_into(key, label, out):
+def derive_into(key: Rng, label: np.uint64, out: Rng) -> None:
     """Fill ``out`` (uint64[4]) with the stream of ``label`` under the key state ``key``:
     SplitMix64 over the key's four words and the label, so distinct labels give unrelated
     streams and the all-zero state never comes out."""

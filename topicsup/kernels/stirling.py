@@ -27,6 +27,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from ..arrays import F64
 from . import fmath
 
 INITIAL_ROWS = 64
@@ -37,14 +38,14 @@ class Stirling(NamedTuple):
     """``log_s`` (R + 1, C + 1): log S^n_{m,a}; ``join``, ``open`` (R, C): the ratios above;
     ``a``: the discount (a 0-d float64 array, so numba sees one record type)."""
 
-    log_s: np.ndarray
-    join: np.ndarray
-    open: np.ndarray
-    a: np.ndarray
+    log_s: F64
+    join: F64
+    open: F64
+    a: F64
 
 
 @njit(cache=True, nogil=True)
-def build(a, rows, cols):
+def build(a: float, rows: int, cols: int) -> Stirling:
     """A record covering n < rows, m < cols."""
     log_s = np.full((rows + 1, cols + 1), -np.inf)
     log_s[0, 0] = 0.0
@@ -77,7 +78,7 @@ def table(a: float, rows: int = INITIAL_ROWS, cols: int = INITIAL_COLS) -> Stirl
 
 
 @njit(cache=True, nogil=True)
-def cover(st, n, m):
+def cover(st: Stirling, n: int, m: int) -> Stirling:
     """``st`` if it covers (n, m), else a grown record that does."""
     rows, cols = st.join.shape
     if n < rows and m < cols:
@@ -86,11 +87,11 @@ def cover(st, n, m):
         rows *= 2
     while cols <= m:
         cols *= 2
-    return build(st.a[()], rows, cols)
+    return build(st.a[()], rows, cols)  # type: ignore[arg-type]  # stub: 0-d a[()] is a scalar
 
 
 @njit(cache=True, nogil=True)
-def log_stirling(st, n, m):
+def log_stirling(st: Stirling, n: int, m: int) -> float:
     """log S^n_{m,a} (the record must cover n <= R, m <= C)."""
     return st.log_s[n, m]
 

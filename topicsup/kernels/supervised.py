@@ -54,6 +54,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
+from ..arrays import F64, I32
 from . import fmath, hinge, linalg
 from .alias import build_alias
 
@@ -75,17 +76,17 @@ class Term(NamedTuple):
     """
 
     factor: int
-    loss_params: np.ndarray
-    eta_kt: np.ndarray
-    b: np.ndarray
-    w: np.ndarray
-    y: np.ndarray
-    r: np.ndarray
-    A: np.ndarray
-    c: np.ndarray
-    v: np.ndarray
-    exp_prob: np.ndarray
-    exp_alias: np.ndarray
+    loss_params: F64
+    eta_kt: F64
+    b: F64
+    w: F64
+    y: F64
+    r: F64
+    A: F64
+    c: F64
+    v: F64
+    exp_prob: F64
+    exp_alias: I32
 
 
 def no_term(K: int, D: int) -> Term:
@@ -97,7 +98,7 @@ def no_term(K: int, D: int) -> Term:
 
 
 @njit(cache=True, nogil=True, inline="always")
-def load_doc(term, d, z, p0, p1, need_A):
+def load_doc(term: Term, d: int, z: I32, p0: int, p1: int, need_A: bool) -> None:
     """Fill the document rows of ``term.c`` (4, T) (module docstring) and, for the augmented
     factor or when ``need_A`` (the exp proposal), ``term.A`` (K) with A_d(k). The (T, D)
     columns are strided; copied once here, the per-token loops read contiguous rows."""
@@ -145,7 +146,7 @@ def load_doc(term, d, z, p0, p1, need_A):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def token_coupling(factor, eta_kt, c, s, v):
+def token_coupling(factor: int, eta_kt: F64, c: F64, s: int, v: F64) -> None:
     """Token i (at ``s``) removed from the coupling: v_t = w_td (c_t - eta_st) / N^2
     (augmented) or the marginal factor's own (the hinge's slack, ``kernels.hinge.slack``)."""
     if factor == AUGMENTED:
@@ -159,14 +160,15 @@ def token_coupling(factor, eta_kt, c, s, v):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def coupling(eta_kt, v, k):
+def coupling(eta_kt: F64, v: F64, k: int) -> float:
     """sum_t eta_kt v_t (``linalg.dot``: four partial sums, so the O(T) loop is not one long
     dependency)."""
     return linalg.dot(eta_kt[k], v, v.shape[0])
 
 
 @njit(cache=True, nogil=True, inline="always")
-def g_value(factor, loss_params, A, eta_kt, c, v, k):
+def g_value(factor: int, loss_params: F64, A: F64, eta_kt: F64, c: F64, v: F64,
+            k: int) -> float:
     """g_d(k) with token i removed (``token_coupling`` filled ``v``): A_d(k) - sum_t eta_kt
     v_t (augmented, Zheng 2015 eq. 16) or -2 lam sum_t max(0, v_t - y_td eta_kt / N) (hinge)."""
     if factor == AUGMENTED:
@@ -175,7 +177,8 @@ def g_value(factor, loss_params, A, eta_kt, c, v, k):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def g_all(factor, loss_params, A, eta_kt, c, v, out):
+def g_all(factor: int, loss_params: F64, A: F64, eta_kt: F64, c: F64, v: F64,
+          out: F64) -> float:
     """out[k] = g_d(k) for every k (``g_value``), the factor's branch outside the O(K T)
     loop; returns max_k g_d(k)."""
     top = -math.inf
@@ -202,7 +205,7 @@ def g_all(factor, loss_params, A, eta_kt, c, v, out):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def move(eta_kt, c, old, new):
+def move(eta_kt: F64, c: F64, old: int, new: int) -> None:
     """Token moved from topic ``old`` to ``new``: c_t += eta_new,t - eta_old,t."""
     a = eta_kt[old]
     b = eta_kt[new]
@@ -221,7 +224,7 @@ def shared_w(term: Term) -> bool:
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def label_matrix(eta_kt, w_t, G):
+def label_matrix(eta_kt: F64, w_t: F64, G: F64) -> None:
     """G[k, j] = sum_t w_t eta_kt eta_jt (K x K), rows in parallel, each sum in task order
     (the same bits on any number of threads)."""
     K, T = eta_kt.shape
@@ -236,7 +239,7 @@ def label_matrix(eta_kt, w_t, G):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def matrix_load(eta_kt, c, qq):
+def matrix_load(eta_kt: F64, c: F64, qq: F64) -> None:
     """q_k = sum_t eta_kt w_t c_t / N^2 for the document ``load_doc`` filled ``c`` with
     (c[0] the coupling m_td + N r_td, c[1] = w_t / N^2)."""
     c0, c1 = c[0], c[1]
@@ -249,14 +252,14 @@ def matrix_load(eta_kt, c, qq):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def matrix_g(A, qq, Gs, inv_n2, k):
+def matrix_g(A: F64, qq: F64, Gs: F64, inv_n2: float, k: int) -> float:
     """g_d(k) = A_d(k) - q_k + G[s, k] / N^2, token i (at s, ``Gs`` = G[s]) out of the
     coupling."""
     return A[k] - qq[k] + Gs[k] * inv_n2
 
 
 @njit(cache=True, nogil=True, inline="always")
-def matrix_g_all(A, qq, Gs, inv_n2, out):
+def matrix_g_all(A: F64, qq: F64, Gs: F64, inv_n2: float, out: F64) -> float:
     """out[k] = g_d(k) for every k (``matrix_g``), in O(K); returns max_k g_d(k)."""
     top = -math.inf
     for k in range(out.shape[0]):
@@ -266,7 +269,7 @@ def matrix_g_all(A, qq, Gs, inv_n2, out):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def matrix_move(G, qq, old, new, inv_n2):
+def matrix_move(G: F64, qq: F64, old: int, new: int, inv_n2: float) -> None:
     """Token moved from topic ``old`` to ``new``: q_k += (G[new, k] - G[old, k]) / N^2."""
     Gn, Go = G[new], G[old]
     for k in range(qq.shape[0]):
@@ -274,7 +277,7 @@ def matrix_move(G, qq, old, new, inv_n2):
 
 
 @njit(cache=True, nogil=True)
-def build_exp_table(A, weights, prob, alias, work):
+def build_exp_table(A: F64, weights: F64, prob: F64, alias: I32, work: I32) -> None:
     """Walker table of the exp proposal q_e(k) ∝ exp(A_d(k)) for the current document.
 
     Zheng 2015 build q_e from exp(g~_d(k)) with a stale m_d; that m_d counts the token being

@@ -26,11 +26,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..arrays import F64, I64, Rng
 from .rng import randint
 
 
 @njit(cache=True, nogil=True)
-def _sub_problem(A, B, y, C, a_new, work):
+def _sub_problem(A: float, B: F64, y: int, C: float, a_new: F64, work: F64) -> None:
     """Minimise 1/2 A sum_m a_m^2 + sum_m B_m a_m subject to a_m <= C [m = y] and
     sum_m a_m = 0, into ``a_new`` (M,); ``work`` (M,) scratch. (LIBLINEAR's
     solve_sub_problem.)"""
@@ -52,7 +53,8 @@ def _sub_problem(A, B, y, C, a_new, work):
 
 
 @njit(cache=True, nogil=True)
-def crammer_singer(X, y, C, cost, a, W, rng, tol, max_epochs):
+def crammer_singer(X: F64, y: I64, C: float, cost: float, a: F64, W: F64, rng: Rng, tol: float,
+                   max_epochs: int) -> tuple[int, float]:
     """Solve the dual (module docstring) by coordinate ascent, warm-started from ``a``
     (D, M) and ``W`` (M, K) = a^T X (both updated in place). Returns (epochs run, the last
     epoch's largest violation). Documents with x_d = 0 keep a_d = 0 (they cannot move W)."""
@@ -119,7 +121,7 @@ def crammer_singer(X, y, C, cost, a, W, rng, tol, max_epochs):
 
 
 @njit(cache=True, nogil=True)
-def dual_objective(a, W, y, cost):
+def dual_objective(a: F64, W: F64, y: I64, cost: float) -> float:
     """The dual objective -1/2 sum_m |W_m|^2 + cost sum_d sum_{m != y_d} (-a_d^m), which in
     Jiang's variables is -1/2 |kappa|^2 + sum_d sum_y lambda_d^y ell_d(y) (eq. 12)."""
     D, M = a.shape

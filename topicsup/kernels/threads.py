@@ -20,7 +20,8 @@ def numba_threads(n: int) -> Iterator[None]:
         yield
         return
     before = numba.get_num_threads()
-    numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))
+    # numba.config sets its NUMBA_* attributes from the environment at run time: unseen by mypy
+    numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))  # type: ignore[attr-defined]
     try:
         yield
     finally:
@@ -33,10 +34,10 @@ def concurrent_kernels_safe() -> bool:
     ("Concurrent access has been detected"). Callers that run chains or partitions side by
     side in threads run them one at a time when it is False."""
     try:
-        layer = numba.threading_layer()
+        layer = numba.threading_layer()  # type: ignore[attr-defined]  # not in numba.__all__
     except ValueError:   # no parallel kernel has run yet: run a tiny one to choose the layer
         label_matrix(np.zeros((1, 1)), np.zeros(1), np.zeros((1, 1)))
-        layer = numba.threading_layer()
+        layer = numba.threading_layer()  # type: ignore[attr-defined]  # not in numba.__all__
     return layer != "workqueue"
 
 

@@ -20,12 +20,14 @@ import math
 import numpy as np
 from numba import njit
 
+from ..arrays import F64, I32, I64, Rng
 from .draws import normal
 from .linalg import cholesky
 
 
 @njit(cache=True, nogil=True)
-def precision_and_shift(row_ptr, cols, vals, b, w, prior_precision):
+def precision_and_shift(row_ptr: I64, cols: I64, vals: F64, b: F64, w: F64,
+                        prior_precision: F64) -> tuple[F64, F64]:
     """P = diag(prior_precision) + X^T diag(w) X and r = X^T b for one task, the features X
     by row (``sparse_rows``, ``topic_rows``): O(sum_d nnz_d^2), a document's topic
     proportions being zero outside the few topics it uses."""
@@ -48,7 +50,7 @@ def precision_and_shift(row_ptr, cols, vals, b, w, prior_precision):
 
 
 @njit(cache=True, nogil=True)
-def gaussian_weights(P, r, rng, out):
+def gaussian_weights(P: F64, r: F64, rng: Rng, out: F64) -> None:
     """Draw out ~ N(P^-1 r, P^-1): with P = L L^T, out = L^-T (L^-1 r + eps)."""
     L = cholesky(P)
     M = r.shape[0]
@@ -68,7 +70,7 @@ def gaussian_weights(P, r, rng, out):
 
 
 @njit(cache=True, nogil=True)
-def sparse_rows(X):
+def sparse_rows(X: F64) -> tuple[I64, I64, F64]:
     """The non-zeros of dense (D, M) features by row: ``row_ptr`` (D + 1), ``cols``
     (ascending within a row) and ``vals``."""
     D, M = X.shape
@@ -92,7 +94,8 @@ def sparse_rows(X):
 
 
 @njit(cache=True, nogil=True)
-def topic_rows(doc_ptr, z, K, covariates, counts):
+def topic_rows(doc_ptr: I64, z: I32, K: int, covariates: F64,
+               counts: I32) -> tuple[I64, I64, F64]:
     """The features xt_d = (zbar_d, x_d) by row straight from the assignments, as
     ``sparse_rows`` of the dense matrix would give them, in O(tokens + D K) without the
     (D, K + P) matrix: ``counts`` is an int32 scratch row of K zeros (zero again on return),
@@ -125,7 +128,7 @@ def topic_rows(doc_ptr, z, K, covariates, counts):
 
 
 @njit(cache=True, nogil=True)
-def rows_to_columns(row_ptr, cols, vals, M):
+def rows_to_columns(row_ptr: I64, cols: I64, vals: F64, M: int) -> tuple[I64, I64, F64]:
     """The same non-zeros by column: ``col_ptr`` (M + 1), ``rows`` (d, ascending within a
     column) and ``vals``. A document's topic proportions are zero outside the few topics it
     uses, so the coordinate passes cost O(non-zeros), not O(D M): flat in K once K exceeds
@@ -148,14 +151,14 @@ def rows_to_columns(row_ptr, cols, vals, M):
 
 
 @njit(cache=True, nogil=True)
-def sparse_columns(X):
+def sparse_columns(X: F64) -> tuple[I64, I64, F64]:
     """The non-zeros of dense (D, M) features by column (``rows_to_columns``)."""
     row_ptr, cols, vals = sparse_rows(X)
     return rows_to_columns(row_ptr, cols, vals, X.shape[1])
 
 
 @njit(cache=True, nogil=True)
-def topic_row_sums(col_ptr, rows, vals, n_topics, D):
+def topic_row_sums(col_ptr: I64, rows: I64, vals: F64, n_topics: int, D: int) -> F64:
     """s_d = sum over the first ``n_topics`` columns of X_d: 1 for a document with tokens
     (its topic proportions), 0 for an empty one."""
     s = np.zeros(D)
@@ -165,7 +168,8 @@ def topic_row_sums(col_ptr, rows, vals, n_topics, D):
 
 
 @njit(cache=True, nogil=True)
-def shift_topic_weights(row_sums, b, w, prior_precision, eta, score, n_topics, rng):
+def shift_topic_weights(row_sums: F64, b: F64, w: F64, prior_precision: F64, eta: F64,
+                        score: F64, n_topics: int, rng: Rng) -> None:
     """Gibbs draw along the line eta + c (1, .., 1, 0, ..): all topic weights move together.
 
     Topic proportions sum to one, so adding c to every topic weight shifts each score by c,
@@ -191,8 +195,9 @@ def shift_topic_weights(row_sums, b, w, prior_precision, eta, score, n_topics, r
 
 
 @njit(cache=True, nogil=True)
-def coordinate_weights(col_ptr, rows, vals, b, w, prior_precision, eta, score, n_passes, rng,
-                       row_sums, n_topics):
+def coordinate_weights(col_ptr: I64, rows: I64, vals: F64, b: F64, w: F64,
+                       prior_precision: F64, eta: F64, score: F64, n_passes: int, rng: Rng,
+                       row_sums: F64, n_topics: int) -> None:
     """``n_passes`` Gibbs passes over the coordinates of ``eta`` (in place), the features given
     by column (``sparse_columns``), each pass followed by ``shift_topic_weights`` when
     ``n_topics`` > 1 (``row_sums`` from ``topic_row_sums``; n_topics = 0 for plain passes);
@@ -219,7 +224,7 @@ def coordinate_weights(col_ptr, rows, vals, b, w, prior_precision, eta, score, n
 
 
 @njit(cache=True, nogil=True)
-def column_scores(col_ptr, rows, vals, eta, out):
+def column_scores(col_ptr: I64, rows: I64, vals: F64, eta: F64, out: F64) -> None:
     """out[t, d] = eta_t . X_d for the features by column (``sparse_columns``), (T, M) weights.
     Each document's terms are added in column order, as a dense row-by-row dot product would."""
     M = col_ptr.shape[0] - 1
@@ -234,15 +239,16 @@ def column_scores(col_ptr, rows, vals, eta, out):
 
 
 @njit(cache=True, nogil=True)
-def compute_scores(X, eta, out):
+def compute_scores(X: F64, eta: F64, out: F64) -> None:
     """out[t, d] = eta_t . X_d for (D, M) features and (T, M) weights."""
     col_ptr, rows, vals = sparse_columns(X)
     column_scores(col_ptr, rows, vals, eta, out)
 
 
 @njit(cache=True, nogil=True)
-def sample_weights(row_ptr, cols, vals, b, w, prior_precision, eta, scores, cholesky,
-                   n_passes, rng, n_shift, scores_current):
+def sample_weights(row_ptr: I64, cols: I64, vals: F64, b: F64, w: F64, prior_precision: F64,
+                   eta: F64, scores: F64, cholesky: bool, n_passes: int, rng: Rng, n_shift: int,
+                   scores_current: bool) -> None:
     """Draw every task's weights given (b, w) (T, D) and the features by row (``topic_rows``,
     ``sparse_rows``): the exact Cholesky draw, or ``n_passes`` coordinate passes, each ending
     with a shift of the first ``n_shift`` (topic) weights when n_shift > 1; ``scores`` (T, D)
@@ -265,7 +271,7 @@ def sample_weights(row_ptr, cols, vals, b, w, prior_precision, eta, scores, chol
 
 
 @njit(cache=True, nogil=True)
-def row_scores(row_ptr, cols, vals, eta, out):
+def row_scores(row_ptr: I64, cols: I64, vals: F64, eta: F64, out: F64) -> None:
     """out[t, d] = eta_t . X_d for the features by row, in column order within a row (the
     order of ``column_scores``, so both give the same bits)."""
     for t in range(eta.shape[0]):

@@ -25,6 +25,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from ..arrays import F64, I32, I64, Rng
 from .alias import build_alias, draw_alias
 from .gibbs import search_cumulative
 from .rng import uniform
@@ -37,14 +38,14 @@ class Tables(NamedTuple):
     the multiplier m of LightLDA's word proposal. A sampler that keeps no tables passes
     (1, 1)-shaped ones."""
 
-    samples: np.ndarray
-    q: np.ndarray
-    mass: np.ndarray
-    used: np.ndarray
-    prob: np.ndarray
-    alias: np.ndarray
-    work: np.ndarray
-    ones: np.ndarray
+    samples: I32
+    q: F64
+    mass: F64
+    used: I32
+    prob: F64
+    alias: I32
+    work: I32
+    ones: F64
 
 
 def allocate(V: int, K: int, work_K: int | None = None) -> Tables:
@@ -57,7 +58,8 @@ def allocate(V: int, K: int, work_K: int | None = None) -> Tables:
 
 
 @njit(cache=True, nogil=True)
-def ensure(w, nwk, n_k, m, beta, V_beta, samples, q, mass, used, prob, alias, work, rng):
+def ensure(w: int, nwk: I32, n_k: I32, m: F64, beta: float, V_beta: float, samples: I32, q: F64,
+           mass: F64, used: I32, prob: F64, alias: I32, work: I32, rng: Rng) -> None:
     """Rebuild word w's table from its current counts ``nwk`` (length K) if its supply is
     used up."""
     K = n_k.shape[0]
@@ -74,7 +76,7 @@ def ensure(w, nwk, n_k, m, beta, V_beta, samples, q, mass, used, prob, alias, wo
 
 
 @njit(cache=True, nogil=True, inline="always")
-def next_sample(w, samples, used):
+def next_sample(w: int, samples: I32, used: I32) -> int:
     """Serve word w's next stored draw (call ``ensure`` first)."""
     t = samples[w, used[w]]
     used[w] += 1
@@ -88,16 +90,16 @@ class Supplied(NamedTuple):
     ``epoch`` (1,) and each table's ``built`` (V,) epoch. Scratch ``prob``, ``alias``,
     ``work`` (L,) for a build."""
 
-    samples: np.ndarray
-    q: np.ndarray
-    mass: np.ndarray
-    used: np.ndarray
-    supply: np.ndarray
-    built: np.ndarray
-    epoch: np.ndarray
-    prob: np.ndarray
-    alias: np.ndarray
-    work: np.ndarray
+    samples: I32
+    q: F64
+    mass: F64
+    used: I32
+    supply: I32
+    built: I64
+    epoch: I64
+    prob: F64
+    alias: I32
+    work: I32
 
 
 SUPPLIED_SAVED = ("samples", "q", "mass", "used", "supply", "built", "epoch")
@@ -112,13 +114,13 @@ def allocate_supplied(V: int, L: int) -> Supplied:
 
 
 @njit(cache=True, nogil=True, inline="always")
-def stale(w, wt):
+def stale(w: int, wt: Supplied) -> bool:
     """Word w's table must be rebuilt before its next draw."""
     return wt.used[w] >= wt.supply[w] or wt.built[w] < wt.epoch[0]
 
 
 @njit(cache=True, nogil=True)
-def draw_supply(w, wt, rng, need):
+def draw_supply(w: int, wt: Supplied, rng: Rng, need: int) -> None:
     """Finish word w's build once the caller has written ``q[w]``: its mass and a supply of
     ``need`` draws (at least 1, at most L)."""
     qw = wt.q[w]

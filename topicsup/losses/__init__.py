@@ -12,20 +12,21 @@ where it has one, its marginal factor for topic samplers that integrate the augm
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar, Mapping, NamedTuple
 
 import numpy as np
 
-from ..parts import Part, Registry
+from ..arrays import F64, Rng
+from ..parts import Parameters, Part, Registry
 
-REGISTRY = Registry("loss", __name__)
+REGISTRY: Registry[Loss] = Registry("loss", __name__)
 
 
 class Augmentation(NamedTuple):
     """The (T, D) pair the loss's augmentation gives: exp(b s - w s^2 / 2) per score."""
 
-    b: np.ndarray
-    w: np.ndarray
+    b: F64
+    w: F64
 
 
 @dataclass(frozen=True)
@@ -37,52 +38,46 @@ class Loss(Part):
     # the topic kernels' code for psi(y | s) itself (kernels.supervised), or None: the loss
     # has no marginal factor and its topics see the augmented one
     marginal_factor: ClassVar[int | None] = None
+    # its state's arrays that are part of the chain (``Part.SAVED``): the augmentation
+    SAVED: ClassVar[Mapping[str, str]] = {"b": "b", "w": "w"}
 
-    def allocate(self, T: int, D: int) -> NamedTuple:
+    def allocate(self, T: int, D: int) -> Any:
         """The augmentation's arrays, (T, D) each; a loss with more state returns a record
         with ``b`` and ``w`` among its fields."""
         return Augmentation(np.zeros((T, D)), np.zeros((T, D)))
 
-    def start(self, own: NamedTuple, rng: np.ndarray) -> None:
+    def start(self, own: Any, rng: Rng) -> None:
         """Set up a new chain's own state from the session's stream (before the first
         augmentation draw); nothing by default."""
 
-    def saved_names(self) -> tuple[str, ...]:
-        """Checkpoint names of the arrays of its state that are part of the chain (``saved``)."""
-        return ("b", "w")
-
-    def saved(self, own: NamedTuple) -> dict[str, np.ndarray]:
-        """The arrays of ``saved_names`` from ``own``, by name."""
-        return {"b": own.b, "w": own.w}
-
-    def augment(self, y: np.ndarray, scores: np.ndarray, rng: np.ndarray,
-                own: NamedTuple) -> None:
-        """Draw the augmentation given the (T, D) labels and scores; write ``own.b``, ``own.w``."""
+    def augment(self, y: F64, scores: F64, rng: Rng, own: Any) -> None:
+        """Draw the augmentation given the (T, D) labels and scores; write ``own.b``, ``own.w``.
+        (A loss that draws nothing may accept ``rng=None``: ``models.mc_medlda``'s.)"""
         raise NotImplementedError
 
-    def check_augmentation(self, y: np.ndarray, own: NamedTuple) -> None:
+    def check_augmentation(self, y: F64, own: Any) -> None:
         """Raise ``ValueError`` unless the saved augmentation is one this loss draws for ``y``
         (a checkpoint is untrusted)."""
 
-    def marginal_params(self) -> np.ndarray:
+    def marginal_params(self) -> F64:
         raise NotImplementedError
 
-    def slope_at_zero(self, y: np.ndarray) -> np.ndarray:
+    def slope_at_zero(self, y: F64) -> F64:
         raise NotImplementedError
 
-    def log_psi(self, y: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    def log_psi(self, y: F64, scores: F64) -> F64:
         """log psi(y | s), elementwise (T, D)."""
         raise NotImplementedError
 
-    def log_pseudo_likelihood(self, y: np.ndarray, scores: np.ndarray) -> float:
+    def log_pseudo_likelihood(self, y: F64, scores: F64) -> float:
         """sum log psi(y | s): the loss's part of the log joint."""
         return float(self.log_psi(y, scores).sum())
 
-    def mean_loss(self, y: np.ndarray, scores: np.ndarray) -> float:
+    def mean_loss(self, y: F64, scores: F64) -> float:
         """The loss per document and task, recorded in the history as ``<name>_loss``."""
         return float(-self.log_psi(y, scores).mean()) if y.size else float("nan")
 
-    def marginal_label(self, model: Any) -> str:
+    def marginal_label(self, model: Parameters) -> str:
         return "the loss itself"
 
 

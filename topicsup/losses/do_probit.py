@@ -28,6 +28,7 @@ from numba import njit, prange, uint64
 from scipy.special import log_ndtr
 
 from .. import validation as check
+from ..arrays import F64, Rng
 from ..kernels.draws import normal_above
 from ..kernels.rng import derive_into, next_u64
 from . import REGISTRY, Augmentation, Loss
@@ -37,7 +38,7 @@ CHUNK = 64   # documents per parallel unit, each on its own stream
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def do_probit_augment(y, scores, c, key, b, w):
+def do_probit_augment(y: F64, scores: F64, c: int, key: Rng, b: F64, w: F64) -> None:
     """``c`` latents a_j ~ N(s, 1) truncated to (0, inf) where y = +1 and to (-inf, 0) where
     y = -1, elementwise over (T, D); then b = sum_j a_j, w = c (c = 1: DOLDA's a and 1).
 
@@ -61,12 +62,12 @@ def do_probit_augment(y, scores, c, key, b, w):
                 w[t, d] = c
 
 
-def stream_key(rng: np.ndarray) -> np.ndarray:
+def stream_key(rng: Rng) -> Rng:
     """A key for ``do_probit_augment``'s per-chunk streams, drawn from the chain's stream."""
     return np.array([next_u64(rng) for _ in range(4)], dtype=np.uint64)
 
 
-def class_probabilities(scores: np.ndarray) -> np.ndarray:
+def class_probabilities(scores: F64) -> F64:
     """P(y = j | s) = Phi(s_j) prod_{l != j} Phi(-s_l) / Z(s) for (D, T) scores, rows summing
     to one (DOLDA sec. 4.4), computed in log space so extreme scores do not underflow."""
     scores = np.asarray(scores, dtype=np.float64)
@@ -102,8 +103,7 @@ class DOProbit(Loss):
         object.__setattr__(self, "c", check.integer("c", self.c, low=self.C_RANGE[0],
                                                     high=self.C_RANGE[1]))
 
-    def augment(self, y: np.ndarray, scores: np.ndarray, rng: np.ndarray,
-                own: Augmentation) -> None:
+    def augment(self, y: F64, scores: F64, rng: Rng, own: Augmentation) -> None:
         """Draw the truncated-normal latents a given the scores; write (b, w) = (sum a, c).
         A non-finite score (weights run away, a forged state) is refused: the truncated
         normal's proposal would never accept."""
@@ -113,7 +113,7 @@ class DOProbit(Loss):
                              f"DO-probit's latents need finite scores (the weights ran away)")
         do_probit_augment(y, scores, self.c, stream_key(rng), own.b, own.w)
 
-    def check_augmentation(self, y: np.ndarray, own: Augmentation) -> None:
+    def check_augmentation(self, y: F64, own: Augmentation) -> None:
         """w = c and b = the latents' sum on the side of zero the label says, each latent
         within ``MAX_LATENT`` (a saved chain is untrusted)."""
         if not (own.w == self.c).all():
@@ -127,15 +127,15 @@ class DOProbit(Loss):
                              f"<= 0 for the others; task {t}, document {d} has "
                              f"a = {own.b[t, d]} with label {y[t, d]:+g}")
 
-    def log_psi(self, y: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    def log_psi(self, y: F64, scores: F64) -> F64:
         """c log Phi(y s), elementwise: the orthant's probability per class (unnormalised over
         classes; the module docstring says why)."""
         return self.c * log_ndtr(y * scores)
 
-    def mean_loss(self, y: np.ndarray, scores: np.ndarray) -> float:
+    def mean_loss(self, y: F64, scores: F64) -> float:
         """-log Phi(y s) per document and task."""
         return float(-log_ndtr(y * scores).mean()) if y.size else float("nan")
 
-    def slope_at_zero(self, y: np.ndarray) -> np.ndarray:
+    def slope_at_zero(self, y: F64) -> F64:
         """d c log Phi(y s) / ds at s = 0: c y phi(0) / Phi(0) = c y sqrt(2 / pi)."""
         return self.c * math.sqrt(2.0 / math.pi) * np.asarray(y, dtype=np.float64)

@@ -17,17 +17,18 @@ by zero.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
+from ..arrays import F64, Rng
 from ..kernels.draws import inverse_gaussian
-from . import REGISTRY, Loss
+from . import REGISTRY, Augmentation, Loss
 
 
 @njit(cache=True, nogil=True)
-def epsilon_augment(y, scores, lam, eps, rng, b, w):
+def epsilon_augment(y: F64, scores: F64, lam: float, eps: float, rng: Rng, b: F64,
+                    w: F64) -> None:
     """xi1, xi2 ~ IG(1/(lam |u|), 1) per (task, document); then (b, w) as in the module
     docstring. All (T, D)."""
     T, D = scores.shape
@@ -63,11 +64,10 @@ class EpsilonInsensitive(Loss):
         self._bounded("lam", self.LAM_RANGE, "outside it the augmentation under- or overflows")
         self._bounded("eps", self.EPS_RANGE)
 
-    def augment(self, y: np.ndarray, scores: np.ndarray, rng: np.ndarray,
-                own: NamedTuple) -> None:
+    def augment(self, y: F64, scores: F64, rng: Rng, own: Augmentation) -> None:
         epsilon_augment(y, scores, self.lam, self.eps, rng, own.b, own.w)
 
-    def check_augmentation(self, y: np.ndarray, own: NamedTuple) -> None:
+    def check_augmentation(self, y: F64, own: Augmentation) -> None:
         """w = lam^2 (xi1 + xi2) >= 0 finite and b within the range its draws allow."""
         b, w = own.b, own.w
         if not (np.isfinite(w).all() and (w >= 0).all() and (w <= self.MAX_W).all()):
@@ -78,11 +78,11 @@ class EpsilonInsensitive(Loss):
                 and (b <= np.maximum(lo, hi) + tol).all()):
             raise ValueError("b is not lam^2 ((y - eps) xi1 + (y + eps) xi2) for these w")
 
-    def log_psi(self, y: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    def log_psi(self, y: F64, scores: F64) -> F64:
         """log psi(y | s) = -2 lam max(0, |y - s| - eps), elementwise."""
         return -2.0 * self.lam * np.maximum(0.0, np.abs(y - scores) - self.eps)
 
-    def mean_loss(self, y: np.ndarray, scores: np.ndarray) -> float:
+    def mean_loss(self, y: F64, scores: F64) -> float:
         """Mean max(0, |y - s| - eps)."""
         return float(np.maximum(0.0, np.abs(y - scores) - self.eps).mean()) if y.size \
             else float("nan")

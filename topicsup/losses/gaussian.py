@@ -8,11 +8,11 @@ marginal factor is the augmented one.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import numpy as np
 
-from . import REGISTRY, Loss
+from ..arrays import F64, Rng
+from . import REGISTRY, Augmentation, Loss
 
 
 @REGISTRY.register
@@ -33,21 +33,20 @@ class Gaussian(Loss):
         self._bounded("sigma2", self.SIGMA2_RANGE,
                       "outside it the response's precision under- or overflows")
 
-    def augment(self, y: np.ndarray, scores: np.ndarray, rng: np.ndarray,
-                own: NamedTuple) -> None:
+    def augment(self, y: F64, scores: F64, rng: Rng, own: Augmentation) -> None:
         """No augmentation: b = y / sigma^2, w = 1 / sigma^2 (the stream is not used)."""
         own.b[...] = y / self.sigma2
         own.w[...] = 1.0 / self.sigma2
 
-    def check_augmentation(self, y: np.ndarray, own: NamedTuple) -> None:
+    def check_augmentation(self, y: F64, own: Augmentation) -> None:
         if not (np.allclose(own.b, y / self.sigma2, rtol=1e-12, atol=0.0)
                 and np.allclose(own.w, 1.0 / self.sigma2, rtol=1e-12, atol=0.0)):
             raise ValueError("b and w are not y / sigma2 and 1 / sigma2")
 
-    def log_psi(self, y: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    def log_psi(self, y: F64, scores: F64) -> F64:
         """log N(y | s, sigma^2), elementwise."""
         return -0.5 * np.square(y - scores) / self.sigma2 - 0.5 * np.log(2 * np.pi * self.sigma2)
 
-    def mean_loss(self, y: np.ndarray, scores: np.ndarray) -> float:
+    def mean_loss(self, y: F64, scores: F64) -> float:
         """Mean squared error (y - s)^2."""
         return float(np.square(y - scores).mean()) if y.size else float("nan")

@@ -8,13 +8,15 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from ..arrays import F64, Rng
 from ..kernels.draws import inverse_gaussian
 from ..kernels.hinge import MARGINAL
+from ..parts import Parameters
 from . import REGISTRY, Augmentation, Loss
 
 
 @njit(cache=True, nogil=True)
-def hinge_augment(y, scores, lam, rng, b, w):
+def hinge_augment(y: F64, scores: F64, lam: float, rng: Rng, b: F64, w: F64) -> None:
     """Hinge loss 2 lam max(0, 1 - y s) (Zheng et al. 2015 eq. 8-16), elementwise over 2-d
     arrays of one shape (the models use (T, D): tasks by documents).
 
@@ -49,8 +51,7 @@ class Hinge(Loss):
         self._bounded("lam", self.LAM_RANGE,
                       "outside it the hinge's augmentation under- or overflows")
 
-    def augment(self, y: np.ndarray, scores: np.ndarray, rng: np.ndarray,
-                own: Augmentation) -> None:
+    def augment(self, y: F64, scores: F64, rng: Rng, own: Augmentation) -> None:
         """Draw xi given the scores and write (b, w), all (T, D)."""
         hinge_augment(y, scores, self.lam, rng, own.b, own.w)
 
@@ -58,7 +59,7 @@ class Hinge(Loss):
     # below 1e-88; within it the kernels' products of w, b and the weights stay finite
     MAX_W = 1e100
 
-    def check_augmentation(self, y: np.ndarray, own: Augmentation) -> None:
+    def check_augmentation(self, y: F64, own: Augmentation) -> None:
         """w = lam^2 xi >= 0 and b = y (lam + w)."""
         b, w = own.b, own.w
         if not (np.isfinite(w).all() and (w >= 0).all() and (w <= self.MAX_W).all()):
@@ -68,22 +69,22 @@ class Hinge(Loss):
         if not np.allclose(b, expect, rtol=1e-9, atol=1e-12 * self.lam):
             raise ValueError("b is not y (lam + w), the hinge augmentation's b for these w")
 
-    def marginal_params(self) -> np.ndarray:
+    def marginal_params(self) -> F64:
         """Parameters of the marginal factor in the kernels: [2 lam]."""
         return np.array([2.0 * self.lam])
 
-    def slope_at_zero(self, y: np.ndarray) -> np.ndarray:
+    def slope_at_zero(self, y: F64) -> F64:
         """d log psi(y | s) / ds at s = 0: 2 lam y (the kernels' exp proposal, marginal)."""
         return 2.0 * self.lam * np.asarray(y, dtype=np.float64)
 
-    def log_psi(self, y: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    def log_psi(self, y: F64, scores: F64) -> F64:
         """log psi(y | s) = -2 lam max(0, 1 - y s), elementwise."""
         return -2.0 * self.lam * np.maximum(0.0, 1.0 - y * scores)
 
-    def mean_loss(self, y: np.ndarray, scores: np.ndarray) -> float:
+    def mean_loss(self, y: F64, scores: F64) -> float:
         """Mean hinge max(0, 1 - y s) over documents and tasks."""
         return float(np.maximum(0.0, 1.0 - y * scores).mean()) if y.size else float("nan")
 
-    def marginal_label(self, model) -> str:
+    def marginal_label(self, model: Parameters) -> str:
         return "the hinge itself"
 

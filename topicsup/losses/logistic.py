@@ -37,6 +37,7 @@ import numpy as np
 from polyagamma import random_polyagamma
 
 from .. import validation as check
+from ..arrays import F64, U64, Rng
 from ..kernels.rng import next_u64
 from . import REGISTRY, Loss
 
@@ -62,12 +63,12 @@ class PolyaGammaState(NamedTuple):
     """The augmentation (b, w) (T, D) and the Polya-Gamma draws' generator state ``generator``
     (PCG64 as 6 uint64 words: state high, low, increment high, low, has_uint32, uinteger)."""
 
-    b: np.ndarray
-    w: np.ndarray
-    generator: np.ndarray
+    b: F64
+    w: F64
+    generator: U64
 
 
-def _to_words(bit_generator: np.random.PCG64) -> np.ndarray:
+def _to_words(bit_generator: np.random.PCG64) -> U64:
     st = bit_generator.state
     s, inc = st["state"]["state"], st["state"]["inc"]
     mask = (1 << 64) - 1
@@ -75,7 +76,7 @@ def _to_words(bit_generator: np.random.PCG64) -> np.ndarray:
                      st["uinteger"]], dtype=np.uint64)
 
 
-def _from_words(words: np.ndarray) -> np.random.PCG64:
+def _from_words(words: U64) -> np.random.PCG64:
     w = [int(x) for x in words]
     bg = np.random.PCG64()
     bg.state = {"bit_generator": "PCG64",
@@ -92,6 +93,7 @@ class Logistic(Loss):
     docstring)."""
 
     name = "logistic"
+    SAVED = {"b": "b", "w": "w", "pg_generator": "generator"}
 
     c: float = 1.0
     pg_method: str = "auto"
@@ -136,18 +138,11 @@ class Logistic(Loss):
     def allocate(self, T: int, D: int) -> PolyaGammaState:
         return PolyaGammaState(np.zeros((T, D)), np.zeros((T, D)), np.zeros(6, np.uint64))
 
-    def start(self, own: PolyaGammaState, rng: np.ndarray) -> None:
+    def start(self, own: PolyaGammaState, rng: Rng) -> None:
         """Seed the Polya-Gamma generator from the session's stream."""
         own.generator[...] = _to_words(np.random.PCG64(int(next_u64(rng))))
 
-    def saved_names(self) -> tuple[str, ...]:
-        return ("b", "w", "pg_generator")
-
-    def saved(self, own: PolyaGammaState) -> dict[str, np.ndarray]:
-        return {"b": own.b, "w": own.w, "pg_generator": own.generator}
-
-    def augment(self, y: np.ndarray, scores: np.ndarray, rng: np.ndarray,
-                own: PolyaGammaState) -> None:
+    def augment(self, y: F64, scores: F64, rng: Rng, own: PolyaGammaState) -> None:
         """omega ~ PG(c, s) for every (task, document) in one call; b = c y / 2, w = omega."""
         top, limit = float(np.abs(scores).max(initial=0.0)), self.score_limit
         if not top <= limit:   # also NaN
@@ -166,7 +161,7 @@ class Logistic(Loss):
         own.generator[...] = _to_words(bit_generator)
         own.b[...] = 0.5 * self.c * y
 
-    def check_augmentation(self, y: np.ndarray, own: PolyaGammaState) -> None:
+    def check_augmentation(self, y: F64, own: PolyaGammaState) -> None:
         """w = omega > 0 finite, b = c y / 2, and a generator state PCG64 accepts."""
         if not (np.isfinite(own.w).all() and (own.w >= 0).all() and (own.w <= MAX_W).all()):
             raise ValueError(f"w must hold the Polya-Gamma draws omega, finite, in "
@@ -179,10 +174,10 @@ class Logistic(Loss):
             raise ValueError("pg_generator is not a PCG64 state (an odd increment, has_uint32 "
                              "0 or 1, uinteger below 2^32)")
 
-    def log_psi(self, y: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    def log_psi(self, y: F64, scores: F64) -> F64:
         """log psi(y | s) = -c log(1 + exp(-y s)), elementwise (stable for any s)."""
         return -self.c * np.logaddexp(0.0, -y * scores)
 
-    def mean_loss(self, y: np.ndarray, scores: np.ndarray) -> float:
+    def mean_loss(self, y: F64, scores: F64) -> float:
         """Mean log loss log(1 + exp(-y s)) over documents and tasks."""
         return float(np.logaddexp(0.0, -y * scores).mean()) if y.size else float("nan")

@@ -12,7 +12,7 @@ it does not use (or one its other parts make meaningless) is refused, not silent
 from __future__ import annotations
 
 import inspect
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 from ..parts import Part, Registry
 
@@ -35,10 +35,13 @@ class Model:
     """Base of the model specifications: parameters in, parts out (``parts``)."""
 
     OWN: ClassVar[dict[str, Any]] = {}
-    ROLES: ClassVar[dict[str, Registry]] = {}
+    ROLES: ClassVar[dict[str, Registry[Any]]] = {}
     DEFAULTS: ClassVar[dict[str, Any]] = {}
     # parameters of a parent class this model does not have (HDP-LDA has no alpha)
     REMOVED: ClassVar[tuple[str, ...]] = ()
+    # set once by _set through object.__setattr__ (assignment is refused)
+    _parts: dict[str, Part]
+    _params: dict[str, Any]
 
     def __init__(self, **params: Any) -> None:
         self._set(params)
@@ -123,7 +126,8 @@ class Model:
                     out[name] = f"{role}={chosen.name!r}"
         return out
 
-    def _refuse_ignored(self, given, defaults, part_params) -> None:
+    def _refuse_ignored(self, given: dict[str, Any], defaults: dict[str, Any],
+                        part_params: dict[str, tuple[str, dict[str, Any]]]) -> None:
         ignored = self._ignored_settings(given, defaults, part_params)
         if ignored:
             what = "; ".join(f"{name}={given[name]!r} ({part} does not use it)"
@@ -136,7 +140,7 @@ class Model:
         """The parameters: the model's own, the name of each part, and the parts' own."""
         return dict(self._params)
 
-    def set_params(self, **params: Any) -> "Model":
+    def set_params(self, **params: Any) -> Self:
         """Change parameters in place (checked as by the constructor); returns the model. A
         part replaced by another takes its parameters along, except those the new part
         declares too (``lam`` from the hinge to the epsilon-insensitive loss), which keep
@@ -156,12 +160,12 @@ class Model:
             raise
         return self
 
-    def replace(self, **params: Any) -> "Model":
+    def replace(self, **params: Any) -> Self:
         """A new model with ``params`` changed as ``set_params`` changes them (this one
         unchanged)."""
         return self.copy().set_params(**params)
 
-    def copy(self) -> "Model":
+    def copy(self) -> Self:
         return type(self)(**self._params)
 
     def __getattr__(self, name: str) -> Any:
@@ -200,7 +204,7 @@ class Model:
     def __setstate__(self, state: dict[str, Any]) -> None:
         self._set(dict(state["params"]))
 
-    def __deepcopy__(self, memo: dict) -> "Model":
+    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
         return self.copy()
 
     @property

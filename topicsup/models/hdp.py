@@ -15,8 +15,10 @@ import numpy as np
 from .. import validation as check
 from ..corpus import Corpus
 from ..kernels import hdp, stirling, word_tables
+from ..arrays import F64, I64, Rng
 from ..kernels.counts import rebuild_counts
-from ..parts import OwnParts
+from ..parts import OwnParts, Registry
+from ..problem import Problem
 from .base import register
 from .lda import FOLD_IN_BURN, FOLD_IN_KEEP, State, fold_in_topics
 from .tables import AliasTableSampler, GibbsScratch, TableModel, TableSampler
@@ -31,10 +33,11 @@ class HDPGibbs(TableSampler):
 
     name = "gibbs"
 
-    def allocate(self, model: Any, corpus: Any) -> GibbsScratch:
-        return GibbsScratch(np.zeros(2 * model.K + 1))
+    def allocate(self, problem: Problem) -> GibbsScratch:
+        return GibbsScratch(np.zeros(2 * problem.K + 1))
 
-    def sweep_tables(self, model, state, rng, d_start, d_end, info) -> None:
+    def sweep_tables(self, model: TableModel, state: State, rng: Rng, d_start: int,
+                     d_end: int, info: F64) -> None:
         st = hdp.gibbs_sweep(state.tokens, state.counts, state.tables, model.prior,
                              stirling.shared(0.0), rng, d_start, d_end, info,
                              self.blocked_at(), state.sampler.p)
@@ -58,13 +61,14 @@ class AliasHDP(AliasTableSampler):
     def kinds(self, supervised: bool) -> tuple[str, ...]:
         return hdp.KINDS
 
-    def outcomes(self, model: Any) -> int:
-        return model.K + 1
+    def outcomes(self, problem: Problem) -> int:
+        return problem.K + 1
 
-    def allocate(self, model: Any, corpus: Any) -> AliasHDPArrays:
-        return AliasHDPArrays(self.word_tables(model, corpus))
+    def allocate(self, problem: Problem) -> AliasHDPArrays:
+        return AliasHDPArrays(self.word_tables(problem))
 
-    def sweep_tables(self, model, state, rng, d_start, d_end, info) -> None:
+    def sweep_tables(self, model: TableModel, state: State, rng: Rng, d_start: int,
+                     d_end: int, info: F64) -> None:
         own = state.sampler
         st = hdp.alias_sweep(state.tokens, state.counts, state.tables, model.prior,
                              stirling.shared(0.0), self.mh_steps, self.refresh == "sweep",
@@ -97,7 +101,7 @@ class HDPLDA(TableModel):
     OWN: ClassVar[dict[str, Any]] = {"b0": 10.0, "b1": 10.0}
     REMOVED = ("alpha",)
     restaurant = "document"
-    ROLES = {"sampler": SAMPLERS}
+    ROLES: ClassVar[dict[str, Registry[Any]]] = {"sampler": SAMPLERS}
     DEFAULTS: ClassVar[dict[str, Any]] = {"sampler": "gibbs", "K": 100, "beta": 0.1}
 
     @classmethod
@@ -127,33 +131,37 @@ class HDPLDA(TableModel):
         return hdp.HDPPrior(float(self.b0), float(self.b1), float(self.beta))
 
     # ------------------------------------------------------------------ state
-    def state_bytes(self, corpus: Corpus) -> float:
-        return super().state_bytes(corpus) + 8.0 * corpus.n_docs * self.K \
-            + 1.0 * corpus.n_tokens
+    def dirichlet(self) -> tuple[F64, bool]:
+        # the documents' prior is part of the state (doc_prior): no fixed alpha to bind
+        return np.zeros(0), True
 
-    def allocate_state(self, corpus: Corpus) -> State:
-        state = super().allocate_state(corpus)
-        state.tables = hdp.allocate_tables(corpus.n_tokens, corpus.n_docs, self.K)
+    def state_bytes(self, problem: Problem) -> float:
+        return super().state_bytes(problem) + 8.0 * problem.n_docs * self.K \
+            + 1.0 * problem.n_tokens
+
+    def allocate_state(self, problem: Problem) -> State:
+        state = super().allocate_state(problem)
+        state.tables = hdp.allocate_tables(problem.n_tokens, problem.n_docs, self.K)
         return state
 
-    def restaurant_of(self, corpus: Corpus) -> np.ndarray:
+    def restaurant_of(self, corpus: Corpus) -> I64:
         return np.repeat(np.arange(corpus.n_docs, dtype=np.int64), corpus.doc_lengths)
 
-    def first_heads(self, corpus: Corpus, state: State) -> None:
+    def first_heads(self, problem: Problem, state: State) -> None:
         """Every slot live at the start (z uniform over the K slots): the sampler retires
         topics."""
-        hdp.first_heads(corpus.doc_ptr, state.counts.z, state.tables.r, self.K)
+        hdp.first_heads(problem.corpus.doc_ptr, state.counts.z, state.tables.r, self.K)
 
     def structure(self, state: State) -> tuple[int, int]:
         return int(state.tables.n_live[0]), int(state.tables.t_total[0])
 
-    def refresh_state(self, state: State, corpus: Corpus) -> None:
-        c, t = state.counts, state.tables
+    def refresh_state(self, state: State, problem: Problem) -> None:
+        c, t, corpus = state.counts, state.tables, problem.corpus
         rebuild_counts(corpus.words, corpus.doc_ptr, c.z, c.n_dk, c.n_wk, c.n_k)
         hdp.rebuild_tables(corpus.doc_ptr, c.z, t.r, t.t_dk, t.t_k, t.t_total, t.live,
                            t.n_live)
 
-    def log_joint(self, state: State, corpus: Corpus) -> float:
+    def log_joint(self, state: State, problem: Problem) -> float:
         """log p(W, Z, R) (docs/math.md sec. 12)."""
         t = state.tokens
         lj, st = hdp.log_joint(t.doc_ptr, t.word_ptr, t.word_tok, state.counts, state.tables,

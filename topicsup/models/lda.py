@@ -2,7 +2,9 @@
 
 The state is a ``State`` record: the corpus's ``Tokens``, the ``Counts`` and the topic
 sampler's own arrays (records of ``topicsup.kernels``), plus a supervised model's
-``Supervision``. The model's methods are what a ``Session`` calls: ``init_state``,
+``Supervision``. A Session first binds the model to its corpus (``bind``: the
+``topicsup.problem.Problem``, what the chain reads derived once); the model's methods then
+take that problem: ``init_state``,
 ``sweep_block`` (the sampler on a block of documents), ``end_sweep`` (the once-per-sweep
 work), ``log_joint``, ``sweep_metrics``, and the checkpoint hooks ``saved_state`` /
 ``saved_arrays`` / ``validate_state`` / ``refresh_state``.
@@ -13,7 +15,8 @@ from __future__ import annotations
 import copy
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, NamedTuple
+from operator import attrgetter
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, cast
 
 import numpy as np
 
@@ -27,9 +30,15 @@ from ..kernels import importance as importance_kernels
 from ..kernels.fold_in import content_labels
 from ..kernels.loglik import lda_log_joint
 from ..kernels.supervised import Term, no_term
-from ..parts import LiveSetting
-from ..samplers import REGISTRY as SAMPLERS
+from ..arrays import F64, Array, Rng, Row
+from ..parts import LiveSetting, Registry
+from ..problem import Problem
+from ..samplers import REGISTRY as SAMPLERS, TopicSampler
+from ..tasks import Task
 from .base import Model, register
+
+if TYPE_CHECKING:
+    from ..backends.base import Backend
 
 # The ranges that work. Outside them the kernels' arithmetic under- or overflows: the
 # unnormalised conditionals multiply four factors such as (n_kd + alpha)(n_kw + beta) / (n_k +
@@ -61,7 +70,7 @@ class State:
 
     tokens: Tokens
     counts: Counts
-    sampler: NamedTuple
+    sampler: Any   # the topic sampler's own record (``TopicSampler.allocate``)
     supervision: Any = None
     # a nonparametric model's table state (``models.pdp``, ``models.hdp``)
     tables: Any = None
@@ -71,10 +80,15 @@ class State:
         """The topic assignments (one per token)."""
         return self.counts.z
 
+    def topics_moved(self) -> None:
+        """z is about to change (a sweep's block, the inspector's step): forget what was
+        computed from it once per sweep (a supervised model's features)."""
+        if self.supervision is not None:
+            self.supervision.features = None
+
     def copy(self) -> "State":
         """A deep copy sharing the read-only ``tokens``."""
-        return dataclasses.replace(copy.deepcopy(dataclasses.replace(self, tokens=None)),
-                                   tokens=self.tokens)
+        return copy.deepcopy(self, {id(self.tokens): self.tokens})
 
     def arrays(self) -> dict[str, np.ndarray]:
         """Every array of the state by dotted name (``counts.z``, ``sampler.tables.q``,
@@ -123,7 +137,7 @@ class LDA(Model):
     """
 
     OWN: ClassVar[dict[str, Any]] = {"K": 20, "alpha": 0.1, "beta": 0.01}
-    ROLES = {"sampler": SAMPLERS}
+    ROLES: ClassVar[dict[str, Registry[Any]]] = {"sampler": SAMPLERS}
     DEFAULTS: ClassVar[dict[str, Any]] = {"sampler": "gibbs"}
     # the arrays trace_arrays records after every sweep
     trace_names: tuple[str, ...] = ()
@@ -146,8 +160,8 @@ class LDA(Model):
 
     # ------------------------------------------------------------------ parts and capabilities
     @property
-    def topic_sampler(self) -> Any:
-        return self._parts["sampler"]
+    def topic_sampler(self) -> TopicSampler:
+        return cast(TopicSampler, self._parts["sampler"])   # ROLES: a sampler
 
     @property
     def proposal_kinds(self) -> tuple[str, ...]:
@@ -196,72 +210,99 @@ class LDA(Model):
             return np.asarray(self.alpha, dtype=np.float64)
         return np.full(self.K, self.alpha, dtype=np.float64)
 
-    # ------------------------------------------------------------------ state
+    # ------------------------------------------------------------------ the problem
     def check_corpus(self, corpus: Corpus) -> None:
+        """Refuse a corpus this model cannot sample (``TypeError``/``ValueError``)."""
+        self._labels(corpus)
+
+    def bind(self, corpus: Corpus, *, check_labels: bool = True) -> Problem:
+        """This model on ``corpus``, checked: the ``Problem`` a chain reads, derived once
+        (the corpus as the kernels read it, alpha as K values; a supervised model's task,
+        targets and covariates). ``check_labels=False`` skips the checks of the labels that
+        guard a fit (two classes present, ...): a joint test draws labels from the model, and
+        a draw may hold one class."""
+        task, targets, names, covariates, covariate_names = self._labels(corpus, check_labels)
+        alpha, symmetric = self.dirichlet()
+        return Problem(self, corpus, tokens_of(corpus.words, corpus.doc_ptr, corpus.n_words),
+                       self.K, alpha, symmetric, self.beta, task, targets, names, covariates,
+                       covariate_names)
+
+    def dirichlet(self) -> tuple[F64, bool]:
+        """The documents' Dirichlet parameters as K values, and whether they are one
+        symmetric value."""
+        return self.alpha_vector, not self.alpha_is_vector
+
+    def _labels(self, corpus: Corpus, check_labels: bool = True
+                ) -> tuple[Task | None, F64, tuple[str, ...], F64, tuple[str, ...]]:
+        """The corpus checked, and the problem's supervised fields (``Problem``): none."""
         if not isinstance(corpus, Corpus):
             raise TypeError(f"corpus must be a topicsup.Corpus, got {type(corpus).__name__}")
+        return None, np.zeros((0, corpus.n_docs)), (), np.zeros((corpus.n_docs, 0)), ()
 
     @property
     def info_size(self) -> int:
         return info_layout.size(len(self.proposal_kinds)) \
             + len(self.topic_sampler.counters(self.supervised))
 
+    def saved_paths(self) -> dict[str, str]:
+        """The arrays that define the chain, the one place they are listed: checkpoint name
+        (``state/<name>``) -> dotted path in ``State``; the parts' own under their records
+        (``Part.SAVED``). The other arrays are derived and rebuilt on load."""
+        return {"z": "counts.z", **_under("sampler", self.topic_sampler.saved_fields())}
+
     @property
     def saved_state(self) -> tuple[str, ...]:
-        """The names of the arrays that define the chain (a checkpoint's ``state/<name>``);
-        the others are derived and rebuilt on load."""
-        return ("z",) + self.topic_sampler.saved_names()
+        """The checkpoint names of ``saved_paths``."""
+        return tuple(self.saved_paths())
 
-    def saved_arrays(self, state: State) -> dict[str, np.ndarray]:
-        """The arrays of ``saved_state`` by name (views into ``state``)."""
-        return {"z": state.counts.z, **self.topic_sampler.saved(state.sampler)}
+    def saved_arrays(self, state: State) -> dict[str, Array]:
+        """The arrays of ``saved_paths`` by name (views into ``state``)."""
+        return {name: attrgetter(path)(state) for name, path in self.saved_paths().items()}
 
-    def state_bytes(self, corpus: Corpus) -> float:
-        """Bytes the largest state arrays take on ``corpus``, so a Session refuses a K or a
-        corpus that cannot fit in memory before allocating anything."""
-        K, V, D, N = self.K, corpus.n_words, corpus.n_docs, corpus.n_tokens
-        return 4.0 * V * K + 16.0 * N + 8.0 * D + self.topic_sampler.state_bytes(self, corpus)
+    def state_bytes(self, problem: Problem) -> float:
+        """Bytes the largest state arrays take, so a Session refuses a K or a corpus that
+        cannot fit in memory before allocating anything."""
+        K, V, D, N = self.K, problem.n_words, problem.n_docs, problem.n_tokens
+        return 4.0 * V * K + 16.0 * N + 8.0 * D + self.topic_sampler.state_bytes(problem)
 
     def n_tasks(self, corpus: Corpus) -> int:
         """Number of supervised tasks T (0: unsupervised)."""
         return 0
 
-    def allocate_state(self, corpus: Corpus) -> State:
+    def allocate_state(self, problem: Problem) -> State:
         """Arrays of the right shapes, counts not yet consistent with ``z``; fresh sampler
         arrays. Every sampler keeps ``n_wk`` (V, K) and ``n_k``; those with ``doc_rows``
         also ``n_dk`` (D, K): the light sampler rebuilds the current document's row instead,
         so the memory it touches per token does not grow with K."""
-        sampler = self.topic_sampler
-        return State(tokens_of(corpus.words, corpus.doc_ptr, corpus.n_words),
-                     allocate_counts(corpus.n_tokens, corpus.n_docs, corpus.n_words, self.K,
-                                     sampler.doc_rows),
-                     sampler.allocate(self, corpus))
+        sampler, p = self.topic_sampler, problem
+        return State(p.tokens, allocate_counts(p.n_tokens, p.n_docs, p.n_words, self.K,
+                                               sampler.doc_rows),
+                     sampler.allocate(problem))
 
-    def init_state(self, corpus: Corpus, rng: np.ndarray) -> State:
+    def init_state(self, problem: Problem, rng: Rng) -> State:
         """Draw a random start and the counts that go with it."""
-        self.check_corpus(corpus)
-        state = self.allocate_state(corpus)
+        state = self.allocate_state(problem)
         init_assignments(state.counts.z, self.K, rng)
-        self.refresh_state(state, corpus)
+        self.refresh_state(state, problem)
         return state
 
-    def refresh_state(self, state: State, corpus: Corpus) -> None:
+    def refresh_state(self, state: State, problem: Problem) -> None:
         """Recompute every derived array from ``z`` (after a load, or a new start)."""
-        c = state.counts
+        c, corpus = state.counts, problem.corpus
         rebuild_counts(corpus.words, corpus.doc_ptr, c.z, c.n_dk if c.n_dk.shape[0] else None,
                        c.n_wk, c.n_k)
-        self.topic_sampler.refresh(self, state.sampler)
+        self.topic_sampler.refresh(problem, state.sampler)
 
-    def validate_state(self, state: State, corpus: Corpus) -> None:
+    def validate_state(self, state: State, problem: Problem) -> None:
         """Reject saved state that does not fit this model and corpus: every value the
         kernels use as an index in range, every number finite (a checkpoint is untrusted
         input; ``topicsup.checkpoint``). Shapes and dtypes are checked by the caller."""
         z = state.counts.z
-        if z.shape != (corpus.n_tokens,):
-            raise ValueError(f"state/z has shape {z.shape}, expected ({corpus.n_tokens},)")
+        if z.shape != (problem.n_tokens,):
+            raise ValueError(f"state/z has shape {z.shape}, expected ({problem.n_tokens},)")
         if z.size and (z.min() < 0 or z.max() >= self.K):
             raise ValueError(f"state/z has topics outside 0..{self.K - 1}")
-        self.topic_sampler.validate(self, state.sampler)
+        self.topic_sampler.validate(problem, state.sampler)
 
     # ------------------------------------------------------------------ sampling
     @staticmethod
@@ -279,32 +320,32 @@ class LDA(Model):
         term of zero tasks)."""
         return no_term(self.K, state.tokens.doc_ptr.shape[0] - 1), False
 
-    def sweep_block(self, state: State, corpus: Corpus, rng: np.ndarray, d_start: int,
-                    d_end: int, info: np.ndarray, backend: Any = None) -> None:
+    def sweep_block(self, state: State, problem: Problem, rng: Rng, d_start: int,
+                    d_end: int, info: F64, backend: Backend | None = None) -> None:
         """Run the topic sampler on documents ``d_start .. d_end-1``, adding to ``info``;
         a distributable sampler's documents' step on ``backend`` (``topicsup.backends``;
         None: this process's threads)."""
+        state.topics_moved()
         term, active = self.term(state)
         sampler = self.topic_sampler
         extra = {"backend": backend} if backend is not None and sampler.distributable else {}
-        sampler.sweep(self, state.tokens, state.counts, state.sampler, term, active, rng,
-                      d_start, d_end, info, **extra)
+        sampler.sweep(problem, state.counts, state.sampler, term, active, rng, d_start, d_end,
+                      info, **extra)
 
-    def end_sweep(self, state: State, corpus: Corpus, rng: np.ndarray,
-                  sweep: int) -> list[dict[str, Any]]:
+    def end_sweep(self, state: State, problem: Problem, rng: Rng, sweep: int) -> list[Row]:
         """Work done once per sweep after the topic sweep (weights, augmentation); returns
         history rows. LDA has none."""
         return []
 
-    def trace_arrays(self, state: State) -> dict[str, np.ndarray]:
+    def trace_arrays(self, state: State) -> dict[str, Array]:
         """Arrays the Session records after every sweep (``Session.trace``). LDA has none."""
         return {}
 
-    def sweep_metrics(self, info: np.ndarray) -> list[dict[str, Any]]:
+    def sweep_metrics(self, info: F64) -> list[Row]:
         """History rows for one sweep's info record: the topic change rate, and per proposal
         kind the proposals made, the acceptance rate and the mean acceptance probability."""
         rec = info_layout.decode(info, len(self.proposal_kinds))
-        rows = [{"metric": "topic_change_rate",
+        rows: list[Row] = [{"metric": "topic_change_rate",
                  "value": rec.changed / rec.tokens if rec.tokens else float("nan"),
                  "proposal": None}]
         for kind, k in zip(self.proposal_kinds, rec.kinds):
@@ -320,7 +361,7 @@ class LDA(Model):
             rows += self.topic_sampler.counter_rows(np.asarray(info[-n:]), rec)
         return rows
 
-    def log_joint(self, state: State, corpus: Corpus) -> float:
+    def log_joint(self, state: State, problem: Problem) -> float:
         """log p(W, Z) with Theta and Phi collapsed (docs/math.md sec. 4); for a sampler that keeps
         point estimates instead of a chain (``importance``), log p(W | Theta, Phi) of them."""
         t = state.tokens
@@ -328,7 +369,7 @@ class LDA(Model):
         if est is not None:
             return float(importance_kernels.log_likelihood(t.words, t.doc_ptr, *est))
         return float(lda_log_joint(t.doc_ptr, state.counts.z, t.word_ptr, t.word_tok,
-                                   state.counts.n_k, self.alpha_vector, self.beta))
+                                   state.counts.n_k, problem.alpha, problem.beta))
 
     # ------------------------------------------------------------------ estimates
     def doc_topic_counts(self, state: State, corpus: Corpus) -> np.ndarray:
@@ -367,8 +408,8 @@ class LDA(Model):
             raise ValueError(f"phi_wk must have shape (V, K) = ({V}, {self.K}), "
                              f"got {phi_wk.shape}")
         phi_wk = np.ascontiguousarray(phi_wk, dtype=np.float64)
-        own = self.topic_sampler.fold_in(self, phi_wk, corpus, rng, n_burn, n_keep)
         a = self.doc_prior(state)
+        own = self.topic_sampler.fold_in(a, self.beta, phi_wk, corpus, rng, n_burn, n_keep)
         if own is not None:
             own[corpus.doc_lengths == 0] = a / a.sum()
             return own
@@ -421,6 +462,11 @@ class LDA(Model):
 
 
 
+def _under(record: str, fields: Mapping[str, str]) -> dict[str, str]:
+    """A part's saved fields (``Part.SAVED``) as paths in ``State`` under its ``record``."""
+    return {name: f"{record}.{path}" for name, path in fields.items()}
+
+
 def fold_in_topics(phi_wk: np.ndarray, a: np.ndarray, corpus: Corpus, rng: np.ndarray,
                    n_burn: int, n_keep: int) -> np.ndarray:
     """zbar (D, K) of ``corpus`` with the topics fixed at ``phi_wk`` (V, K) and the documents'
@@ -449,8 +495,8 @@ def document_completion(corpus: Corpus, proportions: Callable[[Corpus], np.ndarr
     first = lengths // 2
     ptr = corpus.doc_ptr
     keep = np.zeros(corpus.n_tokens, bool)
-    for d in np.flatnonzero(first):
-        keep[ptr[d]:ptr[d] + first[d]] = True
+    for doc in np.flatnonzero(first):
+        keep[ptr[doc]:ptr[doc] + first[doc]] = True
     seen = dataclasses.replace(corpus, words=corpus.words[keep],
                                doc_ptr=np.concatenate([[0], np.cumsum(first)]).astype(
                                    ptr.dtype), labels=None, covariates=None,

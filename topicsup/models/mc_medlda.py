@@ -33,23 +33,26 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar, NamedTuple, cast
 
 import numpy as np
 
 from .. import svm
+from ..arrays import F64, Rng, Row
 from ..corpus import Corpus
 from ..kernels.linalg import matmul
 from ..kernels.rng import next_u64
-from ..kernels.supervised import no_term
+from ..kernels.supervised import Term, no_term
 from ..losses import Loss
-from ..parts import LiveSetting, OwnParts
+from ..parts import LiveSetting, OwnParts, Registry
+from ..problem import Problem
 from ..priors.normal import Normal
 from ..tasks import Multiclass, Task
 from ..weight_samplers import WeightStep
 from .. import validation as check
 from .base import register
 from .lda import LDA, State
+from .lda import _under
 from .supervised import Supervision, SupervisedLDA, _StepClock
 
 C_RANGE = (1e-12, 1e15)
@@ -59,9 +62,9 @@ class Dual(NamedTuple):
     """The dual's part of the state: the tilt's (b, w) (T, D), rebuilt from the
     ``multipliers`` lambda (D, M) (``svm.tilt_term``)."""
 
-    b: np.ndarray
-    w: np.ndarray
-    multipliers: np.ndarray
+    b: F64
+    w: F64
+    multipliers: F64
 
 
 @dataclass(frozen=True)
@@ -72,6 +75,7 @@ class CrammerSinger(Loss):
     paper). Its "augmentation" is the tilt the multipliers give (w = 0)."""
 
     name = "crammer_singer"
+    SAVED = {"multipliers": "multipliers"}
 
     C: float = 16.0
     cost: float = svm.COST
@@ -83,13 +87,7 @@ class CrammerSinger(Loss):
     def allocate(self, T: int, D: int) -> Dual:
         return Dual(np.zeros((T, D)), np.zeros((T, D)), np.zeros((D, T)))
 
-    def saved_names(self) -> tuple[str, ...]:
-        return ("multipliers",)
-
-    def saved(self, own: Dual) -> dict[str, np.ndarray]:
-        return {"multipliers": own.multipliers}
-
-    def augment(self, y: np.ndarray, scores: np.ndarray, rng: np.ndarray, own: Dual) -> None:
+    def augment(self, y: F64, scores: F64, rng: Rng | None, own: Dual) -> None:
         """The tilt of the current multipliers (no draw)."""
         b, w = svm.tilt_term(own.multipliers, y.argmax(axis=0))
         own.b[...] = b
@@ -167,7 +165,8 @@ class AlternationState(Supervision):
 
 
 ITERATION, INNER, AVERAGED, FINISHED = range(4)
-LOOP_NAMES = ("mc_counts", "mc_values", "mc_zbar_sum")
+# the outer loop's arrays in checkpoints: name -> field of ``OuterLoop``
+LOOP_FIELDS = {"mc_counts": "counts", "mc_values": "values", "mc_zbar_sum": "zbar_sum"}
 
 
 @register
@@ -214,7 +213,8 @@ class MCMedLDA(SupervisedLDA):
 
     OWN: ClassVar[dict[str, Any]] = {"epsilon": 1e-4, "max_iterations": 100, "max_inner": 100,
                                      "J": 1}
-    ROLES = {**LDA.ROLES, "loss": OwnParts("loss", CrammerSinger),
+    ROLES: ClassVar[dict[str, Registry[Any]]] = {
+        **LDA.ROLES, "loss": OwnParts("loss", CrammerSinger),
              "prior": OwnParts("prior", Normal),
              "weight_sampler": OwnParts("weight_sampler", SVMDual)}
     DEFAULTS: ClassVar[dict[str, Any]] = {"sampler": "gibbs", "loss": "crammer_singer",
@@ -268,6 +268,19 @@ class MCMedLDA(SupervisedLDA):
     def live_settings(self) -> tuple[LiveSetting, ...]:
         return self.topic_sampler.live_settings(self)
 
+    # its own parts (``ROLES``), by their classes
+    @property
+    def loss_function(self) -> CrammerSinger:
+        return cast(CrammerSinger, self._parts["loss"])
+
+    @property
+    def weight_prior(self) -> Normal:
+        return cast(Normal, self._parts["prior"])
+
+    @property
+    def weight_step(self) -> SVMDual:
+        return cast(SVMDual, self._parts["weight_sampler"])
+
     @property
     def views(self) -> tuple[str, ...]:
         out = list(super().views)
@@ -283,42 +296,29 @@ class MCMedLDA(SupervisedLDA):
                              f"corpus.labels are {kind!r}, expected 'binary' or 'multiclass'")
         return Multiclass()
 
-    def check_corpus(self, corpus: Corpus) -> None:
-        LDA.check_corpus(self, corpus)
-        if corpus.labels is None:
-            raise ValueError("MCMedLDA needs a labelled corpus: corpus.labels is None (pass "
-                             "labels= when building the Corpus)")
-        self.task(corpus).check(corpus.labels, "MCMedLDA")
-
     # ------------------------------------------------------------------ state
-    @property
-    def saved_state(self) -> tuple[str, ...]:
-        return super().saved_state + LOOP_NAMES
+    def saved_paths(self) -> dict[str, str]:
+        return {**super().saved_paths(), **_under("supervision.loop", LOOP_FIELDS)}
 
-    def saved_arrays(self, state: State) -> dict[str, np.ndarray]:
-        loop = state.supervision.loop
-        return {**super().saved_arrays(state),
-                **dict(zip(LOOP_NAMES, (loop.counts, loop.values, loop.zbar_sum)))}
+    def state_bytes(self, problem: Problem) -> float:
+        return super().state_bytes(problem) + 16.0 * problem.n_docs * self.K
 
-    def state_bytes(self, corpus: Corpus) -> float:
-        return super().state_bytes(corpus) + 16.0 * corpus.n_docs * self.K
-
-    def allocate_state(self, corpus: Corpus) -> State:
-        state = super().allocate_state(corpus)
+    def allocate_state(self, problem: Problem) -> State:
+        state = super().allocate_state(problem)
         sup = state.supervision
         state.supervision = AlternationState(
             **{f.name: getattr(sup, f.name) for f in dataclasses.fields(Supervision)},
             loop=OuterLoop(np.zeros(4, np.int64), np.zeros(2),
-                           np.zeros((corpus.n_docs, self.K))))
+                           np.zeros((problem.n_docs, self.K))))
         return state
 
-    def refresh_state(self, state: State, corpus: Corpus) -> None:
-        super().refresh_state(state, corpus)
+    def refresh_state(self, state: State, problem: Problem) -> None:
+        super().refresh_state(state, problem)
         sup = state.supervision
         self.loss_function.augment(sup.y, sup.weights.scores, None, sup.loss)
 
-    def validate_state(self, state: State, corpus: Corpus) -> None:
-        super().validate_state(state, corpus)
+    def validate_state(self, state: State, problem: Problem) -> None:
+        super().validate_state(state, problem)
         counts, values = state.supervision.loop.counts, state.supervision.loop.values
         limits = (self.max_iterations, self.max_inner,
                   self.J if self.topic_sampler.markov else 0, 1)
@@ -339,13 +339,13 @@ class MCMedLDA(SupervisedLDA):
         """Whether the alternation has converged or run ``max_iterations``."""
         return bool(state.supervision.loop.counts[FINISHED])
 
-    def term(self, state: State):
+    def term(self, state: State) -> tuple[Term, bool]:
         sup = state.supervision
         if not sup.loss.multipliers.any():   # no support documents yet: plain LDA, cheaper
             return no_term(self.K, sup.y.shape[1]), False
         return super().term(state)
 
-    def expected_zbar(self, state: State, corpus: Corpus) -> np.ndarray:
+    def expected_zbar(self, state: State, corpus: Corpus) -> F64:
         """E[zbar] (D, K) of the current topic step: the average of the ``J`` sweeps summed
         (gMedLDA, eq. 22) or the importance estimator's expected counts (iMedLDA, eq. 17),
         recovered from its theta = (counts + alpha) / (N_d + sum alpha)."""
@@ -358,8 +358,7 @@ class MCMedLDA(SupervisedLDA):
         counts = np.maximum(est[0] * (N + a.sum()) - a, 0.0)
         return np.divide(counts, N, out=np.full_like(counts, 0.0), where=N > 0)
 
-    def end_sweep(self, state: State, corpus: Corpus, rng: np.ndarray,
-                  sweep: int) -> list[dict[str, Any]]:
+    def end_sweep(self, state: State, problem: Problem, rng: Rng, sweep: int) -> list[Row]:
         """The topic step's bookkeeping after each sweep; at the end of an outer iteration
         the SVM step (module docstring). Rows then: ``outer_iteration``, ``objective`` and
         its ``objective_change``, ``svm_objective``, ``support`` (the share of documents
@@ -371,7 +370,8 @@ class MCMedLDA(SupervisedLDA):
         counts, values = loop.counts, loop.values
         if counts[FINISHED]:
             return []
-        topic_objective = -LDA.log_joint(self, state, corpus)
+        topic_objective = -LDA.log_joint(self, state, problem)
+        corpus = problem.corpus
         markov = self.topic_sampler.markov
         if markov and counts[AVERAGED]:          # sampling the J sweeps of eq. 22
             settled = True
@@ -389,15 +389,15 @@ class MCMedLDA(SupervisedLDA):
             counts[AVERAGED] += 1
             if counts[AVERAGED] < self.J:
                 return []
-        return self._svm_step(state, corpus, rng, topic_objective)
+        return self._svm_step(state, problem, rng, topic_objective)
 
-    def _svm_step(self, state: State, corpus: Corpus, rng: np.ndarray,
-                  topic_objective: float) -> list[dict[str, Any]]:
+    def _svm_step(self, state: State, problem: Problem, rng: Rng,
+                  topic_objective: float) -> list[Row]:
         clock = _StepClock()
         sup = state.supervision
         loop, wt, loss = sup.loop, sup.weights, self.loss_function
-        zbar = self.expected_zbar(state, corpus)
-        cov = self.covariate_matrix(corpus)
+        zbar = self.expected_zbar(state, problem.corpus)
+        cov = problem.covariates
         X = np.hstack([zbar, cov]) if cov.shape[1] else zbar
         y = sup.y.argmax(axis=0)
         start = svm.DualSolution(sup.loss.multipliers, wt.eta, 0.0, 0, 0.0, 0.0)
@@ -405,7 +405,7 @@ class MCMedLDA(SupervisedLDA):
         sup.loss.multipliers[...] = sol.multipliers
         wt.eta[...] = sol.kappa
         loss.augment(sup.y, wt.scores, rng, sup.loss)
-        self._weights_changed(state, corpus)
+        self._weights_changed(state, problem)
         wt.scores[...] = matmul(sol.kappa, np.ascontiguousarray(X.T))   # not @: kernels.linalg
         objective = topic_objective + sol.objective
         counts, values = loop.counts, loop.values
@@ -420,20 +420,22 @@ class MCMedLDA(SupervisedLDA):
             counts[FINISHED] = 1
         D, M = sol.multipliers.shape
         wrong = D * (M - 1)
+        task = problem.task
+        assert task is not None   # bound by a supervised model's bind
         clock.lap("weights")
         rows = [("outer_iteration", float(counts[ITERATION])), ("objective", objective),
                 ("objective_change", change), ("svm_objective", sol.objective),
                 ("support", sol.support),
                 ("nonzero_multipliers",
                  float((sol.multipliers > 0).sum() / wrong) if wrong else 0.0),
-                ("train_accuracy", self.task(corpus).score(sup.y, wt.scores)),
+                ("train_accuracy", task.score(sup.y, wt.scores)),
                 ("svm_epochs", float(sol.epochs))]
         return [{"metric": m, "value": v, "proposal": None} for m, v in rows] + clock.rows()
 
-    def log_joint(self, state: State, corpus: Corpus) -> float:
+    def log_joint(self, state: State, problem: Problem) -> float:
         """The LDA part only (collapsed log p(W, Z), or log p(W | Theta, Phi) for iMedLDA):
         the alternation has no joint distribution; ``objective`` rows hold Jiang's."""
-        return LDA.log_joint(self, state, corpus)
+        return LDA.log_joint(self, state, problem)
 
     def log_prior(self, state: State) -> float:
         return 0.0

@@ -14,8 +14,10 @@ import numpy as np
 from .. import validation as check
 from ..corpus import Corpus
 from ..kernels import bitmaps, pdp, stirling, word_tables
+from ..arrays import F64, Array, Rng
 from ..kernels.counts import rebuild_counts
-from ..parts import OwnParts
+from ..parts import OwnParts, Registry
+from ..problem import Problem
 from .base import register
 from .lda import State
 from .tables import AliasTableSampler, GibbsScratch, TableModel, TableSampler
@@ -30,10 +32,11 @@ class PDPGibbs(TableSampler):
 
     name = "gibbs"
 
-    def allocate(self, model: Any, corpus: Any) -> GibbsScratch:
-        return GibbsScratch(np.zeros(2 * model.K))
+    def allocate(self, problem: Problem) -> GibbsScratch:
+        return GibbsScratch(np.zeros(2 * problem.K))
 
-    def sweep_tables(self, model, state, rng, d_start, d_end, info) -> None:
+    def sweep_tables(self, model: TableModel, state: State, rng: Rng, d_start: int,
+                     d_end: int, info: F64) -> None:
         st = pdp.gibbs_sweep(state.tokens, state.counts, state.tables, model.prior,
                              stirling.shared(model.discount), rng, d_start, d_end, info,
                              self.blocked_at(), state.sampler.p)
@@ -64,20 +67,21 @@ class AliasPDP(AliasTableSampler):
     def kinds(self, supervised: bool) -> tuple[str, ...]:
         return pdp.KINDS
 
-    def outcomes(self, model: Any) -> int:
-        return 2 * model.K
+    def outcomes(self, problem: Problem) -> int:
+        return 2 * problem.K
 
-    def allocate(self, model: Any, corpus: Any) -> AliasPDPArrays:
-        K = model.K
-        return AliasPDPArrays(self.word_tables(model, corpus),
-                              np.zeros((corpus.n_words, 2 * K)), np.full(1, np.nan),
-                              bitmaps.allocate(corpus.n_words, K), np.zeros(2 * K))
+    def allocate(self, problem: Problem) -> AliasPDPArrays:
+        K = problem.K
+        return AliasPDPArrays(self.word_tables(problem),
+                              np.zeros((problem.n_words, 2 * K)), np.full(1, np.nan),
+                              bitmaps.allocate(problem.n_words, K), np.zeros(2 * K))
 
-    def state_bytes(self, model: Any, corpus: Any) -> float:
-        return super().state_bytes(model, corpus) + corpus.n_words * (
-            16.0 * model.K + 8.0 * bitmaps.n_words(model.K))
+    def state_bytes(self, problem: Problem) -> float:
+        return super().state_bytes(problem) + problem.n_words * (
+            16.0 * problem.K + 8.0 * bitmaps.n_words(problem.K))
 
-    def sweep_tables(self, model, state, rng, d_start, d_end, info) -> None:
+    def sweep_tables(self, model: TableModel, state: State, rng: Rng, d_start: int,
+                     d_end: int, info: F64) -> None:
         own = state.sampler
         if not own.ratios_a[0] == model.discount:   # NaN after a refresh of the state
             stirling.keep(pdp.fill_ratios(state.counts.n_wk, state.tables.s_wk,
@@ -123,7 +127,7 @@ class PDPLDA(TableModel):
 
     OWN: ClassVar[dict[str, Any]] = {"discount": 0.1, "concentration": 10.0}
     restaurant = "word"
-    ROLES = {"sampler": SAMPLERS}
+    ROLES: ClassVar[dict[str, Registry[Any]]] = {"sampler": SAMPLERS}
     DEFAULTS: ClassVar[dict[str, Any]] = {"sampler": "gibbs", "alpha": 0.1, "beta": 0.1}
 
     @classmethod
@@ -154,32 +158,33 @@ class PDPLDA(TableModel):
                              float(self.beta))
 
     # ------------------------------------------------------------------ state
-    def state_bytes(self, corpus: Corpus) -> float:
-        return super().state_bytes(corpus) + 4.0 * (corpus.n_words + corpus.n_docs) * self.K \
-            + 1.0 * corpus.n_tokens
+    def state_bytes(self, problem: Problem) -> float:
+        p = problem
+        return super().state_bytes(p) + 4.0 * (p.n_words + p.n_docs) * self.K \
+            + 1.0 * p.n_tokens
 
-    def allocate_state(self, corpus: Corpus) -> State:
-        state = super().allocate_state(corpus)
-        state.tables = pdp.allocate_tables(corpus.n_tokens, corpus.n_words, self.K)
+    def allocate_state(self, problem: Problem) -> State:
+        state = super().allocate_state(problem)
+        state.tables = pdp.allocate_tables(problem.n_tokens, problem.n_words, self.K)
         return state
 
-    def restaurant_of(self, corpus: Corpus) -> np.ndarray:
+    def restaurant_of(self, corpus: Corpus) -> Array:
         return corpus.words
 
-    def first_heads(self, corpus: Corpus, state: State) -> None:
-        pdp.first_heads(corpus.words, state.counts.z, state.tables.r, self.K)
+    def first_heads(self, problem: Problem, state: State) -> None:
+        pdp.first_heads(problem.corpus.words, state.counts.z, state.tables.r, self.K)
 
     def structure(self, state: State) -> tuple[int, int]:
         return int((state.counts.n_k > 0).sum()), int(state.tables.s_total[0])
 
-    def refresh_state(self, state: State, corpus: Corpus) -> None:
-        c, t = state.counts, state.tables
+    def refresh_state(self, state: State, problem: Problem) -> None:
+        c, t, corpus = state.counts, state.tables, problem.corpus
         rebuild_counts(corpus.words, corpus.doc_ptr, c.z, c.n_dk, c.n_wk, c.n_k)
         pdp.rebuild_tables(corpus.words, c.z, t.r, t.s_wk, t.s_k, t.s_w, t.s_total)
         if isinstance(state.sampler, AliasPDPArrays):   # the ratio cache follows the counts
             state.sampler.ratios_a[0] = np.nan
 
-    def log_joint(self, state: State, corpus: Corpus) -> float:
+    def log_joint(self, state: State, problem: Problem) -> float:
         """log p(W, Z, R) with Theta, the topics and the base collapsed (docs/math.md
         sec. 11)."""
         t = state.tokens

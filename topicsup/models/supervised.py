@@ -11,24 +11,26 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar, NamedTuple, cast
 
 import numpy as np
 
 from .. import validation as check
-from ..corpus import Corpus
+from ..arrays import F64, I32, I64, Rng, Row
+from ..corpus import Corpus, Labels
 from ..kernels.rng import derive
 from ..kernels.linalg import matmul
 from ..kernels.supervised import AUGMENTED, Term, no_term
 from ..kernels.weights import compute_scores, row_scores, topic_rows
-from ..losses import REGISTRY as LOSSES
-from ..parts import LiveSetting
-from ..priors import REGISTRY as PRIORS
+from ..losses import REGISTRY as LOSSES, Loss
+from ..parts import LiveSetting, Registry
+from ..priors import REGISTRY as PRIORS, Prior
+from ..problem import Problem
 from ..tasks import Task, task_for
-from ..weight_samplers import REGISTRY as WEIGHT_SAMPLERS
+from ..weight_samplers import REGISTRY as WEIGHT_SAMPLERS, FeatureRows, WeightStep
 from ..history import STEP_SECONDS
 from .base import register
-from .lda import FOLD_IN_BURN, FOLD_IN_KEEP, LDA, State
+from .lda import FOLD_IN_BURN, FOLD_IN_KEEP, LDA, State, _under
 
 SUPERVISED_FACTORS = ("augmented", "marginal")
 MAX_WEIGHT = 1e50                    # |eta| in a saved state (draws stay many orders below)
@@ -48,7 +50,7 @@ class _StepClock:
         self.seconds[step] = self.seconds.get(step, 0.0) + now - self._t
         self._t = now
 
-    def rows(self) -> list[dict[str, Any]]:
+    def rows(self) -> list[Row]:
         return [{"metric": STEP_SECONDS + step, "value": v, "proposal": None}
                 for step, v in self.seconds.items()]
 
@@ -59,22 +61,22 @@ class Weights(NamedTuple):
     scores ``r`` (T, D); the scores ``scores`` (T, D); the running sum ``eta_sum`` (T, M) of
     the ``eta_kept`` (1,) samples kept for prediction."""
 
-    eta: np.ndarray
-    eta_kt: np.ndarray
-    r: np.ndarray
-    scores: np.ndarray
-    eta_sum: np.ndarray
-    eta_kept: np.ndarray
+    eta: F64
+    eta_kt: F64
+    r: F64
+    scores: F64
+    eta_sum: F64
+    eta_kept: I64
 
 
 class TermScratch(NamedTuple):
     """The topic kernels' per-document work arrays for the label term (``kernels.supervised``)."""
 
-    A: np.ndarray
-    c: np.ndarray
-    v: np.ndarray
-    exp_prob: np.ndarray
-    exp_alias: np.ndarray
+    A: F64
+    c: F64
+    v: F64
+    exp_prob: F64
+    exp_alias: I32
 
 
 @dataclass(eq=False)
@@ -83,15 +85,17 @@ class Supervision:
     augmentation record ``loss`` (``b``, ``w`` and whatever else the loss keeps), the
     ``weights``, the prior's own state ``prior`` and the ``prior_precision`` (T, M) it
     gives, the kernels' ``scratch``, and ``lda_init_left`` (1,): LDA sweeps still to run
-    before the labels enter."""
+    before the labels enter. ``features``: the sweep's features by row, once its end has
+    computed them (its weight draw and log joint read the same; a topic sweep clears it)."""
 
-    y: np.ndarray
-    loss: NamedTuple
+    y: F64
+    loss: Any           # the loss's record (``Loss.allocate``): b, w and its own
     weights: Weights
-    prior: NamedTuple
-    prior_precision: np.ndarray
+    prior: Any          # the prior's record (``Prior.allocate``)
+    prior_precision: F64
     scratch: TermScratch
-    lda_init_left: np.ndarray
+    lda_init_left: I64
+    features: FeatureRows | None = None
 
 
 @register
@@ -179,7 +183,8 @@ class SupervisedLDA(LDA):
                                      "intercept_variance": 100.0}
     # c0 above it or below: the intercept's precision under- or overflows the weight draws
     INTERCEPT_VARIANCE_RANGE = (1e-6, 1e12)
-    ROLES = {**LDA.ROLES, "loss": LOSSES, "prior": PRIORS, "weight_sampler": WEIGHT_SAMPLERS}
+    ROLES: ClassVar[dict[str, Registry[Any]]] = {
+        **LDA.ROLES, "loss": LOSSES, "prior": PRIORS, "weight_sampler": WEIGHT_SAMPLERS}
     DEFAULTS: ClassVar[dict[str, Any]] = {"loss": "hinge", "prior": "normal",
                                           "weight_sampler": "cholesky"}
     trace_names = ("eta",)
@@ -218,16 +223,16 @@ class SupervisedLDA(LDA):
 
     # ------------------------------------------------------------------ parts of the frame
     @property
-    def loss_function(self) -> Any:
-        return self._parts["loss"]
+    def loss_function(self) -> Loss:
+        return cast(Loss, self._parts["loss"])   # ROLES: a loss
 
     @property
-    def weight_prior(self) -> Any:
-        return self._parts["prior"]
+    def weight_prior(self) -> Prior:
+        return cast(Prior, self._parts["prior"])   # ROLES: a prior
 
     @property
-    def weight_step(self) -> Any:
-        return self._parts["weight_sampler"]
+    def weight_step(self) -> WeightStep:
+        return cast(WeightStep, self._parts["weight_sampler"])   # ROLES: a weight step
 
     def live_settings(self) -> tuple[LiveSetting, ...]:
         out = super().live_settings()
@@ -237,28 +242,41 @@ class SupervisedLDA(LDA):
         return out
 
     # ------------------------------------------------------------------ tasks
-    def task(self, corpus: Corpus) -> Task:
-        """The label task of ``corpus`` (``topicsup.tasks``) for this model's loss."""
-        return task_for(corpus.labels, self.loss_function.targets, type(self).__name__)
-
-    def check_corpus(self, corpus: Corpus) -> None:
-        super().check_corpus(corpus)
+    def labels_of(self, corpus: Corpus) -> Labels:
+        """``corpus.labels``; a ``ValueError`` if it has none."""
         if corpus.labels is None:
             raise ValueError(f"{type(self).__name__} needs a labelled corpus: corpus.labels is "
                              f"None (pass labels= when building the Corpus)")
-        self.task(corpus).check(corpus.labels, type(self).__name__)
+        return corpus.labels
+
+    def task(self, corpus: Corpus) -> Task:
+        """The label task of ``corpus`` (``topicsup.tasks``) for this model's loss."""
+        return task_for(self.labels_of(corpus), self.loss_function.targets,
+                        type(self).__name__)
+
+    def _labels(self, corpus: Corpus, check_labels: bool = True
+                ) -> tuple[Task | None, F64, tuple[str, ...], F64, tuple[str, ...]]:
+        """The corpus checked, its task built once: the task, its targets and names, the
+        covariate matrix and its names (``Problem``)."""
+        super()._labels(corpus, check_labels)
+        labels = self.labels_of(corpus)
+        task = self.task(corpus)
+        if check_labels:
+            task.check(labels, type(self).__name__)
+        return (task, task.encode(labels), tuple(task.names(labels)),
+                self.covariate_matrix(corpus), tuple(self.covariate_names(corpus)))
 
     def n_tasks(self, corpus: Corpus) -> int:
-        return self.task(corpus).n_tasks(corpus.labels)
+        return self.task(corpus).n_tasks(self.labels_of(corpus))
 
     def targets(self, corpus: Corpus) -> np.ndarray:
         """(T, D) targets of the loss: +-1 per task for classification (the positive class for
         binary, one class per task otherwise), the responses for regression."""
-        return self.task(corpus).encode(corpus.labels)
+        return self.task(corpus).encode(self.labels_of(corpus))
 
     def task_names(self, corpus: Corpus) -> list[str]:
         """One name per task: the positive class for binary labels, else the classes."""
-        return self.task(corpus).names(corpus.labels)
+        return self.task(corpus).names(self.labels_of(corpus))
 
     def covariate_matrix(self, corpus: Corpus) -> np.ndarray:
         """The (D, P) features after the topics: a column of ones if ``intercept``, then the
@@ -282,35 +300,30 @@ class SupervisedLDA(LDA):
         return (self.K + int(self.intercept)
                 + (0 if corpus.covariates is None else corpus.covariates.shape[1]))
 
-    def prior_columns(self, M: int) -> np.ndarray:
+    def prior_columns(self, M: int) -> I64:
         """The columns of eta the prior is on: all but the intercept (which has N(0, c0))."""
         cols = np.arange(M)
         return np.delete(cols, self.K) if self.intercept else cols
 
     # ------------------------------------------------------------------ state
-    @property
-    def saved_state(self) -> tuple[str, ...]:
+    def saved_paths(self) -> dict[str, str]:
         # lda_init_left only with an LDA initialisation: checkpoints without one stay readable
-        return (super().saved_state + ("eta",) + self.loss_function.saved_names()
-                + ("eta_sum", "eta_kept")
-                + (("lda_init_left",) if self.lda_init_sweeps else ())
-                + self.weight_prior.saved_names())
+        return {**super().saved_paths(), "eta": "supervision.weights.eta",
+                **_under("supervision.loss", self.loss_function.saved_fields()),
+                "eta_sum": "supervision.weights.eta_sum",
+                "eta_kept": "supervision.weights.eta_kept",
+                **({"lda_init_left": "supervision.lda_init_left"} if self.lda_init_sweeps
+                   else {}),
+                **_under("supervision.prior", self.weight_prior.saved_fields())}
 
-    def saved_arrays(self, state: State) -> dict[str, np.ndarray]:
-        sup = state.supervision
-        return {**super().saved_arrays(state), "eta": sup.weights.eta,
-                **self.loss_function.saved(sup.loss), "eta_sum": sup.weights.eta_sum,
-                "eta_kept": sup.weights.eta_kept, "lda_init_left": sup.lda_init_left,
-                **self.weight_prior.saved(sup.prior)}
-
-    def state_bytes(self, corpus: Corpus) -> float:
-        T, M, D = self.n_tasks(corpus), self.n_features(corpus), corpus.n_docs
+    def state_bytes(self, problem: Problem) -> float:
+        T, M, D = problem.n_tasks, problem.n_features, problem.n_docs
         extra = 8.0 * T * D * 6 + 8.0 * T * M * 4 + self.weight_step.state_bytes(M)
-        return super().state_bytes(corpus) + extra
+        return super().state_bytes(problem) + extra
 
-    def allocate_state(self, corpus: Corpus) -> State:
-        state = super().allocate_state(corpus)
-        K, T, M, D = self.K, self.n_tasks(corpus), self.n_features(corpus), corpus.n_docs
+    def allocate_state(self, problem: Problem) -> State:
+        state = super().allocate_state(problem)
+        K, T, M, D = self.K, problem.n_tasks, problem.n_features, problem.n_docs
         weights = Weights(np.zeros((T, M)), np.zeros((K, T)), np.zeros((T, D)), np.zeros((T, D)),
                           np.zeros((T, M)), np.zeros(1, np.int64))
         scratch = TermScratch(np.zeros(K), np.zeros((4, T)), np.zeros(T), np.zeros(K),
@@ -321,38 +334,39 @@ class SupervisedLDA(LDA):
             np.zeros(1, np.int64))
         return state
 
-    def init_state(self, corpus: Corpus, rng: np.ndarray) -> State:
+    def init_state(self, problem: Problem, rng: Rng) -> State:
         """Random topics, eta = 0, and the augmentation drawn given the zero scores."""
-        state = super().init_state(corpus, rng)
+        state = super().init_state(problem, rng)
         sup = state.supervision
         self.loss_function.start(sup.loss, rng)
-        row_scores(*self.feature_rows(state, corpus), sup.weights.eta, sup.weights.scores)
+        row_scores(*self.feature_rows(state, problem), sup.weights.eta, sup.weights.scores)
         self.loss_function.augment(sup.y, sup.weights.scores, rng, sup.loss)
         sup.lda_init_left[0] = self.lda_init_sweeps
         return state
 
-    def refresh_state(self, state: State, corpus: Corpus) -> None:
-        super().refresh_state(state, corpus)
+    def refresh_state(self, state: State, problem: Problem) -> None:
+        super().refresh_state(state, problem)
         sup = state.supervision
-        sup.y[...] = self.targets(corpus)
+        sup.y[...] = problem.targets
+        sup.features = None
         T, M = sup.weights.eta.shape
         cols = self.prior_columns(M)
         sup.prior_precision[:, cols] = self.weight_prior.precision(sup.prior, T, cols.size)
         if self.intercept:
             sup.prior_precision[:, self.K] = 1.0 / self.intercept_variance
-        self._weights_changed(state, corpus)
+        self._weights_changed(state, problem)
 
-    def _weights_changed(self, state: State, corpus: Corpus) -> None:
+    def _weights_changed(self, state: State, problem: Problem) -> None:
         """Derive the kernels' view of eta: eta_kt (K, T) and the covariate scores r."""
         wt = state.supervision.weights
         wt.eta_kt[...] = wt.eta[:, :self.K].T
-        cov = self.covariate_matrix(corpus)
+        cov = problem.covariates
         # matmul, not @: BLAS sums in an order that depends on the CPU (kernels.linalg)
         wt.r[...] = matmul(np.ascontiguousarray(wt.eta[:, self.K:]),
                            np.ascontiguousarray(cov.T)) if cov.shape[1] else 0.0
 
-    def validate_state(self, state: State, corpus: Corpus) -> None:
-        super().validate_state(state, corpus)
+    def validate_state(self, state: State, problem: Problem) -> None:
+        super().validate_state(state, problem)
         sup = state.supervision
         wt = sup.weights
         for name, a in (("eta", wt.eta), ("eta_sum", wt.eta_sum),
@@ -369,7 +383,7 @@ class SupervisedLDA(LDA):
         saved = [f"state/{n}" for n in self.loss_function.saved_names()]
         names = ", ".join(saved[:-1]) + " and " + saved[-1] if len(saved) > 1 else saved[0]
         try:
-            self.loss_function.check_augmentation(self.targets(corpus), sup.loss)
+            self.loss_function.check_augmentation(problem.targets, sup.loss)
         except ValueError as e:
             raise ValueError(f"{names}: {e}") from None
         self.weight_prior.validate(sup.prior)
@@ -377,19 +391,23 @@ class SupervisedLDA(LDA):
             raise ValueError(f"state/lda_init_left {sup.lda_init_left[0]} is outside 0.."
                              f"{self.lda_init_sweeps} (lda_init_sweeps)")
 
-    def features(self, state: State, corpus: Corpus) -> np.ndarray:
+    def features(self, state: State, problem: Problem) -> F64:
         """X (D, M) = (zbar_d, x_d) from the current assignments, as a dense array."""
-        X = np.zeros((corpus.n_docs, self.n_features(corpus)))
-        row_ptr, cols, vals = self.feature_rows(state, corpus)
-        X[np.repeat(np.arange(corpus.n_docs), np.diff(row_ptr)), cols] = vals
+        X = np.zeros((problem.n_docs, problem.n_features))
+        row_ptr, cols, vals = self.feature_rows(state, problem)
+        X[np.repeat(np.arange(problem.n_docs), np.diff(row_ptr)), cols] = vals
         return X
 
-    def feature_rows(self, state: State, corpus: Corpus
-                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def feature_rows(self, state: State, problem: Problem) -> FeatureRows:
         """The features (zbar_d, x_d) by row (``kernels.weights.topic_rows``): row pointers,
-        ascending columns and values of the non-zeros, O(tokens + D K)."""
-        return topic_rows(corpus.doc_ptr, state.counts.z, self.K, self.covariate_matrix(corpus),
-                          np.zeros(self.K, np.int32))
+        ascending columns and values of the non-zeros, O(tokens + D K); once per sweep (the
+        sweep's end keeps them in ``Supervision.features`` until the topics move)."""
+        sup = state.supervision
+        if sup.features is None:
+            sup.features = FeatureRows(*topic_rows(problem.tokens.doc_ptr, state.counts.z,
+                                                   self.K, problem.covariates,
+                                                   np.zeros(self.K, np.int32)))
+        return sup.features
 
     # ------------------------------------------------------------------ sampling
     @staticmethod
@@ -402,16 +420,16 @@ class SupervisedLDA(LDA):
         if self.initialising(state):   # zero tasks: the factors vanish, as for LDA
             return no_term(self.K, sup.y.shape[1]), False
         loss = self.loss_function
+        factor, params = AUGMENTED, np.zeros(0)
         if self.supervised_factor == "marginal":
-            factor, params = loss.marginal_factor, loss.marginal_params()
-        else:
-            factor, params = AUGMENTED, np.zeros(0)
+            marginal = loss.marginal_factor
+            assert marginal is not None   # _check_parts refuses "marginal" without one
+            factor, params = marginal, loss.marginal_params()
         wt, s = sup.weights, sup.scratch
         return Term(factor, params, wt.eta_kt, sup.loss.b, sup.loss.w, sup.y, wt.r, s.A, s.c,
                     s.v, s.exp_prob, s.exp_alias), True
 
-    def end_sweep(self, state: State, corpus: Corpus, rng: np.ndarray,
-                  sweep: int) -> list[dict[str, Any]]:
+    def end_sweep(self, state: State, problem: Problem, rng: Rng, sweep: int) -> list[Row]:
         """eta | Z, augmentation; then the augmentation | Z, eta (the reverse order for the
         marginal factor); then the prior's state | eta. Rows: training fit and loss, and the
         seconds of each step (``seconds_weights`` with the features and scores it needs,
@@ -424,7 +442,7 @@ class SupervisedLDA(LDA):
             if self.initialising(state):
                 return []
         clock = _StepClock()
-        rows = self.feature_rows(state, corpus)
+        rows = self.feature_rows(state, problem)
         loss, wt = self.loss_function, sup.weights
         y, scores = sup.y, wt.scores
         marginal = self.supervised_factor == "marginal"
@@ -445,8 +463,9 @@ class SupervisedLDA(LDA):
                              f"make this likely): start a Session with a larger prior "
                              f"precision, or standardize the covariates and drop duplicated "
                              f"ones") from None
-        task = self.task(corpus)
-        out = [{"metric": "train_" + task.score_name, "value": task.score(y, scores),
+        task = problem.task
+        assert task is not None   # bound by a supervised model's bind
+        out: list[Row] = [{"metric": "train_" + task.score_name, "value": task.score(y, scores),
                 "proposal": None},
                {"metric": f"{loss.name}_loss", "value": loss.mean_loss(y, scores),
                 "proposal": None}]
@@ -459,19 +478,19 @@ class SupervisedLDA(LDA):
         self.weight_prior.update(sup.prior, wt.eta[:, cols], rng, shrunk)
         sup.prior_precision[:, cols] = shrunk
         clock.lap("prior")
-        self._weights_changed(state, corpus)
+        self._weights_changed(state, problem)
         if sweep > self.burn_in:
             wt.eta_sum[...] += wt.eta
             wt.eta_kept[0] += 1
         clock.lap("weights")
         return out + clock.rows()
 
-    def log_joint(self, state: State, corpus: Corpus) -> float:
+    def log_joint(self, state: State, problem: Problem) -> float:
         """Collapsed LDA log joint + the loss's log pseudo-likelihood + log prior of eta."""
         sup = state.supervision
         scores = np.zeros_like(sup.weights.scores)
-        row_scores(*self.feature_rows(state, corpus), sup.weights.eta, scores)
-        return (super().log_joint(state, corpus)
+        row_scores(*self.feature_rows(state, problem), sup.weights.eta, scores)
+        return (super().log_joint(state, problem)
                 + self.loss_function.log_pseudo_likelihood(sup.y, scores)
                 + self.log_prior(state))
 
@@ -528,7 +547,7 @@ class SupervisedLDA(LDA):
         100: five snapshots two sweeps apart add about 0.005 accuracy)."""
         if not snapshots:
             raise ValueError("snapshots must hold at least one topic_snapshot")
-        total = 0.0
+        total: F64 = np.zeros(())   # 0-d: adds as the float 0.0 would
         for j, phi_wk in enumerate(snapshots):   # a key per snapshot: independent fold-ins
             total = total + self.decision_scores(
                 state, self.fold_in(state, corpus, derive(rng, j), n_burn, n_keep, phi_wk))

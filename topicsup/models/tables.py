@@ -4,7 +4,7 @@ history rows and views that follow from it (docs/math.md sec. 9)."""
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 
@@ -12,10 +12,15 @@ from .. import validation as check
 from ..corpus import Corpus
 from ..kernels import info as info_layout
 from ..kernels import word_tables
-from ..kernels.counts import init_assignments
-from ..parts import LiveSetting
+from ..arrays import Array, F64, Rng, Row
+from ..backends import Backend
+from ..kernels.counts import Counts, init_assignments
+from ..kernels.info import SweepInfo
+from ..kernels.supervised import Term
+from ..parts import LiveSetting, Parameters
+from ..problem import Problem
 from ..samplers import MAX_MH_STEPS, TopicSampler
-from .lda import LDA, State
+from .lda import LDA, State, _under
 
 
 class TableSampler(TopicSampler):
@@ -25,7 +30,7 @@ class TableSampler(TopicSampler):
     def counters(self, supervised: bool) -> tuple[str, ...]:
         return ("blocked",)
 
-    def counter_rows(self, values: np.ndarray, rec: Any) -> list[dict[str, Any]]:
+    def counter_rows(self, values: F64, rec: SweepInfo) -> list[Row]:
         """``blocked_share``: tokens heading the only table of a dish others eat, which
         cannot move this sweep (the exact removal move), per token visited."""
         return [{"metric": "blocked_share",
@@ -35,21 +40,21 @@ class TableSampler(TopicSampler):
     def blocked_at(self, supervised: bool = False) -> int:
         return info_layout.size(len(self.kinds(supervised)))
 
-    def sweep(self, model, tokens, counts, own, term, supervised, rng, d_start, d_end, info):
-        raise TypeError(f"the {self.name!r} sampler of {type(model).__name__} sweeps the "
+    def sweep(self, problem: Problem, counts: Counts, own: Any, term: Term, supervised: bool,
+              rng: Rng, d_start: int, d_end: int, info: F64) -> None:
+        raise TypeError(f"the {self.name!r} sampler of {type(problem.model).__name__} sweeps the "
                         f"model's table state: call the model's sweep_block")
 
-    def sweep_tables(self, model: Any, state: State, rng: np.ndarray, d_start: int,
-                     d_end: int, info: np.ndarray) -> None:
+    def sweep_tables(self, model: TableModel, state: State, rng: Rng, d_start: int,
+                     d_end: int, info: F64) -> None:
         """Resample (z, r) of documents ``d_start .. d_end-1``."""
         raise NotImplementedError
 
-    def end_sweep(self, model: Any, state: State) -> None:
+    def end_sweep(self, problem: Problem, state: State) -> None:
         """Once per sweep, after the documents (nothing by default)."""
 
 
 REFRESH = ("sweep", "draws")
-_WT_NAMES = tuple("wt_" + name for name in word_tables.SUPPLIED_SAVED)
 
 
 class AliasTableSampler(TableSampler):
@@ -62,37 +67,36 @@ class AliasTableSampler(TableSampler):
     approximately invariant once a table holds the token being resampled (measured in
     tests/kernels/test_pdp.py and test_hdp.py)."""
 
+    # the settings of both (dataclass fields of AliasPDP and AliasHDP); ``refresh`` is the
+    # papers' name for when a word's table is rebuilt, which hides the base's refresh step
+    # (the table models rebuild their state in refresh_state and never call it)
+    mh_steps: int
+    refresh: str   # type: ignore[assignment]
     name = "alias"
+    SAVED = {f"wt_{name}": f"tables.{name}" for name in word_tables.SUPPLIED_SAVED}
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "mh_steps", check.integer("mh_steps", self.mh_steps, low=1,
                                                            high=MAX_MH_STEPS))
         check.choice("refresh", self.refresh, REFRESH)
 
-    def outcomes(self, model: Any) -> int:
+    def outcomes(self, problem: Problem) -> int:
         """The length of a word's table."""
         raise NotImplementedError
 
-    def end_sweep(self, model: Any, state: State) -> None:
+    def end_sweep(self, problem: Problem, state: State) -> None:
         if self.refresh == "sweep":   # every table from an earlier sweep is now stale
             state.sampler.tables.epoch[0] += 1
 
-    def live_settings(self, model: Any) -> tuple[LiveSetting, ...]:
+    def live_settings(self, model: Parameters) -> tuple[LiveSetting, ...]:
         return (LiveSetting("mh_steps", "MH steps", "int", low=1, high=MAX_MH_STEPS),)
 
-    def word_tables(self, model: Any, corpus: Any) -> word_tables.Supplied:
-        return word_tables.allocate_supplied(corpus.n_words, self.outcomes(model))
+    def word_tables(self, problem: Problem) -> word_tables.Supplied:
+        return word_tables.allocate_supplied(problem.n_words, self.outcomes(problem))
 
-    def saved_names(self) -> tuple[str, ...]:
-        return _WT_NAMES
-
-    def saved(self, own: Any) -> dict[str, np.ndarray]:
+    def validate(self, problem: Problem, own: Any) -> None:
         t = own.tables
-        return dict(zip(_WT_NAMES, (getattr(t, name) for name in word_tables.SUPPLIED_SAVED)))
-
-    def validate(self, model: Any, own: Any) -> None:
-        t = own.tables
-        check_stale_tables(t.samples, t.q, t.mass, t.used, self.outcomes(model), "wt",
+        check_stale_tables(t.samples, t.q, t.mass, t.used, self.outcomes(problem), "wt",
                            t.supply)
         if t.epoch[0] < 0 or t.built.min(initial=0) < 0 or (t.built > t.epoch[0]).any():
             raise ValueError("state/wt_built and wt_epoch: tables built in sweeps that have "
@@ -103,8 +107,8 @@ class AliasTableSampler(TableSampler):
             raise ValueError("state/wt_q: a table in use must give every outcome (each topic "
                              "and table, or slot and new topic) positive stale mass")
 
-    def state_bytes(self, model: Any, corpus: Any) -> float:
-        return 12.0 * corpus.n_words * self.outcomes(model)
+    def state_bytes(self, problem: Problem) -> float:
+        return 12.0 * problem.n_words * self.outcomes(problem)
 
 
 class GibbsScratch(NamedTuple):
@@ -156,19 +160,15 @@ class TableModel(LDA):
         v.insert(v.index("throughput"), "tables")
         return tuple(v)
 
-    @property
-    def saved_state(self) -> tuple[str, ...]:
-        return ("z", "r") + self.topic_sampler.saved_names()
+    def saved_paths(self) -> dict[str, str]:
+        return {"z": "counts.z", "r": "tables.r",
+                **_under("sampler", self.topic_sampler.saved_fields())}
 
-    def saved_arrays(self, state: State) -> dict[str, np.ndarray]:
-        return {"z": state.counts.z, "r": state.tables.r,
-                **self.topic_sampler.saved(state.sampler)}
-
-    def restaurant_of(self, corpus: Corpus) -> np.ndarray:
+    def restaurant_of(self, corpus: Corpus) -> Array:
         """Per token, the index of its restaurant."""
         raise NotImplementedError
 
-    def first_heads(self, corpus: Corpus, state: State) -> None:
+    def first_heads(self, problem: Problem, state: State) -> None:
         """Table indicators for a fresh z: one table per (restaurant, topic)."""
         raise NotImplementedError
 
@@ -176,26 +176,25 @@ class TableModel(LDA):
         """(live topics, tables at the root)."""
         raise NotImplementedError
 
-    def init_state(self, corpus: Corpus, rng: np.ndarray) -> State:
+    def init_state(self, problem: Problem, rng: Rng) -> State:
         """A uniform random z; the first token of each (restaurant, topic) heads its one
         table."""
-        self.check_corpus(corpus)
-        state = self.allocate_state(corpus)
+        state = self.allocate_state(problem)
         init_assignments(state.counts.z, self.K, rng)
-        self.first_heads(corpus, state)
-        self.refresh_state(state, corpus)
+        self.first_heads(problem, state)
+        self.refresh_state(state, problem)
         return state
 
-    def validate_state(self, state: State, corpus: Corpus) -> None:
+    def validate_state(self, state: State, problem: Problem) -> None:
         """Beyond LDA's checks: indicators 0/1, and every (restaurant, topic) with tokens has
         a table (a state of probability 0 would make the kernels' ratios meaningless)."""
-        super().validate_state(state, corpus)
+        super().validate_state(state, problem)
         r = state.tables.r
-        if r.shape != (corpus.n_tokens,):
-            raise ValueError(f"state/r has shape {r.shape}, expected ({corpus.n_tokens},)")
+        if r.shape != (problem.n_tokens,):
+            raise ValueError(f"state/r has shape {r.shape}, expected ({problem.n_tokens},)")
         if r.size and (r.min() < 0 or r.max() > 1):
             raise ValueError("state/r holds table indicators other than 0 and 1")
-        where = self.restaurant_of(corpus).astype(np.int64)
+        where = self.restaurant_of(problem.corpus).astype(np.int64)
         key = where * self.K + state.counts.z
         size = (int(where.max()) + 1) * self.K if where.size else 0
         n = np.bincount(key, minlength=size)
@@ -210,14 +209,17 @@ class TableModel(LDA):
         check.allocation("the Stirling numbers of state/r's table counts",
                          24.0 * (rows + 1) * (cols + 1))
 
-    def sweep_block(self, state: State, corpus: Corpus, rng: np.ndarray, d_start: int,
-                    d_end: int, info: np.ndarray, backend: Any = None) -> None:
+    @property
+    def topic_sampler(self) -> TableSampler:
+        return cast(TableSampler, self._parts["sampler"])   # ROLES: its own samplers
+
+    def sweep_block(self, state: State, problem: Problem, rng: Rng, d_start: int,
+                    d_end: int, info: F64, backend: Backend | None = None) -> None:
         self.topic_sampler.sweep_tables(self, state, rng, d_start, d_end, info)
 
-    def end_sweep(self, state: State, corpus: Corpus, rng: np.ndarray,
-                  sweep: int) -> list[dict[str, Any]]:
+    def end_sweep(self, state: State, problem: Problem, rng: Rng, sweep: int) -> list[Row]:
         """History rows: ``live_topics`` and ``tables`` (the root's customers)."""
-        self.topic_sampler.end_sweep(self, state)
+        self.topic_sampler.end_sweep(problem, state)
         live, tables = self.structure(state)
         return [{"metric": "live_topics", "value": float(live), "proposal": None},
                 {"metric": "tables", "value": float(tables), "proposal": None}]

@@ -12,11 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-import numpy as np
-
+from ..arrays import F64, Rng
 from ..parts import Part, Registry
 
-REGISTRY = Registry("prior", __name__)
+REGISTRY: Registry[Prior] = Registry("prior", __name__)
 
 
 class NoState(NamedTuple):
@@ -27,32 +26,23 @@ class NoState(NamedTuple):
 class Prior(Part):
     """Base of the priors on the weights."""
 
-    def allocate(self, T: int, M: int) -> NamedTuple:
+    def allocate(self, T: int, M: int) -> Any:
         """Its own state for (T, M) weights."""
         return NoState()
 
-    def saved_names(self) -> tuple[str, ...]:
-        """Checkpoint names of the arrays of its state that are part of the chain (``saved``)."""
-        return ()
-
-    def saved(self, own: NamedTuple) -> dict[str, np.ndarray]:
-        """The arrays of ``saved_names`` from ``own``, by name."""
-        return {}
-
-    def precision(self, own: NamedTuple, T: int, M: int) -> np.ndarray:
+    def precision(self, own: Any, T: int, M: int) -> F64:
         """The (T, M) prior precisions given its state."""
         raise NotImplementedError
 
-    def update(self, own: NamedTuple, eta: np.ndarray, rng: np.ndarray,
-               precision: np.ndarray) -> None:
+    def update(self, own: Any, eta: F64, rng: Rng, precision: F64) -> None:
         """Draw its own state given the weights ``eta`` (once per sweep, after the weights)
         and write the new ``precision``; nothing for a prior with fixed precisions."""
 
-    def log_density(self, eta: np.ndarray, own: NamedTuple) -> float:
+    def log_density(self, eta: F64, own: Any) -> float:
         """log p(eta | its state), summed (plus its state's own log density, if any)."""
         raise NotImplementedError
 
-    def validate(self, own: NamedTuple) -> None:
+    def validate(self, own: Any) -> None:
         """Refuse a saved state it cannot continue from (a checkpoint is untrusted)."""
 
 

@@ -13,6 +13,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import gammaln
 
+from ..arrays import F64, Rng
 from ..kernels.horseshoe import VARIANCE_RANGE, horseshoe_update
 from . import REGISTRY, Prior
 
@@ -21,13 +22,13 @@ class HorseshoeState(NamedTuple):
     """Squared local scales ``lam2`` (T, P) and their auxiliaries ``nu`` (T, P), squared global
     scales ``tau2`` (T,) and their auxiliaries ``xi`` (T,) (Makalic and Schmidt 2016)."""
 
-    lam2: np.ndarray
-    nu: np.ndarray
-    tau2: np.ndarray
-    xi: np.ndarray
+    lam2: F64
+    nu: F64
+    tau2: F64
+    xi: F64
 
 
-def _log_inverse_gamma(x: np.ndarray, shape: float, scale: np.ndarray | float) -> np.ndarray:
+def _log_inverse_gamma(x: F64, shape: float, scale: F64 | float) -> F64:
     return shape * np.log(scale) - gammaln(shape) - (shape + 1.0) * np.log(x) - scale / x
 
 
@@ -46,23 +47,16 @@ class Horseshoe(Prior):
     def allocate(self, T: int, M: int) -> HorseshoeState:
         return HorseshoeState(np.ones((T, M)), np.ones((T, M)), np.ones(T), np.ones(T))
 
-    def saved_names(self) -> tuple[str, ...]:
-        return tuple(self.SAVED)
-
-    def saved(self, own: HorseshoeState) -> dict[str, np.ndarray]:
-        return {name: getattr(own, field) for name, field in self.SAVED.items()}
-
-    def precision(self, own: HorseshoeState, T: int, M: int) -> np.ndarray:
+    def precision(self, own: HorseshoeState, T: int, M: int) -> F64:
         lo, hi = VARIANCE_RANGE
         return 1.0 / np.clip(own.tau2[:, None] * own.lam2, lo, hi)
 
-    def update(self, own: HorseshoeState, eta: np.ndarray, rng: np.ndarray,
-               precision: np.ndarray) -> None:
+    def update(self, own: HorseshoeState, eta: F64, rng: Rng, precision: F64) -> None:
         """One Gibbs pass over the scales given ``eta`` (the shrunk weights, (T, P))."""
         horseshoe_update(np.ascontiguousarray(eta), own.lam2, own.nu, own.tau2, own.xi, rng,
                          precision)
 
-    def log_density(self, eta: np.ndarray, own: HorseshoeState) -> float:
+    def log_density(self, eta: F64, own: HorseshoeState) -> float:
         """log p(eta, lambda^2, nu, tau^2, xi): the normals given the scales and the scales'
         inverse-gamma hierarchy (the joint the chain samples; integrating nu and xi out gives
         the half-Cauchy)."""

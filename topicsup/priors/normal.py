@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import numpy as np
 
-from . import REGISTRY, Prior
+from ..arrays import F64
+from . import REGISTRY, NoState, Prior
 
 
 @REGISTRY.register
@@ -26,10 +26,10 @@ class Normal(Prior):
     def __post_init__(self) -> None:
         self._bounded("nu", self.NU_RANGE, "outside it the weight draws under- or overflow")
 
-    def precision(self, own: NamedTuple, T: int, M: int) -> np.ndarray:
+    def precision(self, own: NoState, T: int, M: int) -> F64:
         return np.full((T, M), self.nu)
 
-    def log_density(self, eta: np.ndarray, own: NamedTuple = ()) -> float:
+    def log_density(self, eta: F64, own: tuple[()] = ()) -> float:
         """log N(eta | 0, I / nu), summed."""
         return float(0.5 * eta.size * np.log(self.nu / (2 * np.pi))
                      - 0.5 * self.nu * np.square(eta).sum())

@@ -11,11 +11,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
 
-import numpy as np
-
+from ..arrays import F64, Rng, Row
+from ..corpus import Corpus
+from ..kernels.counts import Counts
+from ..kernels.info import SweepInfo
+from ..kernels.supervised import Term
 from ..parts import Part, Registry
+from ..problem import Problem
 
-REGISTRY = Registry("sampler", __name__)
+REGISTRY: Registry[TopicSampler] = Registry("sampler", __name__)
 
 MAX_MH_STEPS = 1024   # MH steps per token (a sweep's cost grows with it)
 MAX_LABEL_MATRIX_TOPICS = 2048   # the K x K label matrix's size limit (32 MB at K = 2048)
@@ -27,9 +31,10 @@ class NoArrays(NamedTuple):
 
 @dataclass(frozen=True)
 class TopicSampler(Part):
-    """Base of the topic samplers. ``model`` arguments are the model being sampled (its
-    ``K``, ``alpha_vector``, ``beta``); ``supervised`` says whether the model has a label
-    term (its LDA initialisation sweeps count as unsupervised)."""
+    """Base of the topic samplers. ``problem`` arguments are the model bound to its corpus
+    (``topicsup.problem.Problem``: K, alpha, beta, the tokens); ``supervised`` says whether
+    the sweep has a label term (a supervised model's LDA initialisation sweeps have none).
+    ``SAVED`` names the arrays of its record that a checkpoint keeps (``Part``)."""
 
     # whether it keeps the (D, K) document-topic matrix (else Counts.n_dk has shape (0, K))
     doc_rows: ClassVar[bool] = True
@@ -58,53 +63,45 @@ class TopicSampler(Part):
         """Names of the counts it adds to the end of the info record, after the kinds."""
         return ()
 
-    def counter_rows(self, values: np.ndarray, rec: Any) -> list[dict[str, Any]]:
+    def counter_rows(self, values: F64, rec: SweepInfo) -> list[Row]:
         """History rows from its counters ``values`` and the decoded record ``rec``
         (``kernels.info.SweepInfo``)."""
         return []
 
-    def allocate(self, model: Any, corpus: Any) -> NamedTuple:
+    def allocate(self, problem: Problem) -> NamedTuple:
         """Its own arrays beside the counts (fresh; ``refresh`` fills what derives from
         the counts)."""
         return NoArrays()
 
-    def saved_names(self) -> tuple[str, ...]:
-        """The names under which checkpoints save its arrays that are part of the chain's
-        state (``saved``); the rest is rebuilt by ``refresh``."""
-        return ()
-
-    def saved(self, own: NamedTuple) -> dict[str, np.ndarray]:
-        """The arrays of ``saved_names`` from ``own``, by name."""
-        return {}
-
-    def refresh(self, model: Any, own: NamedTuple) -> None:
+    def refresh(self, problem: Problem, own: Any) -> None:
         """Rebuild what derives from the model's parameters (after a load or a new start)."""
 
-    def validate(self, model: Any, own: NamedTuple) -> None:
+    def validate(self, problem: Problem, own: Any) -> None:
         """Refuse saved arrays the kernel could not use safely (a checkpoint is untrusted)."""
 
-    def validate_mid_sweep(self, model: Any, own: NamedTuple) -> None:
+    def validate_mid_sweep(self, problem: Problem, own: Any) -> None:
         """Refuse saved arrays that cannot continue a sweep stopped part-way (what the
         sweep's first block draws must be in the file); nothing for most samplers."""
 
-    def state_bytes(self, model: Any, corpus: Any) -> float:
-        """Bytes of its own largest arrays on ``corpus``."""
+    def state_bytes(self, problem: Problem) -> float:
+        """Bytes of its own largest arrays."""
         return 0.0
 
-    def estimates(self, own: NamedTuple) -> tuple[np.ndarray, np.ndarray] | None:
+    def estimates(self, own: Any) -> tuple[F64, F64] | None:
         """The point estimates (theta (D, K), phi (V, K) word-major) a sampler that is not a
         Markov chain keeps as its state (``importance``), or None: the model estimates them
         from the counts."""
         return None
 
-    def fold_in(self, model: Any, phi_wk: np.ndarray, corpus: Any, rng: np.ndarray,
-                n_burn: int, n_keep: int) -> np.ndarray | None:
-        """Held-out topic proportions (D, K) its own way, or None: the common fold-in."""
+    def fold_in(self, alpha: F64, beta: float, phi_wk: F64, corpus: Corpus, rng: Rng,
+                n_burn: int, n_keep: int) -> F64 | None:
+        """Held-out topic proportions (D, K) of ``corpus`` its own way, given the topics
+        ``phi_wk`` (V, K) and the Dirichlet parameters, or None: the common fold-in."""
         return None
 
-    def sweep(self, model: Any, tokens: Any, counts: Any, own: NamedTuple, term: Any,
-              supervised: bool, rng: np.ndarray, d_start: int, d_end: int,
-              info: np.ndarray) -> None:
-        """Resample the topics of documents ``d_start .. d_end-1`` (records of
-        ``kernels.counts``; ``term`` a ``kernels.supervised.Term``)."""
+    def sweep(self, problem: Problem, counts: Counts, own: Any, term: Term, supervised: bool,
+              rng: Rng, d_start: int, d_end: int, info: F64) -> None:
+        """Resample the topics of documents ``d_start .. d_end-1`` of ``problem.tokens``
+        (``counts`` and ``term`` are records of ``kernels.counts``, ``kernels.supervised``;
+        ``own`` the record ``allocate`` gave)."""
         raise NotImplementedError

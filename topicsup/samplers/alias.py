@@ -4,14 +4,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
 from .. import validation as check
+from ..arrays import F64, I32, Rng
 from ..kernels import aliaslda, word_tables
-from ..kernels.counts import Dirichlet
-from ..parts import LiveSetting
+from ..kernels.counts import Counts, Dirichlet
+from ..kernels.supervised import Term
+from ..parts import LiveSetting, Parameters
+from ..problem import Problem
 from . import MAX_MH_STEPS, REGISTRY, TopicSampler
 
 
@@ -20,9 +23,9 @@ class AliasArrays(NamedTuple):
     cumulative masses ``p_dw``."""
 
     tables: word_tables.Tables
-    nz: np.ndarray
-    pos: np.ndarray
-    p_dw: np.ndarray
+    nz: I32
+    pos: I32
+    p_dw: F64
 
 
 def check_tables(tables: word_tables.Tables, K: int) -> None:
@@ -42,11 +45,9 @@ def check_tables(tables: word_tables.Tables, K: int) -> None:
                          "(every topic has mass beta > 0) summing to its mass")
 
 
-TABLE_NAMES = ("wt_samples", "wt_q", "wt_mass", "wt_used")   # in checkpoints
-
-
-def saved_tables(tables: word_tables.Tables) -> dict[str, np.ndarray]:
-    return dict(zip(TABLE_NAMES, (tables.samples, tables.q, tables.mass, tables.used)))
+# the word tables' arrays in checkpoints: name -> field of a sampler record with ``tables``
+TABLE_FIELDS = {"wt_samples": "tables.samples", "wt_q": "tables.q", "wt_mass": "tables.mass",
+                "wt_used": "tables.used"}
 
 
 @REGISTRY.register
@@ -59,6 +60,7 @@ class Alias(TopicSampler):
 
     name = "alias"
     supports_supervision = False
+    SAVED = TABLE_FIELDS
 
     mh_steps: int = 2
 
@@ -69,27 +71,22 @@ class Alias(TopicSampler):
     def kinds(self, supervised: bool) -> tuple[str, ...]:
         return aliaslda.KINDS
 
-    def live_settings(self, model: Any) -> tuple[LiveSetting, ...]:
+    def live_settings(self, model: Parameters) -> tuple[LiveSetting, ...]:
         return (LiveSetting("mh_steps", "MH steps", "int", low=1, high=MAX_MH_STEPS),)
 
-    def allocate(self, model: Any, corpus: Any) -> AliasArrays:
-        K = model.K
-        return AliasArrays(word_tables.allocate(corpus.n_words, K), np.zeros(K, np.int32),
+    def allocate(self, problem: Problem) -> AliasArrays:
+        K = problem.K
+        return AliasArrays(word_tables.allocate(problem.n_words, K), np.zeros(K, np.int32),
                            np.full(K, -1, np.int32), np.zeros(K, np.float64))
 
-    def saved_names(self) -> tuple[str, ...]:
-        return TABLE_NAMES
+    def validate(self, problem: Problem, own: AliasArrays) -> None:
+        check_tables(own.tables, problem.K)
 
-    def saved(self, own: AliasArrays) -> dict[str, np.ndarray]:
-        return saved_tables(own.tables)
+    def state_bytes(self, problem: Problem) -> float:
+        return 4.0 * problem.n_docs * problem.K + 12.0 * problem.n_words * problem.K
 
-    def validate(self, model: Any, own: AliasArrays) -> None:
-        check_tables(own.tables, model.K)
-
-    def state_bytes(self, model: Any, corpus: Any) -> float:
-        return 4.0 * corpus.n_docs * model.K + 12.0 * corpus.n_words * model.K
-
-    def sweep(self, model, tokens, counts, own, term, supervised, rng, d_start, d_end, info):
-        aliaslda.alias_sweep(tokens, counts, Dirichlet(model.alpha_vector, model.beta),
+    def sweep(self, problem: Problem, counts: Counts, own: AliasArrays, term: Term,
+              supervised: bool, rng: Rng, d_start: int, d_end: int, info: F64) -> None:
+        aliaslda.alias_sweep(problem.tokens, counts, Dirichlet(problem.alpha, problem.beta),
                              self.mh_steps, own.tables, own.nz, own.pos, own.p_dw, rng,
                              d_start, d_end, info)

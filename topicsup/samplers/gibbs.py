@@ -10,10 +10,12 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..arrays import F64, Array, Rng
 from ..kernels import fmath, gibbs, supervised
-from ..kernels.counts import Dirichlet, move_token
+from ..kernels.counts import Counts, Dirichlet, move_token
 from ..kernels.rng import uniform
-from ..kernels.supervised import label_matrix, shared_w
+from ..kernels.supervised import Term, label_matrix, shared_w
+from ..problem import Problem
 from . import MAX_LABEL_MATRIX_TOPICS, REGISTRY, TopicSampler
 from .stepping import MHStep
 
@@ -23,11 +25,11 @@ class GibbsArrays(NamedTuple):
     matrix path's q_k; the label matrix ``G`` (K, K) of a supervised model (built for each
     call's weights; (0, 0) when unused)."""
 
-    scratch: np.ndarray
-    G: np.ndarray
+    scratch: F64
+    G: F64
 
 
-def uses_label_matrix(term: Any, own: GibbsArrays) -> bool:
+def uses_label_matrix(term: Term, own: GibbsArrays) -> bool:
     """Whether the label term goes through the K x K matrix (``supervised.shared_w``) and the
     model has one (K at most ``MAX_LABEL_MATRIX_TOPICS``)."""
     return own.G.shape[0] > 0 and shared_w(term)
@@ -42,25 +44,26 @@ class Gibbs(TopicSampler):
     name = "gibbs"
     stepping = "exact collapsed Gibbs"
 
-    def allocate(self, model: Any, corpus: Any) -> GibbsArrays:
-        K = model.K
+    def allocate(self, problem: Problem) -> GibbsArrays:
+        K = problem.K
         return GibbsArrays(np.zeros((3, K), np.float64),
-                           np.zeros((K, K) if model.supervised and K <= MAX_LABEL_MATRIX_TOPICS
-                                    else (0, 0)))
+                           np.zeros((K, K) if problem.supervised
+                                             and K <= MAX_LABEL_MATRIX_TOPICS else (0, 0)))
 
-    def state_bytes(self, model: Any, corpus: Any) -> float:
-        return 4.0 * corpus.n_docs * model.K
+    def state_bytes(self, problem: Problem) -> float:
+        return 4.0 * problem.n_docs * problem.K
 
-    def sweep(self, model, tokens, counts, own, term, supervised, rng, d_start, d_end, info):
+    def sweep(self, problem: Problem, counts: Counts, own: GibbsArrays, term: Term,
+              supervised: bool, rng: Rng, d_start: int, d_end: int, info: F64) -> None:
         # the weights and the augmentation are fixed during a sweep; G is rebuilt for every
         # block (O(K^2 T), small beside the block's O(K) per token), so nothing of it is state
         use_G = supervised and uses_label_matrix(term, own)
         if use_G:
             self.label_matrix(term, own)
-        gibbs.gibbs_sweep(tokens, counts, Dirichlet(model.alpha_vector, model.beta), term,
+        gibbs.gibbs_sweep(problem.tokens, counts, Dirichlet(problem.alpha, problem.beta), term,
                           own.scratch, rng, d_start, d_end, info, own.G, use_G)
 
-    def label_matrix(self, term: Any, own: GibbsArrays) -> None:
+    def label_matrix(self, term: Term, own: GibbsArrays) -> None:
         """G = sum_t w_t eta_t eta_t^T (the mutant of its test overrides it)."""
         label_matrix(term.eta_kt, np.ascontiguousarray(term.w[:, 0]), own.G)
 
@@ -89,7 +92,8 @@ class Gibbs(TopicSampler):
             label_matrix(eta_kt, np.ascontiguousarray(p.term.w[:, 0]), p.G)
             supervised.matrix_load(eta_kt, p.c, p.qq)
 
-    def proposals(self, insp, i, n_kd, n_kw, n_k, s, g, term) -> dict[str, np.ndarray]:
+    def proposals(self, insp: Any, i: int, n_kd: F64, n_kw: F64, n_k: F64, s: int,
+                  g: F64 | None, term: Term) -> dict[str, F64]:
         """The distribution a step draws from: the exact conditional (``conditional``)."""
         return {"conditional": conditional(insp, n_kd, n_kw, n_k, g)[0]}
 
@@ -127,8 +131,8 @@ class Gibbs(TopicSampler):
         return insp.token_record(i, old, new, (step,), exact, {"conditional": q}, reloaded)
 
 
-def conditional(insp: Any, n_kd: np.ndarray, n_kw: np.ndarray, n_k: np.ndarray,
-                g: np.ndarray | None) -> tuple[np.ndarray, float, np.ndarray]:
+def conditional(insp: Any, n_kd: Array, n_kw: Array, n_k: Array,
+                g: F64 | None) -> tuple[F64, float, F64]:
     """The conditional as ``gibbs_sweep`` sums it (``gibbs.conditional_weight``, the
     supervised factor exp(g - max g)): (normalised, total, running sums)."""
     m = insp.model

@@ -10,19 +10,23 @@ term it is the same estimator for LDA (the topics of the two-step iLDA + SVM bas
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
 from .. import validation as check
+from ..arrays import F64, Rng
+from ..corpus import Corpus
 from ..kernels import importance as kernel
+from ..kernels.counts import Counts
 from ..kernels.fold_in import content_labels
 from ..kernels.rng import next_u64
-from ..parts import LiveSetting
+from ..kernels.supervised import Term
+from ..parts import LiveSetting, Parameters
+from ..problem import Problem
 from . import REGISTRY, TopicSampler
 
 MAX_SAMPLES = 1_000_000   # importance draws per token
-SAVED = ("is_theta", "is_phi", "is_next_dk", "is_next_wk", "is_key")
 
 
 class ImportanceArrays(NamedTuple):
@@ -31,13 +35,13 @@ class ImportanceArrays(NamedTuple):
     ``key`` (4,): the proposal draws' key (zero until
     the first pass draws it); scratch ``work`` (5, K) and ``stream`` (4,)."""
 
-    theta: np.ndarray
-    phi: np.ndarray
-    next_dk: np.ndarray
-    next_wk: np.ndarray
-    key: np.ndarray
-    work: np.ndarray
-    stream: np.ndarray
+    theta: F64
+    phi: F64
+    next_dk: F64
+    next_wk: F64
+    key: Rng
+    work: F64
+    stream: Rng
 
 
 @REGISTRY.register
@@ -57,6 +61,8 @@ class Importance(TopicSampler):
     # its label term must be linear in zbar (Monte Carlo MedLDA's tilt, w = 0): only
     # ``models.mc_medlda.MCMedLDA`` gives it one
     supports_supervision = False
+    SAVED = {"is_theta": "theta", "is_phi": "phi", "is_next_dk": "next_dk",
+             "is_next_wk": "next_wk", "is_key": "key"}
     supports_tilt = True
     markov = False
 
@@ -71,23 +77,17 @@ class Importance(TopicSampler):
         """J for K topics (0: exact)."""
         return 3 * K if self.importance_samples is None else self.importance_samples
 
-    def live_settings(self, model: Any) -> tuple[LiveSetting, ...]:
+    def live_settings(self, model: Parameters) -> tuple[LiveSetting, ...]:
         return (LiveSetting("importance_samples", "importance draws J", "int", low=0,
                             high=MAX_SAMPLES),)
 
-    def allocate(self, model: Any, corpus: Any) -> ImportanceArrays:
-        K, D, V = model.K, corpus.n_docs, corpus.n_words
+    def allocate(self, problem: Problem) -> ImportanceArrays:
+        K, D, V = problem.K, problem.n_docs, problem.n_words
         return ImportanceArrays(np.full((D, K), 1.0 / K), np.full((V, K), 1.0 / V),
                                 np.zeros((D, K)), np.zeros((V, K)), np.zeros(4, np.uint64),
                                 np.zeros((5, K)), np.zeros(4, np.uint64))
 
-    def saved_names(self) -> tuple[str, ...]:
-        return SAVED
-
-    def saved(self, own: ImportanceArrays) -> dict[str, np.ndarray]:
-        return dict(zip(SAVED, (own.theta, own.phi, own.next_dk, own.next_wk, own.key)))
-
-    def validate(self, model: Any, own: ImportanceArrays) -> None:
+    def validate(self, problem: Problem, own: ImportanceArrays) -> None:
         for name, a in (("is_theta", own.theta), ("is_phi", own.phi)):
             if not (np.isfinite(a).all() and (a > 0).all()):
                 raise ValueError(f"state/{name} must hold positive finite probabilities")
@@ -98,25 +98,28 @@ class Importance(TopicSampler):
             if not (np.isfinite(a).all() and (a >= 0).all()):
                 raise ValueError(f"state/{name} must hold non-negative finite counts")
 
-    def state_bytes(self, model: Any, corpus: Any) -> float:
-        return 16.0 * model.K * (corpus.n_docs + corpus.n_words) + 4.0 * corpus.n_docs * model.K
+    def state_bytes(self, problem: Problem) -> float:
+        K = problem.K
+        return 16.0 * K * (problem.n_docs + problem.n_words) + 4.0 * problem.n_docs * K
 
-    def estimates(self, own: ImportanceArrays) -> tuple[np.ndarray, np.ndarray]:
+    def estimates(self, own: ImportanceArrays) -> tuple[F64, F64]:
         return own.theta, own.phi
 
-    def fold_in(self, model: Any, phi_wk: np.ndarray, corpus: Any, rng: np.ndarray,
-                n_burn: int, n_keep: int) -> np.ndarray:
+    def fold_in(self, alpha: F64, beta: float, phi_wk: F64, corpus: Corpus, rng: Rng,
+                n_burn: int, n_keep: int) -> F64:
         """Jiang's sec. 4.3: each held-out document's theta from uniform by ``n_burn``
         rounds of eq. 17 (J draws per token, no tilt) and eq. 19; its E[zbar] from the last
         round (at least one round; ``n_keep`` is not used: the estimate is an expectation,
         not samples)."""
-        zbar = np.zeros((corpus.n_docs, model.K))
+        K = phi_wk.shape[1]
+        zbar = np.zeros((corpus.n_docs, K))
         kernel.fold_in(corpus.words, corpus.doc_ptr, np.ascontiguousarray(phi_wk, np.float64),
-                       model.alpha_vector, self.samples(model.K), max(int(n_burn), 1), rng,
+                       alpha, self.samples(K), max(int(n_burn), 1), rng,
                        content_labels(corpus.words, corpus.doc_ptr), zbar)
         return zbar
 
-    def sweep(self, model, tokens, counts, own, term, supervised, rng, d_start, d_end, info):
+    def sweep(self, problem: Problem, counts: Counts, own: ImportanceArrays, term: Term,
+              supervised: bool, rng: Rng, d_start: int, d_end: int, info: F64) -> None:
         key = own.key
         if d_start == 0 and not own.key.any():   # the chain's first pass
             # the J draws' key, once per chain, kept only once the block has run (a block
@@ -125,18 +128,19 @@ class Importance(TopicSampler):
             # the estimates of the random start (eq. 19 on its counts): Jiang starts from
             # uniform ones, which J random draws break the same way, but the exact
             # expectation (J = 0) would stay at that symmetric fixed point
-            kernel.normalise_rows(counts.n_dk.astype(np.float64), model.alpha_vector,
+            kernel.normalise_rows(counts.n_dk.astype(np.float64), problem.alpha,
                                   own.theta)
-            kernel.normalise_columns(counts.n_wk.astype(np.float64), model.beta, own.phi)
+            kernel.normalise_columns(counts.n_wk.astype(np.float64), problem.beta, own.phi)
         work = own.work
+        tokens = problem.tokens
         kernel.importance_sweep(tokens.words, tokens.doc_ptr, counts.z, counts.n_dk,
                                 counts.n_wk, counts.n_k, own.theta, own.phi, own.next_dk,
-                                own.next_wk, key, self.samples(model.K), term,
+                                own.next_wk, key, self.samples(problem.K), term,
                                 work[0], work[1], work[2], work[3], own.stream, d_start, d_end,
                                 info)
         own.key[...] = key
         if d_end == tokens.doc_ptr.shape[0] - 1:   # the pass is complete: eq. 19
-            kernel.normalise_rows(own.next_dk, model.alpha_vector, own.theta)
-            kernel.normalise_columns(own.next_wk, model.beta, own.phi)
+            kernel.normalise_rows(own.next_dk, problem.alpha, own.theta)
+            kernel.normalise_columns(own.next_wk, problem.beta, own.phi)
             own.next_dk[...] = 0.0
             own.next_wk[...] = 0.0

@@ -4,17 +4,20 @@ T label tasks (Zheng et al. 2015 sec. 2.3, 3.3; ``kernels.light``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, Mapping, NamedTuple
 
 import numpy as np
 
 from .. import validation as check
+from ..arrays import F64, I32, I64, Rng
 from ..kernels import light, supervised as label_term, word_tables
 from ..kernels.alias import alias_from_uniform, build_alias
-from ..kernels.counts import Dirichlet
-from ..parts import LiveSetting
+from ..kernels.counts import Counts, Dirichlet
+from ..kernels.supervised import Term
+from ..parts import LiveSetting, Parameters
+from ..problem import Problem
 from . import MAX_MH_STEPS, REGISTRY, TopicSampler
-from .alias import TABLE_NAMES, check_tables, saved_tables
+from .alias import TABLE_FIELDS, check_tables
 from .stepping import doc_proposal, exp_proposal, record_mh_step, word_proposal
 
 COMPOSITIONS = {"cycle": light.CYCLE, "mixture": light.MIXTURE}
@@ -25,9 +28,9 @@ class LightArrays(NamedTuple):
     alpha for the doc proposal, and the word tables (stale word proposal; placeholders of
     shape (1, 1) otherwise, whose Walker scratch also builds the exp table)."""
 
-    ndk: np.ndarray
-    alpha_prob: np.ndarray
-    alpha_alias: np.ndarray
+    ndk: I32
+    alpha_prob: F64
+    alpha_alias: I32
     tables: word_tables.Tables
 
 
@@ -93,27 +96,27 @@ class Light(TopicSampler):
     def kinds(self, supervised: bool) -> tuple[str, ...]:
         return light.SUPERVISED_KINDS if supervised else light.KINDS
 
-    def ignored(self, model: Any) -> tuple[str, ...]:
+    def ignored(self, model: Parameters) -> tuple[str, ...]:
         # LDA has no exp proposal to weigh; a supervised model weighs all three kinds
         return ("p_doc",) if model.supervised else ("proposal_weights",)
 
-    def live_settings(self, model: Any) -> tuple[LiveSetting, ...]:
+    def live_settings(self, model: Parameters) -> tuple[LiveSetting, ...]:
         mix = (LiveSetting("proposal_weights", "mix", "mix", options=light.SUPERVISED_KINDS)
                if model.supervised else LiveSetting("p_doc", "mix doc", "fraction"))
         return (LiveSetting("mh_steps", "MH steps", "int", low=1, high=MAX_MH_STEPS),
                 LiveSetting("composition", "composition", "choice",
                             options=tuple(COMPOSITIONS)), mix)
 
-    def _weights(self) -> np.ndarray:
+    def _weights(self) -> F64:
         return np.asarray(self.proposal_weights or (1.0, 1.0, 1.0))
 
-    def cycle_order(self, supervised: bool) -> np.ndarray:
+    def cycle_order(self, supervised: bool) -> I64:
         """The kinds a cycle runs in turn: doc, word (LDA); those with a positive weight."""
         if not supervised:
             return np.arange(len(light.KINDS), dtype=np.int64)
         return np.flatnonzero(self._weights() > 0).astype(np.int64)
 
-    def kind_cumulative(self, supervised: bool) -> np.ndarray:
+    def kind_cumulative(self, supervised: bool) -> F64:
         """Cumulative mixture probabilities of the kinds."""
         if not supervised:
             return np.array([self.p_doc, 1.0])
@@ -122,38 +125,37 @@ class Light(TopicSampler):
         cum[-1] = 1.0
         return cum
 
-    def settings(self, model: Any, own: LightArrays, supervised: bool) -> light.Settings:
+    def settings(self, problem: Problem, own: LightArrays, supervised: bool) -> light.Settings:
         return light.Settings(self.mh_steps, COMPOSITIONS[self.composition],
                               self.cycle_order(supervised), self.kind_cumulative(supervised),
-                              self.stale, not model.alpha_is_vector, own.alpha_prob,
+                              self.stale, problem.symmetric, own.alpha_prob,
                               own.alpha_alias, own.ndk)
 
-    def allocate(self, model: Any, corpus: Any) -> LightArrays:
-        K = model.K
+    def allocate(self, problem: Problem) -> LightArrays:
+        K = problem.K
         # exact proposals need no tables: numba still wants arrays of the right rank
-        tables = (word_tables.allocate(corpus.n_words, K) if self.stale
+        tables = (word_tables.allocate(problem.n_words, K) if self.stale
                   else word_tables.allocate(1, 1, work_K=K))
         return LightArrays(np.zeros(K, np.int32), np.zeros(K), np.zeros(K, np.int32), tables)
 
-    def saved_names(self) -> tuple[str, ...]:
-        return TABLE_NAMES if self.stale else ()
+    def saved_fields(self) -> Mapping[str, str]:
+        # the word tables are state only with the stale word proposal (exact: placeholders)
+        return TABLE_FIELDS if self.stale else {}
 
-    def saved(self, own: LightArrays) -> dict[str, np.ndarray]:
-        return saved_tables(own.tables) if self.stale else {}
+    def refresh(self, problem: Problem, own: LightArrays) -> None:
+        build_alias(problem.alpha, own.alpha_prob, own.alpha_alias, own.tables.work)
 
-    def refresh(self, model: Any, own: LightArrays) -> None:
-        build_alias(model.alpha_vector, own.alpha_prob, own.alpha_alias, own.tables.work)
-
-    def validate(self, model: Any, own: LightArrays) -> None:
+    def validate(self, problem: Problem, own: LightArrays) -> None:
         if self.stale:
-            check_tables(own.tables, model.K)
+            check_tables(own.tables, problem.K)
 
-    def state_bytes(self, model: Any, corpus: Any) -> float:
-        return 12.0 * corpus.n_words * model.K if self.stale else 0.0
+    def state_bytes(self, problem: Problem) -> float:
+        return 12.0 * problem.n_words * problem.K if self.stale else 0.0
 
-    def sweep(self, model, tokens, counts, own, term, supervised, rng, d_start, d_end, info):
-        light.light_sweep(tokens, counts, Dirichlet(model.alpha_vector, model.beta),
-                          self.settings(model, own, supervised), own.tables, term, rng,
+    def sweep(self, problem: Problem, counts: Counts, own: LightArrays, term: Term,
+              supervised: bool, rng: Rng, d_start: int, d_end: int, info: F64) -> None:
+        light.light_sweep(problem.tokens, counts, Dirichlet(problem.alpha, problem.beta),
+                          self.settings(problem, own, supervised), own.tables, term, rng,
                           d_start, d_end, info)
 
     # ------------------------------------------------------------------ the inspector's replay
@@ -192,7 +194,8 @@ class Light(TopicSampler):
                                                  self.kind_cumulative(supervised)),
                             np.zeros(m.K), np.zeros(m.K, np.int32))
 
-    def proposals(self, insp, i, n_kd, n_kw, n_k, s, g, term) -> dict[str, np.ndarray]:
+    def proposals(self, insp: Any, i: int, n_kd: F64, n_kw: F64, n_k: F64, s: int,
+                  g: F64 | None, term: Term) -> dict[str, F64]:
         """Each proposal distribution at the token's current topic ``s``."""
         m, d = insp.model, insp.doc
         w = int(insp.session.corpus.words[i])
@@ -207,7 +210,7 @@ class Light(TopicSampler):
             out["exp"] = exp_proposal(term.eta_kt, term.b[:, d], term.w[:, d], insp.n_tokens)
         return out
 
-    def stale_table(self, insp: Any, w: int, n_kw: np.ndarray, n_k: np.ndarray) -> np.ndarray:
+    def stale_table(self, insp: Any, w: int, n_kw: F64, n_k: F64) -> F64:
         """The stale word proposal the token's next word step draws from: the word's stored
         table, or (its supply used up) the one ``word_tables.ensure`` will build from the
         counts without the token."""

@@ -5,22 +5,27 @@ in parallel over documents, exact (Magnusson, Jonsson, Villani 2020 sec. 4;
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numba
 import numpy as np
+import numpy.typing as npt
 
 from .. import validation as check
-from ..backends import THREADS, DocumentStep
+from ..arrays import F64, I32, Rng, Row
+from ..backends import THREADS, Backend, DocumentStep
 from ..kernels import partially_collapsed as pc
+from ..kernels.counts import Counts
+from ..kernels.info import SweepInfo
 from ..kernels.rng import next_u64
+from ..kernels.supervised import Term
 from ..kernels import supervised as sup
 from ..kernels.threads import numba_threads
-from ..parts import LiveSetting
+from ..parts import LiveSetting, Parameters
+from ..problem import Problem
 from . import MAX_LABEL_MATRIX_TOPICS, MAX_MH_STEPS, REGISTRY, TopicSampler
 
 KERNELS = ("sparse", "dense")
-SAVED = ("pc_phi", "pc_key")
 LABEL_UNDECIDED, LABEL_MATRIX, LABEL_SUMS = 0, 1, 2   # PCArrays.G_state
 
 
@@ -33,15 +38,15 @@ class PCArrays(NamedTuple):
     (0, 0) when unused) with ``G_state`` (1,): for the current sweep, ``LABEL_UNDECIDED``,
     ``LABEL_MATRIX`` (built) or ``LABEL_SUMS`` (the O(T) sums)."""
 
-    phi: np.ndarray
-    prob: np.ndarray
-    alias: np.ndarray
-    mass: np.ndarray
-    key: np.ndarray
-    partial: np.ndarray
-    z_prev: np.ndarray
-    G: np.ndarray
-    G_state: np.ndarray
+    phi: F64
+    prob: F64
+    alias: I32
+    mass: F64
+    key: Rng
+    partial: F64
+    z_prev: I32
+    G: F64
+    G_state: npt.NDArray[np.int8]
 
 
 @REGISTRY.register
@@ -68,6 +73,7 @@ class PartiallyCollapsed(TopicSampler):
     name = "partially_collapsed"
     stepping = ""   # the inspector replays collapsed samplers; this one samples Phi too
     distributable = True   # documents independent given Phi: any backend (topicsup.backends)
+    SAVED = {"pc_phi": "phi", "pc_key": "key"}
 
     kernel: str = "sparse"
     mh_steps: int = 2
@@ -90,7 +96,7 @@ class PartiallyCollapsed(TopicSampler):
     def counters(self, supervised: bool) -> tuple[str, ...]:
         return (pc.DOC_PART,) if self.sparse else ()
 
-    def counter_rows(self, values: np.ndarray, rec: Any) -> list[dict[str, Any]]:
+    def counter_rows(self, values: F64, rec: SweepInfo) -> list[Row]:
         """The share of the sparse kernel's draws taken from the document part (the rest came
         from the word tables): per proposal when supervised, per token for LDA."""
         if not self.sparse:
@@ -100,41 +106,37 @@ class PartiallyCollapsed(TopicSampler):
         return [{"metric": pc.DOC_PART, "value": values[0] / draws if draws else np.nan,
                  "proposal": None}]
 
-    def ignored(self, model: Any) -> tuple[str, ...]:
+    def ignored(self, model: Parameters) -> tuple[str, ...]:
         # the MH correction exists only for a supervised model's sparse draw
         return () if model.supervised and self.sparse else ("mh_steps",)
 
-    def live_settings(self, model: Any) -> tuple[LiveSetting, ...]:
-        out = (LiveSetting("threads", "threads", "int", low=1,
-                           high=numba.config.NUMBA_NUM_THREADS),)
+    def live_settings(self, model: Parameters) -> tuple[LiveSetting, ...]:
+        # numba.config sets its NUMBA_* attributes from the environment at run time: unseen by mypy
+        out: tuple[LiveSetting, ...] = (
+            LiveSetting("threads", "threads", "int", low=1,
+                        high=numba.config.NUMBA_NUM_THREADS),)  # type: ignore[attr-defined]
         if model.supervised and self.sparse:
             out = (LiveSetting("mh_steps", "MH steps", "int", low=1, high=MAX_MH_STEPS),) + out
         return out
 
-    def allocate(self, model: Any, corpus: Any) -> PCArrays:
-        K, V = model.K, corpus.n_words
+    def allocate(self, problem: Problem) -> PCArrays:
+        K, V = problem.K, problem.n_words
         tV, tK = (V, K) if self.sparse else (1, 1)
         return PCArrays(np.zeros((V, K)), np.zeros((tV, tK)), np.zeros((tV, tK), np.int32),
                         np.zeros(tV), np.zeros(4, np.uint64),
                         np.zeros(((V + pc.PHI_CHUNK - 1) // pc.PHI_CHUNK, K)),
-                        np.zeros(corpus.n_tokens, np.int32),
-                        np.zeros((K, K) if model.supervised and K <= MAX_LABEL_MATRIX_TOPICS
+                        np.zeros(problem.n_tokens, np.int32),
+                        np.zeros((K, K) if problem.supervised and K <= MAX_LABEL_MATRIX_TOPICS
                                  else (0, 0)), np.zeros(1, np.int8))
 
-    def saved_names(self) -> tuple[str, ...]:
-        return SAVED
-
-    def saved(self, own: PCArrays) -> dict[str, np.ndarray]:
-        return {"pc_phi": own.phi, "pc_key": own.key}
-
-    def refresh(self, model: Any, own: PCArrays) -> None:
+    def refresh(self, problem: Problem, own: PCArrays) -> None:
         own.G_state[0] = LABEL_UNDECIDED   # decided (and built) again at the next block
         # the word tables derive from the sweep's Phi (a resumed sweep rebuilds them)
         if self.sparse and own.phi.any():
             with numba_threads(self.threads):
-                pc.build_word_tables(own.phi, model.alpha_vector, own.prob, own.alias, own.mass)
+                pc.build_word_tables(own.phi, problem.alpha, own.prob, own.alias, own.mass)
 
-    def validate(self, model: Any, own: PCArrays) -> None:
+    def validate(self, problem: Problem, own: PCArrays) -> None:
         phi = own.phi
         if not (np.isfinite(phi).all() and (phi >= 0).all()):
             raise ValueError("state/pc_phi must hold finite non-negative numbers")
@@ -150,32 +152,33 @@ class PartiallyCollapsed(TopicSampler):
             raise ValueError(f"state/pc_phi: word {int(empty[0])} has probability 0 in every "
                              f"topic; a drawn Phi gives every word of the corpus some mass")
 
-    def validate_mid_sweep(self, model: Any, own: PCArrays) -> None:
+    def validate_mid_sweep(self, problem: Problem, own: PCArrays) -> None:
         if not own.phi.any():
             raise ValueError("state/pc_phi is all zero, but the checkpoint was taken part-way "
                              "through a sweep, whose Phi the first block drew")
 
-    def state_bytes(self, model: Any, corpus: Any) -> float:
-        V, K = corpus.n_words, model.K
-        return 4.0 * corpus.n_docs * K + (20.0 if self.sparse else 8.0) * V * K \
-            + 4.0 * corpus.n_tokens
+    def state_bytes(self, problem: Problem) -> float:
+        V, K = problem.n_words, problem.K
+        return 4.0 * problem.n_docs * K + (20.0 if self.sparse else 8.0) * V * K \
+            + 4.0 * problem.n_tokens
 
     @staticmethod
-    def uses_label_matrix(term: Any, own: PCArrays) -> bool:
+    def uses_label_matrix(term: Term, own: PCArrays) -> bool:
         """Whether the label term goes through the K x K matrix (``supervised.shared_w``) and
         the model has one (K at most ``MAX_LABEL_MATRIX_TOPICS``)."""
         return own.G.shape[0] > 0 and sup.shared_w(term)
 
-    def label_matrix(self, term: Any, own: PCArrays) -> None:
+    def label_matrix(self, term: Term, own: PCArrays) -> None:
         """G = sum_t w_t eta_t eta_t^T (the mutant of its test overrides it)."""
         sup.label_matrix(term.eta_kt, np.ascontiguousarray(term.w[:, 0]), own.G)
 
-    def draw_phi(self, model: Any, counts: Any, own: PCArrays) -> None:
+    def draw_phi(self, problem: Problem, counts: Counts, own: PCArrays) -> None:
         """Phi | Z (the mutant of the whole-sweep test overrides it)."""
-        pc.draw_phi(counts.n_wk, counts.n_k, model.beta, own.key, own.phi, own.partial)
+        pc.draw_phi(counts.n_wk, counts.n_k, problem.beta, own.key, own.phi, own.partial)
 
-    def sweep(self, model, tokens, counts, own, term, supervised, rng, d_start, d_end, info,
-              backend=THREADS):
+    def sweep(self, problem: Problem, counts: Counts, own: PCArrays, term: Term,
+              supervised: bool, rng: Rng, d_start: int, d_end: int, info: F64,
+              backend: Backend = THREADS) -> None:
         """Phi (at a sweep's first block) here, then the documents' step on ``backend``
         (``topicsup.backends``: numba threads here, or the workers of a cluster), which
         builds the word tables and the label matrix where it runs."""
@@ -185,9 +188,9 @@ class PartiallyCollapsed(TopicSampler):
                 # a new sweep: its key from the chain's stream, then Phi and the word tables
                 for j in range(4):
                     own.key[j] = next_u64(rng)
-                self.draw_phi(model, counts, own)
+                self.draw_phi(problem, counts, own)
                 if self.sparse and here:
-                    pc.build_word_tables(own.phi, model.alpha_vector, own.prob, own.alias,
+                    pc.build_word_tables(own.phi, problem.alpha, own.prob, own.alias,
                                          own.mass)
             if d_start == 0 or own.G_state[0] == LABEL_UNDECIDED:
                 # once per sweep: the weights and the augmentation are fixed during it
@@ -198,7 +201,8 @@ class PartiallyCollapsed(TopicSampler):
             use_G = supervised and own.G_state[0] == LABEL_MATRIX
             doc_slot = info.shape[0] - 1 if self.sparse else -1
             w_t = np.ascontiguousarray(term.w[:, 0]) if use_G else np.zeros(0)
-            step = DocumentStep(own.phi, own.prob, own.alias, own.mass, model.alpha_vector,
+            step = DocumentStep(own.phi, own.prob, own.alias, own.mass, problem.alpha,
                                 self.sparse, self.mh_steps, term, own.key, doc_slot, own.G,
                                 use_G, w_t, self.threads)
-            backend.sweep_documents(tokens, counts, step, d_start, d_end, own.z_prev, info)
+            backend.sweep_documents(problem.tokens, counts, step, d_start, d_end, own.z_prev,
+                                    info)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..arrays import F64
 from ..kernels import info as info_layout
 from ..kernels.light import SUPERVISED_KINDS
 
@@ -24,7 +25,7 @@ from ..kernels.light import SUPERVISED_KINDS
 # Plain numpy from the counts, independent of the kernels' bookkeeping: what the inspector
 # shows next to the exact conditional, and what the tests check the kernels' ratios against.
 
-def doc_proposal(n_kd: np.ndarray, alpha: np.ndarray, s: int) -> np.ndarray:
+def doc_proposal(n_kd: F64, alpha: F64, s: int) -> F64:
     """q_d(k | s) ∝ n_kd + alpha_k + [k = s]: a random token of the document (token i at its
     current state s) or alpha (``light.draw_doc_proposal``)."""
     q = n_kd + alpha
@@ -32,7 +33,7 @@ def doc_proposal(n_kd: np.ndarray, alpha: np.ndarray, s: int) -> np.ndarray:
     return q / q.sum()
 
 
-def word_proposal(n_kw: np.ndarray, beta: float, s: int) -> np.ndarray:
+def word_proposal(n_kw: F64, beta: float, s: int) -> F64:
     """Exact q_w(k | s) ∝ n_kw + beta + [k = s]: a random occurrence of the word (token i at
     s) or a uniform topic (``light.draw_word_proposal``)."""
     q = n_kw + beta
@@ -40,7 +41,7 @@ def word_proposal(n_kw: np.ndarray, beta: float, s: int) -> np.ndarray:
     return q / q.sum()
 
 
-def exp_proposal(eta_kt: np.ndarray, b_d: np.ndarray, w_d: np.ndarray, N_d: int) -> np.ndarray:
+def exp_proposal(eta_kt: F64, b_d: F64, w_d: F64, N_d: int) -> F64:
     """q_e(k) ∝ exp(A_d(k)), A_d(k) = sum_t b_td eta_kt / N_d - w_td eta_kt^2 / (2 N_d^2): the
     part of g_d free of the assignments (``kernels.supervised.build_exp_table``). For the
     marginal factor pass the loss's slope at a zero score as ``b_d`` and zeros as ``w_d``."""
@@ -48,7 +49,7 @@ def exp_proposal(eta_kt: np.ndarray, b_d: np.ndarray, w_d: np.ndarray, N_d: int)
     return normalize_log(A)
 
 
-def normalize_log(logp: np.ndarray) -> np.ndarray:
+def normalize_log(logp: F64) -> F64:
     """exp(logp) normalised to sum to one."""
     p = np.exp(logp - logp.max())
     return p / p.sum()
@@ -88,7 +89,7 @@ class MHStep:
     acceptance: float
     u: float
     accepted: bool
-    proposal: np.ndarray = field(repr=False)
+    proposal: F64 = field(repr=False)
     table_rebuilt: bool = False
 
     @property
@@ -110,8 +111,8 @@ class MHStep:
                 f"{self.acceptance:.3g}, u = {self.u:.3g} -> {verdict}")
 
 
-def record_mh_step(info: np.ndarray, kind: int, s: int, t: int, a: float, u: float,
-                   accepted: bool, q: np.ndarray, rebuilt: bool) -> MHStep:
+def record_mh_step(info: F64, kind: int, s: int, t: int, a: float, u: float,
+                   accepted: bool, q: F64, rebuilt: bool) -> MHStep:
     """Count an MH step of proposal ``kind`` (``kernels.light``'s code) in the info record
     ``info`` as the kernel counts it (``kernels.info.record_mh``: its acceptance probability
     min(1, a) and whether it was accepted), and return its record: from ``s`` to the proposed

@@ -25,8 +25,10 @@ import numpy as np
 from scipy import stats
 from scipy.special import gammaln
 
+from ..arrays import F64, Rng
 from ..corpus import Corpus
 from ..kernels.rng import seed_state
+from ..problem import Problem
 
 
 def tiny_corpus(doc_words: list[list[int]], n_words: int | None = None, labels: Any = None,
@@ -156,22 +158,23 @@ TOPIC_KERNEL_VARIANTS = {
 
 
 def fixed_augmentation(model: Any, corpus: Corpus, eta: np.ndarray, scores: np.ndarray,
-                       seed: int, b_factor: float = 1.0) -> tuple[np.ndarray, Callable]:
+                       seed: int, b_factor: float = 1.0
+                       ) -> tuple[np.ndarray, Callable[[Any], None]]:
     """The exact target over Z with the weights ``eta`` and one draw of the model's loss
     augmentation (b, w) at ``scores`` (T, D) held fixed (the collapsed LDA posterior times the
     Gaussian factors exp(b s - w s^2 / 2), docs/math.md sec. 1), and the ``prepare`` hook of
     ``sample_final_states`` that fixes them in a state. ``b_factor`` scales the b the kernels
     see, not the target's: a mutant that must fail."""
     loss = model.loss_function
-    y = model.targets(corpus)
+    bound = model.bind(corpus, check_labels=False)   # a harness's tiny corpus, as given
+    y = bound.targets
     aug = loss.allocate(*y.shape)
     loss.start(aug, seed_state(seed))
     loss.augment(y, np.asarray(scores, dtype=np.float64), seed_state(seed + 1), aug)
     b, w = aug.b.copy(), aug.w.copy()
     Z = enumerate_assignments(corpus.n_tokens, model.K)
     logp = lda_log_joint_states(corpus, model.K, model.alpha_vector, model.beta, Z) \
-        + supervised_log_factor_states(corpus, model.K, eta, b, w, Z,
-                                       model.covariate_matrix(corpus))
+        + supervised_log_factor_states(corpus, model.K, eta, b, w, Z, bound.covariates)
 
     def prepare(state: Any) -> None:
         sup = state.supervision
@@ -207,15 +210,16 @@ def sample_final_states(model: Any, corpus: Corpus, target: np.ndarray, *,
     starts = np.random.default_rng(seed).choice(len(target), size=n_chains, p=target)
     out = np.empty(n_chains, dtype=np.int64)
     info = np.zeros(model.info_size, dtype=np.float64)
+    problem = model.bind(corpus)
     for c in range(n_chains):
-        state = model.allocate_state(corpus)
+        state = model.allocate_state(problem)
         state.z[:] = Z[starts[c]]
         if prepare is not None:
             prepare(state)
-        model.refresh_state(state, corpus)
+        model.refresh_state(state, problem)
         rng = seed_state(seed, stream=c + 1)
         for _ in range(n_sweeps):
-            model.sweep_block(state, corpus, rng, 0, corpus.n_docs, info)
+            model.sweep_block(state, problem, rng, 0, corpus.n_docs, info)
         out[c] = state_index(state.z, K)
     return out
 
@@ -283,5 +287,8 @@ class PerturbedModel:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._model, name)
 
-    def sweep_block(self, state, corpus, rng, d_start, d_end, info) -> None:
-        self._wrong.sweep_block(state, corpus, rng, d_start, d_end, info)
+    def sweep_block(self, state: Any, problem: Problem, rng: Rng, d_start: int, d_end: int,
+                    info: F64) -> None:
+        # the wrong parameters bound as a Session binds them: the kernel reads the problem's
+        wrong = self._wrong
+        wrong.sweep_block(state, wrong.bind(problem.corpus), rng, d_start, d_end, info)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
+from typing import Callable
 
 from ..backends import dask as backend
 
 
-def _exit_at(partition: int):
+def _exit_at(partition: int) -> Callable[[int], None]:
     def hook(j: int) -> None:
         if j == partition:
             os._exit(1)   # the worker process dies as a lost machine would, mid-sweep

@@ -14,13 +14,15 @@ from __future__ import annotations
 import itertools
 import math
 from functools import lru_cache
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
+from ..arrays import F64, I32, I64, Array, Rng
 from ..corpus import Corpus
 from ..kernels import hdp
 from ..kernels.rng import seed_state, uniform
+from ..problem import Problem
 
 
 @lru_cache(maxsize=None)
@@ -104,9 +106,9 @@ def canonical(z: np.ndarray) -> np.ndarray:
     return out
 
 
-def _partitions(n: int, max_blocks: int):
+def _partitions(n: int, max_blocks: int) -> Iterator[tuple[int, ...]]:
     """Restricted growth strings of length n with at most ``max_blocks`` blocks."""
-    def rec(prefix: list[int], top: int):
+    def rec(prefix: list[int], top: int) -> Iterator[tuple[int, ...]]:
         if len(prefix) == n:
             yield tuple(prefix)
             return
@@ -173,17 +175,18 @@ def sample_final_table_states(model: Any, corpus: Corpus, Z: np.ndarray, R: np.n
     starts = np.random.default_rng(seed).choice(len(p), size=n_chains, p=p)
     info = np.zeros(model.info_size)
     out = np.empty(n_chains, np.int64)
+    problem = model.bind(corpus)
     for c in range(n_chains):
-        state = model.allocate_state(corpus)
+        state = model.allocate_state(problem)
         if prepare is not None:
             prepare(state)
         state.counts.z[:] = Z[starts[c]]
         state.tables.r[:] = R[starts[c]]
-        model.refresh_state(state, corpus)
+        model.refresh_state(state, problem)
         rng = seed_state(seed, stream=c + 1)
         for sweep in range(n_sweeps):
-            model.sweep_block(state, corpus, rng, 0, corpus.n_docs, info)
-            model.end_sweep(state, corpus, rng, sweep + 1)   # as a Session: the tables' epoch
+            model.sweep_block(state, problem, rng, 0, corpus.n_docs, info)
+            model.end_sweep(state, problem, rng, sweep + 1)   # as a Session: the tables' epoch
         z = canonical(state.counts.z) if unlabelled else state.counts.z
         out[c] = index[(tuple(z), tuple(state.tables.r))]
     return out
@@ -254,8 +257,9 @@ class ReferenceSweeps:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._model, name)
 
-    def sweep_block(self, state, corpus, rng, d_start, d_end, info) -> None:
-        z, r = state.counts.z, state.tables.r
+    def sweep_block(self, state: Any, problem: Problem, rng: Rng, d_start: int, d_end: int,
+                    info: F64) -> None:
+        z, r, corpus = state.counts.z, state.tables.r, problem.corpus
         words = corpus.words
         doc_of = np.repeat(np.arange(corpus.n_docs), corpus.doc_lengths)
         for i in range(corpus.doc_ptr[d_start], corpus.doc_ptr[d_end]):
@@ -270,9 +274,10 @@ class ReferenceSweeps:
             u = uniform(rng) * sum(weights)
             j = int(np.searchsorted(np.cumsum(weights), u, side="right"))
             z[i], r[i] = outcomes[min(j, len(outcomes) - 1)]
-        self._model.refresh_state(state, corpus)
+        self._model.refresh_state(state, problem)
 
-    def _conditional(self, corpus, z, r, i, doc_of):
+    def _conditional(self, corpus: Corpus, z: I32, r: Array, i: int, doc_of: I64
+                     ) -> tuple[list[tuple[int, int]], list[float]]:
         m = self._model
         V, w, d = corpus.n_words, corpus.words[i], doc_of[i]
         rest = np.arange(len(z)) != i
@@ -333,5 +338,8 @@ class Perturbed:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._model, name)
 
-    def sweep_block(self, state, corpus, rng, d_start, d_end, info) -> None:
-        self._wrong.sweep_block(state, corpus, rng, d_start, d_end, info)
+    def sweep_block(self, state: Any, problem: Problem, rng: Rng, d_start: int, d_end: int,
+                    info: F64) -> None:
+        # the wrong parameters bound as a Session binds them: the kernel reads the problem's
+        wrong = self._wrong
+        wrong.sweep_block(state, wrong.bind(problem.corpus), rng, d_start, d_end, info)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..arrays import F64, Rng
 from ..kernels.weights import sample_weights
-from . import REGISTRY, WeightStep
+from . import REGISTRY, FeatureRows, WeightStep
 
 
 @REGISTRY.register
@@ -16,7 +17,8 @@ class Cholesky(WeightStep):
 
     name = "cholesky"
 
-    def draw(self, rows, b, w, prior_precision, eta, scores, rng, n_topics, scores_current):
+    def draw(self, rows: FeatureRows, b: F64, w: F64, prior_precision: F64, eta: F64,
+             scores: F64, rng: Rng, n_topics: int, scores_current: bool) -> None:
         sample_weights(*rows, b, w, prior_precision, eta, scores, True, 1, rng, 0,
                        scores_current)
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from .. import validation as check
+from ..arrays import F64, Rng
 from ..kernels.weights import sample_weights
-from ..parts import LiveSetting
-from . import MAX_PASSES, REGISTRY, WeightStep
+from ..parts import LiveSetting, Parameters
+from . import MAX_PASSES, REGISTRY, FeatureRows, WeightStep
 
 
 @REGISTRY.register
@@ -28,10 +28,11 @@ class Coordinate(WeightStep):
         set_(self, "weight_shift", check.flag("weight_shift", self.weight_shift))
         set_(self, "S_gibbs", check.integer("S_gibbs", self.S_gibbs, low=1, high=MAX_PASSES))
 
-    def live_settings(self, model: Any) -> tuple[LiveSetting, ...]:
+    def live_settings(self, model: Parameters) -> tuple[LiveSetting, ...]:
         return (LiveSetting("S_gibbs", "weight passes", "int", low=1, high=MAX_PASSES),
                 LiveSetting("weight_shift", "weight shift", "flag"))
 
-    def draw(self, rows, b, w, prior_precision, eta, scores, rng, n_topics, scores_current):
+    def draw(self, rows: FeatureRows, b: F64, w: F64, prior_precision: F64, eta: F64,
+             scores: F64, rng: Rng, n_topics: int, scores_current: bool) -> None:
         sample_weights(*rows, b, w, prior_precision, eta, scores, False, self.S_gibbs, rng,
                        n_topics if self.weight_shift else 0, scores_current)
