@@ -1,15 +1,19 @@
-"""Interpretation metrics: topic coherence (UMass, NPMI) and document entropy, by hand, against
-a brute-force reference, on bad input, and through a Session."""
+"""Interpretation metrics: topic coherence (gensim's u_mass, c_v, c_uci and c_npmi against gensim
+itself; the document-level UMass and NPMI by hand and against a brute-force reference) and
+document entropy, on bad input, and through a Session."""
 
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 import pandas as pd
 import pytest
+from gensim.corpora import Dictionary
+from gensim.models import CoherenceModel
 
-from topicsup import Corpus
+from topicsup import Corpus, metrics
 from topicsup.datasets import make_synthetic
 from topicsup.metrics import document_entropy, top_weight_share, top_word_ids, topic_coherence
 from topicsup.models import LDA
@@ -38,7 +42,7 @@ def test_umass_by_hand(hand):
     """UMass is the mean over pairs i > j of log((D(w_i, w_j) + eps) / D(w_j)), the
     denominator the higher-ranked word's document frequency, with repeats counted once."""
     top = _ids(hand, "a z b", "b c d", "e c b")
-    got = topic_coherence(hand, top, "umass")
+    got = topic_coherence(hand, top, "doc_umass")
     expected = [
         # (z,a): (4+1)/4   (b,a): (2+1)/4   (b,z): (2+1)/4
         (math.log(5 / 4) + 2 * math.log(3 / 4)) / 3,
@@ -54,10 +58,10 @@ def test_umass_smoothing_and_order(hand):
     """eps replaces UMass's +1, and UMass is not symmetric: reversing a list changes which
     word's frequency divides."""
     eps = 0.5
-    got = topic_coherence(hand, _ids(hand, "b c d"), "umass", eps=eps)
+    got = topic_coherence(hand, _ids(hand, "b c d"), "doc_umass", eps=eps)
     np.testing.assert_allclose(got, [(math.log(1.5 / 2) + 2 * math.log(0.5 / 2)) / 3])
-    forward = topic_coherence(hand, _ids(hand, "e c"), "umass")    # log((1+1)/D(e)=1)
-    backward = topic_coherence(hand, _ids(hand, "c e"), "umass")   # log((1+1)/D(c)=2)
+    forward = topic_coherence(hand, _ids(hand, "e c"), "doc_umass")    # log((1+1)/D(e)=1)
+    backward = topic_coherence(hand, _ids(hand, "c e"), "doc_umass")   # log((1+1)/D(c)=2)
     np.testing.assert_allclose([forward[0], backward[0]], [math.log(2), 0.0], atol=1e-15)
 
 
@@ -67,7 +71,7 @@ def test_npmi_by_hand(hand):
     every document (a-z, where the formula is 0/0), -1 for a pair never together (b-d,
     c-d), and it is symmetric in the order of the words."""
     top = _ids(hand, "a z b", "b c d", "e c b", "b c e")
-    got = topic_coherence(hand, top, "npmi")
+    got = topic_coherence(hand, top, "doc_npmi")
     half = math.log(0.25 / (0.5 * 0.25)) / -math.log(0.25)        # b-e, c-e: log 2 / log 4
     expected = [
         (1.0 + 0.0 + 0.0) / 3,          # a-z in every document; a-b, z-b independent
@@ -80,10 +84,10 @@ def test_npmi_by_hand(hand):
 
 
 def test_word_in_no_document_gives_nan():
-    """A word of a given vocabulary that no document contains has probability 0: both
-    measures are undefined for its topic (NaN), the other topics are unaffected."""
+    """A word of a given vocabulary that no document contains has probability 0: every
+    measure is undefined for its topic (NaN), the other topics are unaffected."""
     c = Corpus.from_tokens([["x", "y"], ["x"]], vocabulary=["x", "y", "unused"])
-    for measure in ("umass", "npmi"):
+    for measure in metrics.MEASURES:
         got = topic_coherence(c, np.array([[0, 1], [0, 2]]), measure)
         assert np.isfinite(got[0]) and np.isnan(got[1])
 
@@ -101,7 +105,7 @@ def _reference(docs: list[set[int]], top: np.ndarray, measure: str, eps: float) 
                 d_i = sum(wi in s for s in docs)
                 d_j = sum(wj in s for s in docs)
                 d_ij = sum(wi in s and wj in s for s in docs)
-                if measure == "umass":
+                if measure == "doc_umass":
                     scores.append(math.log((d_ij + eps) / d_j))
                 elif d_ij == 0:
                     scores.append(-1.0)
@@ -114,7 +118,8 @@ def _reference(docs: list[set[int]], top: np.ndarray, measure: str, eps: float) 
     return out
 
 
-@pytest.mark.parametrize("measure,eps", [("umass", 1.0), ("umass", 0.01), ("npmi", 1.0)])
+@pytest.mark.parametrize("measure,eps", [("doc_umass", 1.0), ("doc_umass", 0.01),
+                                         ("doc_npmi", None)])
 def test_vectorised_matches_brute_force(measure, eps):
     """The sparse-product coherence equals the pure-Python definition on a random corpus of
     50 documents with skewed word frequencies (so pairs range from never to always
@@ -130,7 +135,7 @@ def test_vectorised_matches_brute_force(measure, eps):
     docs = [set(corpus.words[corpus.doc_ptr[d]:corpus.doc_ptr[d + 1]].tolist())
             for d in range(corpus.n_docs)]
     got = topic_coherence(corpus, top, measure, eps=eps)
-    np.testing.assert_allclose(got, _reference(docs, top, measure, eps), rtol=1e-12,
+    np.testing.assert_allclose(got, _reference(docs, top, measure, eps or 1.0), rtol=1e-12,
                                atol=1e-12)
 
 
@@ -145,6 +150,179 @@ def test_top_word_ids_is_a_stable_ranking():
         assert got.dtype == np.int64 and got.shape == (8, n)
         np.testing.assert_array_equal(got, expected[:, :n])
     np.testing.assert_array_equal(top_word_ids(phi, 100), expected)
+
+
+# ---------------------------------------------------------------------- gensim's measures
+# Documents of varied length: shorter than gensim's 10-token window (one window each),
+# exactly 10, longer (sliding), with words repeated within a window (which gensim's window
+# update drops while they are still inside: "fig" at positions 0 and 2 of the fourth
+# document, "date elder date elder" in the last), up to 26 tokens.
+GENSIM_DOCS = [
+    "apple banana apple cherry".split(),
+    "banana date".split(),
+    "cherry apple date banana elder fig grape apple banana honey".split(),
+    ("fig grape fig honey apple banana cherry cherry date elder fig apple grape honey "
+     "banana apple date apple elder elder").split(),
+    "kiwi lemon kiwi".split(),
+    "grape".split(),
+    ("apple kiwi apple lemon banana cherry lemon lemon date fig apple grape kiwi banana "
+     "honey elder apple cherry fig date kiwi lemon banana apple grape").split(),
+    ("date elder date elder fig fig grape honey apple banana cherry date elder fig grape "
+     "honey kiwi lemon apple banana cherry date elder fig grape honey").split(),
+]
+GENSIM_TOPICS = ["apple banana cherry date fig", "fig grape honey elder kiwi",
+                 "banana apple lemon honey date", "lemon kiwi date grape cherry"]
+WINDOW_MEASURES = ("c_v", "c_uci", "c_npmi")
+
+
+@pytest.fixture(scope="module")
+def fruit() -> Corpus:
+    return Corpus.from_tokens(GENSIM_DOCS)
+
+
+def _gensim(corpus: Corpus, top: np.ndarray, measure: str,
+            window_size: int | None = None) -> np.ndarray:
+    """gensim's CoherenceModel on the corpus's documents as token lists."""
+    texts = [corpus.document(d) for d in range(corpus.n_docs)]
+    topics = [[corpus.vocabulary[w] for w in row] for row in top.tolist()]
+    model = CoherenceModel(topics=topics, texts=texts, dictionary=Dictionary(texts),
+                           coherence=measure, window_size=window_size, processes=1,
+                           topn=top.shape[1])
+    return np.asarray(model.get_coherence_per_topic(), dtype=np.float64)
+
+
+@pytest.mark.parametrize("measure,window_size", [
+    ("u_mass", None),
+    *[(m, w) for m in WINDOW_MEASURES for w in (None, 4, 1, 26, 60)],
+])
+def test_gensim_measures_equal_gensim(fruit, measure, window_size):
+    """u_mass, c_v, c_uci and c_npmi equal gensim's CoherenceModel per topic to 1e-6 (they
+    agree to ~1e-15), at gensim's default window and others: 4 (the long documents slide,
+    the short ones are one window each), 1 (no pair shares a window), 26 (exactly the longest
+    documents' length: one window each) and 60 (every document one window)."""
+    top = _ids(fruit, *GENSIM_TOPICS)
+    got = topic_coherence(fruit, top, measure, window_size=window_size)
+    expected = _gensim(fruit, top, measure, window_size)
+    assert np.isfinite(got).all()
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-6)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("window_size", [None, 3, 7])
+def test_gensim_measures_on_random_corpora(seed, window_size):
+    """On random corpora of 40 documents (1 to 39 tokens, skewed word frequencies so words
+    repeat inside windows) and K = 5 topics of 5 random words, all four measures equal
+    gensim's to 1e-6."""
+    rng = np.random.default_rng(seed)
+    V = 12
+    p = 1.0 / np.arange(1, V + 1)
+    p /= p.sum()
+    corpus = Corpus.from_tokens([[f"w{w:02d}" for w in rng.choice(V, size=rng.integers(1, 40),
+                                                                   p=p)] for _ in range(40)])
+    top = np.array([rng.choice(corpus.n_words, 5, replace=False) for _ in range(5)])
+    for measure in (("u_mass",) if window_size is None else ()) + WINDOW_MEASURES:
+        np.testing.assert_allclose(topic_coherence(corpus, top, measure, window_size=window_size),
+                                   _gensim(corpus, top, measure, window_size), rtol=0,
+                                   atol=1e-6, err_msg=measure)
+
+
+def _exact_window_counts(corpus: Corpus, top: np.ndarray, window: int) -> tuple[np.ndarray, int]:
+    """A mutant of gensim's counting: the true set of words in each window (gensim drops a
+    word whose token slides out while another of its tokens is still in the window)."""
+    windows = []
+    for d in range(corpus.n_docs):
+        doc = corpus.words[corpus.doc_ptr[d]:corpus.doc_ptr[d + 1]].tolist()
+        starts = range(max(len(doc) - window + 1, 1))
+        windows += [set(doc[t:t + window]) for t in starts]
+    counts = np.array([[[sum(a in w and b in w for w in windows) for b in row] for a in row]
+                       for row in top.tolist()])
+    return counts, len(windows)
+
+
+def test_mutants_differ_from_gensim(fruit):
+    """The comparison has teeth: a window one token shorter, exact window sets instead of
+    gensim's sliding update, and u_mass with the pairs reversed (s_one_pre conditions on the
+    higher-ranked word) each move some topic by more than 1e-3 from gensim's number. (At
+    c_v's 110 tokens every document here is one window, so c_v is taken at 6.)"""
+    top = _ids(fruit, *GENSIM_TOPICS)
+    for measure in WINDOW_MEASURES:
+        window = min(metrics.WINDOW_SIZES[measure], 6)
+        expected = _gensim(fruit, top, measure, window)
+        shorter = topic_coherence(fruit, top, measure, window_size=window - 1)
+        assert np.abs(shorter - expected).max() > 1e-3, measure
+        # the same measure from exact window sets
+        counts, total = _exact_window_counts(fruit, top, window)
+        exact = metrics._gensim_coherence(measure, counts, total)
+        assert np.abs(exact - expected).max() > 1e-3, measure
+        # ... which is what the implementation computes from its own counts
+        own, own_total = metrics._window_cooccurrence(fruit, top, window)
+        np.testing.assert_allclose(metrics._gensim_coherence(measure, own, own_total), expected,
+                                   rtol=0, atol=1e-12)
+    reversed_umass = topic_coherence(fruit, top[:, ::-1], "u_mass")
+    assert np.abs(reversed_umass - _gensim(fruit, top, "u_mass")).max() > 1e-3
+
+
+def test_gensim_window_counts_by_hand():
+    """Gensim's window counts on one document "a b a c d" with a window of 3: windows
+    [a b a], [b a c], [a c d]. Sliding from the first to the second gensim removes the "a"
+    that left although another "a" is inside, and no "a" slides in after that, so "a"
+    counts in 1 window, not 3: pairs a-b 1, a-c 0, a-d 0, b-c 1, b-d 0, c-d 1."""
+    corpus = Corpus.from_tokens([["a", "b", "a", "c", "d"]])
+    top = _ids(corpus, "a b c d")
+    counts, total = metrics._window_cooccurrence(corpus, top, 3)
+    assert total == 3
+    np.testing.assert_array_equal(counts[0], [[1, 1, 0, 0],
+                                              [1, 2, 1, 0],
+                                              [0, 1, 2, 1],
+                                              [0, 0, 1, 1]])
+    np.testing.assert_allclose(topic_coherence(corpus, top, "c_uci", window_size=3),
+                               _gensim(corpus, top, "c_uci", 3), rtol=0, atol=1e-12)
+
+
+def test_gensim_measures_on_a_reference_corpus(fruit):
+    """The counts come from the corpus given: topics' word ids of one corpus scored on
+    another of the same vocabulary (a different, shorter set of documents) equal gensim on
+    that corpus's texts."""
+    other = fruit.take([0, 2, 3, 6])
+    assert other.vocabulary == fruit.vocabulary
+    top = _ids(fruit, *GENSIM_TOPICS[:2])
+    for measure in ("u_mass",) + WINDOW_MEASURES:
+        got = topic_coherence(other, top, measure)
+        np.testing.assert_allclose(got, _gensim(other, top, measure), rtol=0, atol=1e-6)
+        assert np.abs(got - topic_coherence(fruit, top, measure)).max() > 1e-6
+
+
+def test_deprecated_measure_names(hand):
+    """"umass" and "npmi" still give the document-level measures, with a DeprecationWarning
+    that names the new names."""
+    top = _ids(hand, "a z b", "b c d")
+    for old, new in (("umass", "doc_umass"), ("npmi", "doc_npmi")):
+        with pytest.warns(DeprecationWarning, match=f"measure '{old}' is deprecated .* now "
+                                                    f"named '{new}'"):
+            got = topic_coherence(hand, top, old)
+        np.testing.assert_array_equal(got, topic_coherence(hand, top, new))
+
+
+def test_gensim_measures_on_20_newsgroups(news_archive):
+    """On 20 Newsgroups train (11k posts, 1.4M tokens) with the K = 20 topics of a short
+    LDA chain, all four measures equal gensim's to 1e-6."""
+    from topicsup.newsgroups import load_20newsgroups
+    corpus = load_20newsgroups("train", path=news_archive)
+    s = Session(LDA(K=20), corpus, seed=0)
+    s.run(5)
+    top = top_word_ids(s.topic_word(), 10)
+    texts = [corpus.document(d) for d in range(corpus.n_docs)]
+    dictionary = Dictionary(texts)
+    topics = [[corpus.vocabulary[w] for w in row] for row in top.tolist()]
+    for measure in ("u_mass",) + WINDOW_MEASURES:
+        start = time.perf_counter()
+        got = topic_coherence(corpus, top, measure)
+        seconds = time.perf_counter() - start
+        expected = CoherenceModel(topics=topics, texts=texts, dictionary=dictionary,
+                                  coherence=measure, processes=1).get_coherence_per_topic()
+        print(f"{measure}: {seconds:.2f} s, max |topicsup - gensim| = "
+              f"{np.abs(got - expected).max():.2e}")
+        np.testing.assert_allclose(got, expected, rtol=0, atol=1e-6, err_msg=measure)
 
 
 # ---------------------------------------------------------------------- entropy
@@ -173,9 +351,27 @@ def test_entropy_of_uniform_and_one_hot_rows():
     (lambda c: topic_coherence(c, [[0]]), ValueError, "at least 2 words per topic"),
     (lambda c: topic_coherence(c, np.zeros((0, 3), int)), ValueError, "at least one topic"),
     (lambda c: topic_coherence(c, [[0, 1]], "cv"), ValueError,
-     r"measure must be one of \['umass', 'npmi'\], got 'cv'"),
+     (r"measure must be one of \['u_mass', 'c_v', 'c_uci', 'c_npmi', 'doc_umass', 'doc_npmi'\], "
+      r"got 'cv'")),
+    (lambda c: topic_coherence(c, [[0, 1]], "C_NPMI"), ValueError, "measure must be one of"),
+    (lambda c: topic_coherence(c, [[0, 1]], "c_npmi", eps=0.5), ValueError,
+     ("eps is the smoothing count of measure 'doc_umass' only, got eps=0.5 with measure "
+      "'c_npmi'")),
+    (lambda c: topic_coherence(c, [[0, 1]], "doc_npmi", eps=1.0), ValueError,
+     "eps is the smoothing count of measure 'doc_umass' only"),
+    (lambda c: topic_coherence(c, [[0, 1]], "c_v", window_size=0), ValueError,
+     "window_size must be an integer >= 1, got 0"),
+    (lambda c: topic_coherence(c, [[0, 1]], "c_uci", window_size=5.0), TypeError,
+     "window_size must be an integer"),
+    (lambda c: topic_coherence(c, [[0, 1]], "c_uci", window_size="10"), TypeError,
+     "window_size must be an integer"),
+    (lambda c: topic_coherence(c, [[0, 1]], "u_mass", window_size=10), ValueError,
+     (r"window_size applies to the sliding-window measures \['c_v', 'c_uci', 'c_npmi'\] only, "
+      r"got window_size=10 with measure 'u_mass'")),
+    (lambda c: topic_coherence(c, [[0, 1]], "doc_npmi", window_size=10), ValueError,
+     "window_size applies to the sliding-window measures"),
     (lambda c: topic_coherence(c, [[0, 1]], None), TypeError, "measure must be one of"),
-    (lambda c: topic_coherence(c, [[0, 1]], eps=0), ValueError, "eps must be"),
+    (lambda c: topic_coherence(c, [[0, 1]], "doc_umass", eps=0), ValueError, "eps must be"),
     (lambda c: topic_coherence(c, [[0, 1]], eps="1"), TypeError, "eps must be a number"),
     (lambda c: top_word_ids(np.ones(4), 2), ValueError, "topic_word must be a 2-d array"),
     (lambda c: top_word_ids([["x"]], 2), TypeError, "topic_word must be a 2-d array of numbers"),
@@ -211,11 +407,13 @@ def session() -> Session:
     return s
 
 
-@pytest.mark.parametrize("measure", ["npmi", "umass"])
+@pytest.mark.parametrize("measure", ["doc_npmi", "doc_umass", "c_npmi", "c_v", "c_uci",
+                                     "u_mass"])
 def test_session_coherence(session, measure):
     """One row per topic indexed "topic", with the coherence of the same top words that
     ``topics`` shows, equal to ``topic_coherence`` on the training corpus and in range:
-    NPMI in [-1, 1], every UMass term log((D_ij + 1) / D_j) <= log 2."""
+    NPMI in [-1, 1], every UMass term log((D_ij + 1) / D_j) <= log 2, gensim's c_v a mean
+    of cosines, its u_mass terms log((P_ij + 1e-12) / P_j) <= ~0."""
     df = session.coherence(n_words=5, measure=measure)
     assert list(df.columns) == ["coherence", "top_words"]
     assert df.index.name == "topic" and list(df.index) == list(range(4))
@@ -223,17 +421,39 @@ def test_session_coherence(session, measure):
     top = top_word_ids(session.topic_word(), 5)
     np.testing.assert_allclose(df["coherence"], topic_coherence(session.corpus, top, measure))
     assert np.isfinite(df["coherence"]).all()
-    low, high = (-1.0, 1.0) if measure == "npmi" else (-np.inf, math.log(2))
+    low, high = {"doc_npmi": (-1.0, 1.0), "doc_umass": (-np.inf, math.log(2)),
+                 "c_v": (-1.0, 1.0), "u_mass": (-np.inf, 1e-9)}.get(measure, (-np.inf, np.inf))
     assert ((df["coherence"] >= low) & (df["coherence"] <= high)).all()
 
 
 def test_session_coherence_default_and_bad_arguments(session):
-    assert len(session.coherence()) == 4
-    assert session.coherence()["top_words"].str.split().str.len().eq(10).all()
+    """The default is gensim's c_npmi of 10 top words; window_size and reference pass
+    through to ``topic_coherence``; the old names warn; bad arguments are named."""
+    default = session.coherence()
+    assert len(default) == 4
+    assert default["top_words"].str.split().str.len().eq(10).all()
+    top = top_word_ids(session.topic_word(), 10)
+    np.testing.assert_array_equal(default["coherence"],
+                                  topic_coherence(session.corpus, top, "c_npmi"))
+    np.testing.assert_array_equal(session.coherence(measure="c_v", window_size=20)["coherence"],
+                                  topic_coherence(session.corpus, top, "c_v", window_size=20))
+    reference = session.corpus.take(range(0, session.corpus.n_docs, 2))
+    np.testing.assert_array_equal(session.coherence(reference=reference)["coherence"],
+                                  topic_coherence(reference, top, "c_npmi"))
+    with pytest.warns(DeprecationWarning, match="'npmi' is deprecated.*'doc_npmi'"):
+        old = session.coherence(measure="npmi")
+    np.testing.assert_array_equal(old["coherence"],
+                                  session.coherence(measure="doc_npmi")["coherence"])
     with pytest.raises(ValueError, match="n_words must be an integer >= 2"):
         session.coherence(n_words=1)
     with pytest.raises(ValueError, match="measure must be one of"):
         session.coherence(measure="cv")
+    with pytest.raises(ValueError, match="window_size applies to the sliding-window measures"):
+        session.coherence(measure="u_mass", window_size=10)
+    with pytest.raises(TypeError, match="reference must be a topicsup.Corpus or None, got list"):
+        session.coherence(reference=[["a", "b"]])
+    with pytest.raises(ValueError, match="reference must have the training corpus's vocabulary"):
+        session.coherence(reference=Corpus.from_tokens([["a", "b"]]))
 
 
 def test_session_document_entropy(session):

@@ -188,7 +188,7 @@ def test_history_topics_and_summary(corpus):
     lj = s.metric("log_joint_per_token")
     assert np.allclose(s.metric("log_joint") / corpus.n_tokens, lj)
     t = s.topics(4)
-    assert t.shape == (5, 6) and np.isclose(t["share"].sum(), 1.0)
+    assert t.shape == (5, 7) and np.isclose(t["share"].sum(), 1.0)
     assert t.loc[0, "top_words"].split() == list(t.loc[0, ["word_1", "word_2", "word_3",
                                                            "word_4"]])
     theta = s.doc_topics()

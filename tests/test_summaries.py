@@ -165,7 +165,7 @@ def test_topic_sizes_and_their_view():
     lead = s.doc_topics(as_frame=False).argmax(axis=1)
     assert sizes["documents"].sort_index().tolist() == np.bincount(lead, minlength=4).tolist()
     assert sizes["documents"].sum() == corpus.n_docs
-    assert sizes["label"].tolist() == s.topics(3).loc[sizes.index, "top_words"].tolist()
+    assert sizes["label"].tolist() == [s.topic_labels()[k] for k in sizes.index]
     assert "sizes" in views.applicable(s)
     chart = views.VIEWS["sizes"].panel(s, s.history, 300, 180)
     spec = json.dumps(chart.to_dict())

@@ -263,7 +263,7 @@ def test_topic_words_chart_lists_words_by_rank(binary):
     assert len(values) == 6 * 5 and "size" not in enc
     first = next(v for v in values if v["rank"] == 1 and v["topic"] == enc["y"]["sort"][0])
     assert first["word"] == topics["word_1"].iloc[0]
-    assert enc["y"]["sort"][0] == f"0 ({topics['share'].iloc[0]:.0%})"
+    assert enc["y"]["sort"][0] == f"{topics['label'].iloc[0]} ({topics['share'].iloc[0]:.0%})"
     assert {v["rank"] for v in _values(topic_words_chart(topics, n_words=2).to_dict())} == {1, 2}
 
 
@@ -271,7 +271,7 @@ def test_topic_words_chart_sizes_words_by_probability(binary):
     topics, phi, vocab = binary.topics(3), binary.topic_word(), binary.corpus.vocabulary
     d = topic_words_chart(topics, topic_word=phi, vocabulary=vocab).to_dict()
     assert d["encoding"]["size"]["field"] == "probability"
-    top = next(v for v in _values(d) if v["rank"] == 1 and v["topic"].startswith("2 "))
+    top = next(v for v in _values(d) if v["rank"] == 1 and v["topic"].startswith("2:"))
     assert top["probability"] == pytest.approx(phi[2].max())
 
 

@@ -8,7 +8,8 @@ from ._version import __version__
 from .corpus import Corpus, Labels, tokenize
 from .models import HDPLDA, LDA, MCMedLDA, PDPLDA, SupervisedLDA, presets
 from .models.presets import *  # noqa: F403  (every preset: MedLDA, LightMedLDA, ...)
+from .search import search_k, search_k_chart
 from .session import Session
 
 __all__ = ["Corpus", "HDPLDA", "LDA", "Labels", "MCMedLDA", "PDPLDA", "Session", "SupervisedLDA",
-           "tokenize", "__version__", *presets.__all__]
+           "search_k", "search_k_chart", "tokenize", "__version__", *presets.__all__]

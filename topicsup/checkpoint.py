@@ -391,6 +391,7 @@ def session_file(saved: SavedSession) -> tuple[dict[str, np.ndarray], dict[str, 
         "seconds": saved.seconds, "n_unknown_tokens": corpus.n_unknown_tokens,
         "preprocessing": corpus.preprocessing,
         "settings_changes": [dict(c) for c in saved.record.changes],
+        "topic_labels": {str(k): v for k, v in sorted(saved.record.labels.items())},
     }
     state = model.saved_arrays(saved.state)
     arrays = {f"state/{k}": state[k].copy() for k in model.saved_state}
@@ -478,6 +479,7 @@ def _session(f: CheckpointReader) -> SavedSession:
             history.extend(_history_json(f, meta, n_sweeps))
     with f.checking("settings_changes"):
         changes = _changes(f, meta, n_sweeps)
+    labels = _topic_labels(f, meta, model.K)
     shapes = model.trace_arrays(state)
     traces: dict[str, list[np.ndarray]] = {}
     for key in f.names("trace/"):
@@ -492,7 +494,8 @@ def _session(f: CheckpointReader) -> SavedSession:
         traces[tname] = list(a)
     model.refresh_state(state, problem)
     return SavedSession(model, corpus, problem, seed, block_tokens, log_joint_every, n_sweeps,
-                        block, seconds, state, rng, info, Record(history, traces, changes))
+                        block, seconds, state, rng, info,
+                        Record(history, traces, changes, labels))
 
 
 def _history_arrays(f: CheckpointReader, out: History, n_sweeps: int) -> None:
@@ -566,6 +569,27 @@ def _history_json(f: CheckpointReader, meta: dict[str, Any], n_sweeps: int) -> l
         rows.append({"metric": metric, "value": float(value), "proposal": proposal,
                      "sweep": sweep})
     return rows
+
+
+MAX_LABEL_LENGTH = 200   # characters of a saved topic label
+
+
+def _topic_labels(f: CheckpointReader, meta: dict[str, Any], K: int) -> dict[int, str]:
+    """The names the user gave topics (absent from files before them): topic numbers in
+    0..K-1 written as decimal strings, distinct non-empty names of at most
+    ``MAX_LABEL_LENGTH`` characters."""
+    out: dict[int, str] = {}
+    for key, name in f.meta_dict(meta, "topic_labels", default={}).items():
+        field = f"topic_labels[{key!r}]"
+        if not (isinstance(key, str) and key.isdecimal() and int(key) < K):
+            raise f.error(field, f"must be keyed by a topic number in 0..{K - 1}")
+        if not isinstance(name, str) or not name.strip() or len(name) > MAX_LABEL_LENGTH:
+            raise f.error(field, f"must be a non-empty name of at most {MAX_LABEL_LENGTH} "
+                                 f"characters")
+        if name in out.values():
+            raise f.error(field, f"names a second topic {name!r}")
+        out[int(key)] = name
+    return out
 
 
 def _changes(f: CheckpointReader, meta: dict[str, Any], n_sweeps: int) -> list[dict[str, Any]]:

@@ -1021,8 +1021,10 @@ class SupervisedLDARegressor(   # scikit-learn ships no types: its bases are Any
 class LDATransformer(_OneSession, BaseEstimator):   # type: ignore[misc]  # sklearn: untyped
     """Latent Dirichlet allocation as a scikit-learn transformer: ``fit`` samples the topics,
     ``transform`` gives documents' topic proportions by fold-in, ``components_`` the topics
-    (as the ``lda`` package and ``sklearn.decomposition.LatentDirichletAllocation`` do), and
-    ``score`` minus the held-out perplexity, so ``GridSearchCV`` can choose ``n_components``.
+    (as the ``lda`` package and ``sklearn.decomposition.LatentDirichletAllocation`` do),
+    ``perplexity`` the held-out perplexity by document completion, and ``score`` minus it, so
+    ``GridSearchCV`` can choose ``n_components`` (``topicsup.search.search_k`` sets more
+    measures side by side).
 
     Parameters
     ----------
@@ -1104,6 +1106,19 @@ class LDATransformer(_OneSession, BaseEstimator):   # type: ignore[misc]  # skle
         better, on another scale). The perplexity rather than a log likelihood summed over
         the scored tokens: it is the one held-out measure the Session defines, and per token
         it compares test folds of any size; ``y`` is ignored."""
+        return -self.perplexity(X)
+
+    def perplexity(self, X: Any) -> float:
+        """Held-out perplexity of the documents of ``X`` by document completion,
+        exp(-log likelihood per scored token) (``Session.perplexity``): each document's first
+        half folded in on the fitted topics (``predict_burn_in`` + ``predict_samples``
+        sweeps), its second half scored; lower is better, and ``score`` is its negative.
+        scikit-learn's ``LatentDirichletAllocation.perplexity`` is exp(-bound per word) of a
+        variational bound on all the words, so the two are on different scales; compare
+        perplexities of this estimator with each other only. The documents come in any form
+        ``transform`` takes; a document needs 2 known words to be scored (none with 2 is a
+        ``ValueError``). The same documents give the same value (the fold-in's streams are
+        seeded by ``random_state_``)."""
         corpus = self._heldout_corpus(X)
-        return -self.session_.perplexity(corpus, self.predict_burn_in, self.predict_samples,
-                                         seed=self.random_state_)
+        return self.session_.perplexity(corpus, self.predict_burn_in, self.predict_samples,
+                                        seed=self.random_state_)

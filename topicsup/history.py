@@ -117,16 +117,19 @@ class History:
 
 
 class Record:
-    """A chain's history, traced arrays (name -> one array per sweep, the last sweeps') and
-    live-setting changes (dicts of ``CHANGE_COLUMNS``). Not locked: its Session reads and
-    writes it under the session's lock."""
+    """A chain's history, traced arrays (name -> one array per sweep, the last sweeps'),
+    live-setting changes (dicts of ``CHANGE_COLUMNS``) and the names the user gave topics
+    (``labels``, topic -> name). Not locked: its Session reads and writes it under the
+    session's lock."""
 
     def __init__(self, history: History | None = None,
                  traces: dict[str, list[Array]] | None = None,
-                 changes: list[dict[str, Any]] | None = None) -> None:
+                 changes: list[dict[str, Any]] | None = None,
+                 labels: dict[int, str] | None = None) -> None:
         self.history = History() if history is None else history
         self.traces: dict[str, list[Array]] = {} if traces is None else traces
         self.changes: list[dict[str, Any]] = [] if changes is None else changes
+        self.labels: dict[int, str] = {} if labels is None else labels
 
     def add_sweep(self, rows: list[Row], traces: dict[str, Array]) -> None:
         self.history.extend(rows)

@@ -39,6 +39,8 @@ next step (``TokenStep.reloaded``).
 from __future__ import annotations
 
 import colorsys
+import html
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
@@ -535,3 +537,26 @@ def topic_colours(K: int) -> list[str]:
         r, g, b = colorsys.hls_to_rgb(h, light_level, 0.65)
         out.append(f"#{int(r * 255):02x}{int(g * 255):02x}{int(b * 255):02x}")
     return out
+
+
+def document_html(words: Sequence[str] | Array, topics: Sequence[int] | Array, K: int,
+                  highlight: int | None = None, labels: Sequence[str] | None = None,
+                  max_tokens: int = 200) -> str:
+    """A document as the inspector shows it: its words as spans coloured by their assigned
+    topic (``topic_colours``), each with the topic in a subscript and the topic's label in its
+    tooltip; the tokens of ``highlight`` in bold, the others faded. At most ``max_tokens``
+    words (then an ellipsis). HTML-escaped; a str to display (IPython's ``HTML``) or embed."""
+    colours = topic_colours(K)
+    spans = []
+    for word, topic in list(zip(words, topics))[:max_tokens]:
+        k = int(topic)
+        name = labels[k] if labels is not None and k < len(labels) else f"topic {k}"
+        style = f"background:{colours[k]};padding:1px 4px;border-radius:3px;"
+        if highlight is not None:
+            style += "font-weight:bold;" if k == highlight else "opacity:0.45;"
+        spans.append(f'<span class="topicsup-token" data-topic="{k}" '
+                     f'title="{html.escape(name)}" style="{style}">{html.escape(str(word))}'
+                     f'<sub>{k}</sub></span>')
+    more = " &hellip;" if len(words) > max_tokens else ""
+    return ('<div class="topicsup-tokens" style="line-height:2.1;max-width:900px">'
+            + " ".join(spans) + more + "</div>")

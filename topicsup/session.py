@@ -23,7 +23,7 @@ import signal
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Mapping
 
 import numpy as np
 import pandas as pd
@@ -39,6 +39,7 @@ from .kernels import info as info_layout
 from .kernels.rng import seed_state
 from .models import FOLD_IN_BURN, FOLD_IN_KEEP, LDA, State
 from .problem import Problem
+from .readouts import Readouts
 
 # the streams of the held-out fold-ins: the chain's own stream is never touched
 SCORE_STREAM = 7
@@ -49,7 +50,7 @@ class SessionBusyError(RuntimeError):
     """``Session.run`` called while another run of the same session is in progress."""
 
 
-class Session:
+class Session(Readouts):
     """Run a model's sampler on a corpus, a few sweeps at a time.
 
     Parameters
@@ -488,38 +489,25 @@ class Session:
     # ------------------------------------------------------------------ read-outs
     def _fit(self) -> summaries.Fit:
         return summaries.Fit(self.model, self.state, self.corpus, self._record.traces,
-                             self.n_sweeps)
+                             self.n_sweeps, self._record.labels)
+
+    def set_topic_labels(self, labels: Mapping[int, str] | None) -> None:
+        """Name topics (``{topic: "name"}``, added to the names given before; None forgets
+        them all): the names replace the automatic labels in every table, chart, coefficient
+        and ArviZ coordinate, and checkpoints keep them. Names must be distinct."""
+        with self._lock:
+            checked = {} if labels is None else summaries.check_labels(self._fit(), labels)
+            self._record.labels = {} if labels is None else {**self._record.labels, **checked}
 
     def readout(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         """``fn(fit, *args, **kwargs)`` on this chain held still: ``fn`` is a read-out, a
         function of a ``summaries.Fit`` (the model, state, corpus, traces and sweeps), such as
-        those of ``topicsup.summaries``; the methods below are this with a name."""
+        those of ``topicsup.summaries``; the methods of ``Readouts`` are this with a name."""
         if not callable(fn):
             raise TypeError(f"fn must be a read-out, a function of a summaries.Fit, got "
                             f"{type(fn).__name__}")
         with self._lock:
             return fn(self._fit(), *args, **kwargs)
-
-    def feature_names(self) -> list[str]:
-        """The weights' columns: topics labelled by their 3 top words, then the intercept and
-        the covariates (``summaries.feature_names``)."""
-        return self.readout(summaries.feature_names)
-
-    def weights(self, scale: str = "identified") -> pd.DataFrame:
-        """Tidy weight trace, one row per (sweep, task, feature): ``value`` on the ``scale`` of
-        ``coefficients`` (identified by default: with an intercept the raw weights wander
-        along the direction only the prior pins), ``kind`` and ``index``."""
-        return self.readout(summaries.weight_trace, scale)
-
-    def coefficients(self, interval: float = 0.9, scale: str = "identified"
-                     ) -> pd.DataFrame:
-        """Posterior summary of the classifier weights, one row per (task, feature): ``mean``,
-        the equal-tailed ``interval`` (``lower``, ``upper``, ``width``) of the same kept
-        draws, ``n_samples``, ``kind`` and ``index``. ``scale="identified"`` (default): with
-        an intercept each class's topic weights centred and the intercept plus their mean,
-        what the data determine; ``"raw"``: the draws as sampled (``topicsup.summaries``).
-        Prediction averages the same draws (``mean_weights``)."""
-        return self.readout(summaries.coefficients, interval, scale)
 
     def mean_weights(self) -> np.ndarray:
         """(T, M) the weights prediction uses: eta averaged over the kept samples (the current
@@ -527,21 +515,6 @@ class Session:
         with self._lock:
             summaries.check_supervised(self.model)
             return self.model.coefficients(self.state)
-
-    def signal_topics(self, n: int = 3, n_words: int = 10, interval: float = 0.9,
-                      scale: str = "identified") -> pd.DataFrame:
-        """Each class's ``n`` topics with the largest positive mean weights, with their
-        intervals (``sign_certain``: it excludes 0), share of tokens and ``n_words`` top words
-        (``summaries.signal_topics``; ``scale`` as ``coefficients``: identified, a weight
-        says how much more the topic raises the score than the class's average topic)."""
-        return self.readout(summaries.signal_topics, n, n_words, interval, scale)
-
-    def shrinkage(self, top: int = 3, interval: float = 0.9, scale: str = "identified"
-                  ) -> pd.DataFrame:
-        """How concentrated each class's topic weights are, the horseshoe's promise in numbers:
-        ``top_share`` (the share of sum_k |mean eta_k| on the ``top`` largest), ``n_certain``
-        (intervals excluding 0), ``n_topics``, one row per task (``summaries.shrinkage``)."""
-        return self.readout(summaries.shrinkage, top, interval, scale)
 
     def topic_word(self) -> np.ndarray:
         """(K, V) point estimate of the topics."""
@@ -553,28 +526,18 @@ class Session:
         with self._lock:
             return self.model.topic_snapshot(self.state)
 
-    def doc_topics(self, as_frame: bool = True) -> pd.DataFrame | np.ndarray:
-        """Document-topic proportions (n_docs, K) from the current state: a DataFrame indexed
-        by ``corpus.index`` (the documents' own pandas index, so ``df.join(doc_topics())``
-        works) with a column per topic, or the array."""
-        return self.readout(summaries.doc_topics, as_frame)
-
-    def topics(self, n_words: int = 10) -> pd.DataFrame:
-        """Top words of each topic the model shows (HDP-LDA: the live ones): ``share`` of
-        tokens, ``top_words`` and ``word_1 .. word_n`` in order of phi."""
-        return self.readout(summaries.topics, n_words)
-
-    def coherence(self, n_words: int = 10, measure: str = "npmi") -> pd.DataFrame:
-        """Coherence of each topic's ``n_words`` (>= 2) top words on the training corpus,
-        ``measure`` ``"npmi"`` (in [-1, 1]) or ``"umass"`` (<= ~0): one row per topic with
-        ``coherence`` (NaN where a word occurs in no document) and ``top_words``
-        (``metrics.topic_coherence``)."""
-        return self.readout(summaries.coherence, n_words, measure)
-
-    def document_entropy(self) -> pd.Series:
-        """Entropy (nats) of each training document's topic proportions, indexed like
-        ``doc_topics()``: 0 for a document in one topic, log K for one spread over all."""
-        return self.readout(summaries.document_entropy)
+    def coherence(self, n_words: int = 10, measure: str = "c_npmi",
+                  window_size: int | None = None, reference: Corpus | None = None
+                  ) -> pd.DataFrame:
+        """Coherence of each topic's ``n_words`` (>= 2) top words on the training corpus or
+        on ``reference`` (a Corpus of the training vocabulary, e.g. ``corpus.map(texts)``):
+        one row per topic with ``coherence`` (NaN where a word occurs in no document) and
+        ``top_words`` (``metrics.topic_coherence``). ``measure``: gensim's ``"c_npmi"``
+        (default), ``"c_v"``, ``"c_uci"`` or ``"u_mass"``, the numbers gensim's
+        CoherenceModel reports (``window_size``: the sliding window, default gensim's, 10 or
+        110 tokens), or the document-level ``"doc_npmi"`` (in [-1, 1]) or ``"doc_umass"``
+        (<= ~0); ``"npmi"`` and ``"umass"`` are deprecated names of the latter two."""
+        return self.readout(summaries.coherence, n_words, measure, window_size, reference)
 
     def summary(self) -> pd.Series:
         """Model, corpus, progress and the latest metrics in one Series."""

@@ -24,17 +24,18 @@ For the classifier weights, two rules, so that what is shown is what it says:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
 
-from . import metrics
+from . import metrics, terms
 from . import validation as check
 from .arrays import F64, Array
 from .corpus import Corpus
+from .inspector import document_html
 
 if TYPE_CHECKING:
     from .models import Model, State
@@ -93,7 +94,8 @@ def coefficient_table(draws: Array, tasks: Sequence[str], features: Sequence[str
 class Fit:
     """A chain at one moment, as the read-outs see it: the ``model``, its ``state``, the
     training ``corpus``, the ``traces`` (name -> the traced array of each of the last
-    sweeps) and ``n_sweeps`` completed. The caller holds the chain still while a read-out
+    sweeps), ``n_sweeps`` completed and the names the user gave topics (``labels``, topic ->
+    name; ``Session.set_topic_labels``). The caller holds the chain still while a read-out
     runs (``Session`` takes its lock)."""
 
     model: Model
@@ -101,6 +103,7 @@ class Fit:
     corpus: Corpus
     traces: dict[str, list[Array]]
     n_sweeps: int
+    labels: Mapping[int, str] = field(default_factory=dict)
 
 
 def check_supervised(model: Model) -> None:
@@ -110,33 +113,270 @@ def check_supervised(model: Model) -> None:
                          f"model such as LightMedLDA on a labelled corpus")
 
 
-def topics(fit: Fit, n_words: int = 10) -> pd.DataFrame:
+LABEL_WORDS = 3   # words of an automatic topic label
+
+
+def _topic_index(fit: Fit, shown: Array) -> pd.Index:
+    return (pd.RangeIndex(len(shown), name="topic") if len(shown) == fit.model.K
+            else pd.Index(shown, name="topic"))
+
+
+def _terms(fit: Fit, shown: Array, lam: float, frex_weight: float) -> terms.Terms:
+    """The ranking measures of the shown topics against the training corpus's word counts."""
+    phi = fit.model.topic_word(fit.state)[shown]
+    return terms.Terms(phi, fit.state.counts.n_wk.sum(axis=1), lam, frex_weight)
+
+
+def topic_labels(fit: Fit) -> list[str]:
+    """One label per topic the model shows: the name the user gave it, else ``"k: w1 w2
+    w3"``, its number and its three most relevant words (relevance at lambda = 0.6, the
+    pyLDAvis reading: frequent in the topic and specific to it). The number keeps two
+    automatic labels apart."""
+    shown = fit.model.shown_topics(fit.state)
+    missing = [k for k in shown if int(k) not in fit.labels]
+    auto: dict[int, str] = {}
+    if missing:
+        vocab = np.asarray(fit.corpus.vocabulary, dtype=object)
+        at = np.flatnonzero(np.isin(shown, missing))
+        t = _terms(fit, shown, terms.RELEVANCE_LAMBDA, terms.FREX_WEIGHT)
+        for i in at:
+            words = vocab[terms.best(t.relevance(int(i)), LABEL_WORDS)]
+            auto[int(shown[i])] = f"{int(shown[i])}: {' '.join(words)}"
+    return [fit.labels.get(int(k), auto.get(int(k), "")) for k in shown]
+
+
+def check_labels(fit: Fit, labels: Mapping[Any, Any]) -> dict[int, str]:
+    """``labels`` (topic -> name) checked for ``fit``'s model: topics it shows, names that
+    are non-empty str and, with the other topics' labels, all distinct (a table or a chart
+    keyed by label must not merge two topics). Returns them with int keys, names stripped."""
+    if not isinstance(labels, Mapping):
+        raise TypeError(f"labels must be a dict of topic -> name, got {type(labels).__name__}")
+    shown = [int(k) for k in fit.model.shown_topics(fit.state)]
+    out: dict[int, str] = {}
+    for k, name in labels.items():
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+            raise TypeError(f"labels: topic {k!r} must be an int topic number")
+        if int(k) not in shown:
+            which = "" if len(shown) == fit.model.K else ", a live one"
+            raise ValueError(f"labels: topic {int(k)} is not one of the model's topics "
+                             f"(0..{fit.model.K - 1}{which})")
+        if not isinstance(name, str) or not name.strip():
+            raise ValueError(f"labels[{int(k)}] must be a non-empty str, got {name!r}")
+        out[int(k)] = name.strip()
+    merged = topic_labels(Fit(fit.model, fit.state, fit.corpus, fit.traces, fit.n_sweeps,
+                              {**fit.labels, **out}))
+    seen: dict[str, int] = {}
+    for k, name in zip(shown, merged):
+        if name in seen:
+            raise ValueError(f"labels: topics {seen[name]} and {k} would both be labelled "
+                             f"{name!r}; give each topic its own name")
+        seen[name] = k
+    return out
+
+
+def topics(fit: Fit, n_words: int = 10, by: str = "probability",
+           lam: float = terms.RELEVANCE_LAMBDA,
+           frex_weight: float = terms.FREX_WEIGHT) -> pd.DataFrame:
     """Top words of each topic: one row per topic the model shows (HDP-LDA: the live ones)
-    with ``share`` (fraction of corpus tokens in the topic), ``top_words`` (a readable
-    string) and ``word_1 .. word_n``, the words in order of phi."""
+    with its ``label`` (``topic_labels``), ``share`` (fraction of corpus tokens in the
+    topic), ``top_words`` (a readable string) and ``word_1 .. word_n``, ranked ``by`` one of
+    ``terms.RANKINGS``: "probability" (phi), "relevance" (with ``lam``), "frex" (with
+    ``frex_weight``), "lift" or "score" (``topicsup.terms``)."""
     n_words = check.integer("n_words", n_words, low=1)
+    by = check.choice("by", by, terms.RANKINGS)
     n_wk = fit.state.counts.n_wk
     n_k = fit.state.counts.n_k.astype(np.float64)
-    # phi_k is increasing in n_kw: the top words by count, ties by word id, one topic at a
-    # time (O(V) memory, not a (K, V) copy)
     shown = fit.model.shown_topics(fit.state)
-    top = np.stack([metrics.top_indices(n_wk[:, k], n_words) for k in shown]) \
-        if len(shown) else np.zeros((0, min(n_words, n_wk.shape[0])), np.int64)
+    if not len(shown):
+        top = np.zeros((0, min(n_words, n_wk.shape[0])), np.int64)
+    elif by == "probability":
+        # phi_k is increasing in n_kw: the top words by count, ties by word id, one topic
+        # at a time (O(V) memory, not a (K, V) copy)
+        top = np.stack([metrics.top_indices(n_wk[:, k], n_words) for k in shown])
+    else:
+        top = _terms(fit, shown, lam, frex_weight).top(by, n_words)
     words = np.asarray(fit.corpus.vocabulary, dtype=object)[top]
     df = pd.DataFrame(words, columns=[f"word_{i + 1}" for i in range(top.shape[1])])
     df.insert(0, "top_words", [" ".join(r) for r in words])
     df.insert(0, "share", n_k[shown] / max(n_k.sum(), 1.0))
-    df.index = (pd.RangeIndex(len(shown), name="topic") if len(shown) == fit.model.K
-                else pd.Index(shown, name="topic"))
+    df.insert(0, "label", topic_labels(fit))
+    df.index = _topic_index(fit, shown)
     return df
 
 
+def topic_terms(fit: Fit, n_words: int = 10, lam: float = terms.RELEVANCE_LAMBDA,
+                frex_weight: float = terms.FREX_WEIGHT) -> pd.DataFrame:
+    """The words that read each topic, in long form: for every topic the model shows, the
+    ``n_words`` best words by each ranking of ``terms.RANKINGS`` and by relevance at every
+    lambda of ``terms.LAMBDA_GRID`` (a word found by several once), one row per (topic, word) with ``topic``, ``label``, ``word``, ``word_id``, every
+    measure (``probability``, ``lift``, ``relevance`` at ``lam``, ``frex`` at
+    ``frex_weight``, ``score``), ``log_probability`` and ``log_lift`` (a chart recomputes
+    relevance for any lambda from them), ``topic_count`` (the word's tokens in the topic),
+    ``corpus_count`` (its tokens in the corpus) and one ``rank_<measure>`` per ranking (1 =
+    best; 0 when the word is not in that ranking's top ``n_words``). pyLDAvis's term table,
+    with stm's measures beside it."""
+    n_words = check.integer("n_words", n_words, low=1)
+    shown = fit.model.shown_topics(fit.state)
+    columns = ["topic", "label", "word", "word_id", *terms.RANKINGS, "log_probability",
+               "log_lift", "topic_count", "corpus_count",
+               *(f"rank_{by}" for by in terms.RANKINGS)]
+    if not len(shown):
+        return pd.DataFrame(columns=columns)
+    t = _terms(fit, shown, lam, frex_weight)
+    n_wk = fit.state.counts.n_wk
+    vocab = np.asarray(fit.corpus.vocabulary, dtype=object)
+    labels = topic_labels(fit)
+    n = min(n_words, n_wk.shape[0])
+    parts = []
+    for i, k in enumerate(shown):
+        scores = t.scores(i)
+        ranked = {by: terms.best(scores[by], n) for by in terms.RANKINGS}
+        # and every word that is among the best by relevance at a lambda of the grid a
+        # chart's slider offers, so re-ranking these rows at any of them is exact
+        log_phi = np.log(scores["probability"])
+        with np.errstate(divide="ignore"):
+            log_lift_all = np.log(scores["lift"])
+        on_grid = [terms.best(g * log_phi + (1 - g) * log_lift_all if g < 1 else log_phi, n)
+                   for g in terms.LAMBDA_GRID]
+        ids = np.unique(np.concatenate([*ranked.values(), *on_grid]))
+        log_lift = log_lift_all[ids]
+        part: dict[str, object] = {
+            "topic": np.full(ids.size, int(k)), "label": labels[i], "word": vocab[ids],
+            "word_id": ids, **{m: scores[m][ids] for m in terms.RANKINGS},
+            "log_probability": np.log(scores["probability"][ids]), "log_lift": log_lift,
+            "topic_count": n_wk[ids, k].astype(np.int64),
+            "corpus_count": t.counts[ids].astype(np.int64)}
+        for by, top in ranked.items():
+            rank = np.zeros(ids.size, np.int64)
+            rank[np.searchsorted(ids, top)] = np.arange(1, top.size + 1)
+            part[f"rank_{by}"] = rank
+        parts.append(pd.DataFrame(part, columns=columns))
+    return pd.concat(parts, ignore_index=True)
+
+
+def label_topics(fit: Fit, n_words: int = 7, lam: float = terms.RELEVANCE_LAMBDA,
+                 frex_weight: float = terms.FREX_WEIGHT) -> pd.DataFrame:
+    """stm's ``labelTopics``: one row per topic the model shows (index ``topic``) with its
+    ``label`` and, for each ranking of ``terms.RANKINGS``, its ``n_words`` best words as one
+    string, side by side (which words a topic is read by depends on the ranking)."""
+    n_words = check.integer("n_words", n_words, low=1)
+    shown = fit.model.shown_topics(fit.state)
+    vocab = np.asarray(fit.corpus.vocabulary, dtype=object)
+    out = pd.DataFrame({"label": topic_labels(fit)}, index=_topic_index(fit, shown))
+    t = _terms(fit, shown, lam, frex_weight) if len(shown) else None
+    for by in terms.RANKINGS:
+        out[by] = ([" ".join(r) for r in vocab[t.top(by, n_words)]] if t is not None
+                   else [])
+    return out
+
+
+def _topic_of(fit: Fit, topic: object) -> int:
+    """A topic the model shows, given by number or by label."""
+    shown = [int(k) for k in fit.model.shown_topics(fit.state)]
+    if isinstance(topic, str):
+        labels = topic_labels(fit)
+        if topic not in labels:
+            raise ValueError(f"topic {topic!r} is no topic's label; labels: {labels[:8]}"
+                             f"{' ...' if len(labels) > 8 else ''}")
+        return shown[labels.index(topic)]
+    k = check.integer("topic", topic, low=0, high=fit.model.K - 1)
+    if k not in shown:
+        raise ValueError(f"topic {k} is not a live topic of the model (live: {shown[:10]})")
+    return k
+
+
+def representative_docs(fit: Fit, topic: object, n: int = 5, cls: object = None,
+                        n_words: int = 200) -> pd.DataFrame:
+    """The ``n`` training documents that carry ``topic`` (a number or a label) most: ranked
+    by its share of the document, theta_dk (stm's ``findThoughts``, BERTopic's representative
+    documents); with ``cls``, among the documents of that class (for multi-label, those that
+    have it). One row per document, indexed by ``corpus.index``: ``rank``, ``doc`` (its row),
+    ``share``, ``topic_tokens`` (its tokens assigned to the topic now), ``n_tokens``,
+    ``classes`` (its class names, supervised corpora), ``text`` (its first ``n_words`` words)
+    and ``html``: the words coloured by their assigned topic as the token inspector colours
+    them, the topic's own in bold (``inspector.document_html``; display with IPython's
+    ``HTML``). Ties by document order; empty documents never."""
+    k = _topic_of(fit, topic)
+    n = check.integer("n", n, low=1)
+    n_words = check.integer("n_words", n_words, low=1)
+    corpus = fit.corpus
+    lengths = corpus.doc_lengths
+    keep = lengths > 0
+    labels = corpus.labels
+    names: list[str] | None = None
+    if labels is not None and labels.kind != "real":
+        names = [", ".join(x) if isinstance(x, (set, frozenset, list, tuple)) else str(x)
+                 for x in labels.names()]
+    if cls is not None:
+        if labels is None or labels.kind == "real":
+            raise ValueError("cls picks documents of a class: the corpus has no class labels")
+        if not isinstance(cls, str) or cls not in labels.classes:
+            raise ValueError(f"cls must be one of the classes {list(labels.classes)[:10]}, "
+                             f"got {cls!r}")
+        c = labels.classes.index(cls)
+        member = labels.values[:, c] > 0 if labels.kind == "multilabel" \
+            else labels.values == c
+        keep &= member
+    theta = fit.model.doc_topic(fit.state, corpus)[:, k]
+    docs = np.flatnonzero(keep)
+    order = docs[np.lexsort((docs, -theta[docs]))][:n]
+    z = fit.state.counts.z
+    vocab = np.asarray(corpus.vocabulary, dtype=object)
+    labels_shown = topic_labels(fit)
+    shown = [int(j) for j in fit.model.shown_topics(fit.state)]
+    by_topic = [""] * fit.model.K
+    for j, name in zip(shown, labels_shown):
+        by_topic[j] = name
+    rows = []
+    for rank, d in enumerate(order, 1):
+        lo, hi = corpus.doc_ptr[d], corpus.doc_ptr[d + 1]
+        words = vocab[corpus.words[lo:hi]]
+        topics_d = z[lo:hi]
+        rows.append({"rank": rank, "doc": int(d), "share": float(theta[d]),
+                     "topic_tokens": int((topics_d == k).sum()), "n_tokens": int(hi - lo),
+                     **({"classes": names[d]} if names is not None else {}),
+                     "text": " ".join(words[:n_words]) + (" ..." if hi - lo > n_words else ""),
+                     "html": document_html(words, topics_d, fit.model.K, highlight=k,
+                                           labels=by_topic, max_tokens=n_words)})
+    columns = ["rank", "doc", "share", "topic_tokens", "n_tokens",
+               *(["classes"] if names is not None else []), "text", "html"]
+    index = cast(pd.Index, corpus.index)   # set by Corpus.__post_init__
+    return pd.DataFrame(rows, columns=columns, index=pd.Index(index[order], name=index.name))
+
+
+def topic_map(fit: Fit, interval: float = 0.9, scale: str = "identified") -> pd.DataFrame:
+    """Where the topics the model shows lie from each other, for an intertopic distance map
+    (pyLDAvis, BERTopic): one row per topic (index ``topic``) with ``label``, ``share`` of the
+    tokens, ``x`` and ``y``, the classical multidimensional scaling (principal coordinates)
+    of the topics' Jensen-Shannon distances (natural log, so in [0, sqrt(log 2)]), and for a
+    supervised model the class it drives most: ``task`` (the largest mean weight of the
+    topic over the tasks) with that weight's ``mean``, ``lower`` and ``upper``
+    (``coefficients``' interval and scale) and ``sign_certain`` (the interval excludes 0).
+    The axes' units are the distances' (the first two coordinates keep the most of them)."""
+    shown = fit.model.shown_topics(fit.state)
+    phi = fit.model.topic_word(fit.state)[shown]
+    n_k = fit.state.counts.n_k.astype(np.float64)
+    out = pd.DataFrame({"label": topic_labels(fit), "share": n_k[shown] / max(n_k.sum(), 1.0)},
+                       index=_topic_index(fit, shown))
+    xy = terms.classical_mds(terms.js_distances(phi), 2)
+    out["x"], out["y"] = xy[:, 0], xy[:, 1]
+    if fit.model.supervised:
+        coefs = coefficients(fit, interval, scale)
+        topic_rows = coefs[coefs["kind"] == "topic"]
+        best_rows = (topic_rows.sort_values("mean", ascending=False, kind="stable")
+                     .groupby("index", sort=False).head(1).set_index("index"))
+        at = best_rows.loc[shown]
+        out["task"] = at["task"].to_numpy()
+        for c in ("mean", "lower", "upper"):
+            out[c] = at[c].to_numpy()
+        out["sign_certain"] = ((at["lower"] > 0) | (at["upper"] < 0)).to_numpy()
+    return out
+
+
 def feature_names(fit: Fit) -> list[str]:
-    """The weights' columns: topics labelled by their 3 top words, then the intercept and
-    the covariates."""
-    words = topics(fit, 3)["top_words"]
-    return ([f"{k}: {w}" for k, w in zip(words.index, words)]
-            + fit.model.covariate_names(fit.corpus))
+    """The weights' columns: the topics by their labels (``topic_labels``), then the
+    intercept and the covariates."""
+    return topic_labels(fit) + fit.model.covariate_names(fit.corpus)
 
 
 def kept_weights(fit: Fit) -> tuple[Array, int]:
@@ -205,6 +445,7 @@ def signal_topics(fit: Fit, n: int = 3, n_words: int = 10, interval: float = 0.9
         "topic": at, "mean": best["mean"].to_numpy(),
         "lower": best["lower"].to_numpy(), "upper": best["upper"].to_numpy(),
         "sign_certain": (best["lower"] > 0).to_numpy(),
+        "label": words["label"].to_numpy()[at],
         "share": words["share"].to_numpy()[at], "top_words": words["top_words"].to_numpy()[at]})
 
 
@@ -232,13 +473,28 @@ def doc_topics(fit: Fit, as_frame: bool = True) -> pd.DataFrame | F64:
                         columns=pd.Index(range(theta.shape[1]), name="topic"))
 
 
-def coherence(fit: Fit, n_words: int = 10, measure: str = "npmi") -> pd.DataFrame:
-    """One row per topic (index ``topic``): ``coherence`` of its ``n_words`` top words on the
-    training corpus (``metrics.topic_coherence``) and ``top_words``."""
+def coherence(fit: Fit, n_words: int = 10, measure: str = "c_npmi",
+              window_size: int | None = None, reference: Corpus | None = None
+              ) -> pd.DataFrame:
+    """One row per topic (index ``topic``): ``coherence`` of its ``n_words`` top words
+    (``metrics.topic_coherence``: ``measure`` one of ``metrics.MEASURES``, gensim's numbers
+    for ``"c_npmi"``, ``"c_v"``, ``"c_uci"`` and ``"u_mass"``, ``window_size`` for the
+    window measures) on the training corpus, or on ``reference``, a Corpus of the training
+    corpus's vocabulary (``fit.corpus.map``); and ``top_words``."""
     n_words = check.integer("n_words", n_words, low=2)
-    measure = check.choice("measure", measure, metrics.MEASURES)
+    # the stack level names the caller of Session.coherence (through Session.readout)
+    measure = metrics.coherence_measure(measure, stacklevel=5)
+    counts_from = fit.corpus if reference is None else reference
+    if not isinstance(counts_from, Corpus):
+        raise TypeError(f"reference must be a topicsup.Corpus or None, got "
+                        f"{type(reference).__name__}")
+    if counts_from.vocabulary != fit.corpus.vocabulary:
+        raise ValueError(f"reference must have the training corpus's vocabulary (the topics' "
+                         f"word ids index it), got one of {counts_from.n_words} words for "
+                         f"{fit.corpus.n_words}; map its documents with the training "
+                         f"corpus's map(...)")
     top = metrics.top_word_ids(fit.model.topic_word(fit.state), n_words)
-    values = metrics.topic_coherence(fit.corpus, top, measure)
+    values = metrics.topic_coherence(counts_from, top, measure, window_size=window_size)
     vocab = np.asarray(fit.corpus.vocabulary, dtype=object)
     return pd.DataFrame({"coherence": values, "top_words": [" ".join(r) for r in vocab[top]]},
                         index=pd.RangeIndex(top.shape[0], name="topic"))
@@ -253,7 +509,7 @@ def document_entropy(fit: Fit) -> pd.Series:
 
 def topic_sizes(fit: Fit) -> pd.DataFrame:
     """How much of the corpus each topic the model shows holds, one row per topic (index
-    ``topic``, largest first): ``label`` (its 3 top words), ``share`` of the tokens and
+    ``topic``, largest first): ``label`` (``topic_labels``), ``share`` of the tokens and
     ``documents``, the number of documents in which it is the largest topic (ties to the
     lower topic number; empty documents count for none), and their ``document_share``.
     BERTopic's topic sizes, for a sampled chain."""
@@ -262,7 +518,7 @@ def topic_sizes(fit: Fit) -> pd.DataFrame:
     shown = words.index.to_numpy()
     full = fit.corpus.doc_lengths > 0
     lead = np.bincount(theta[full].argmax(axis=1), minlength=theta.shape[1])[shown]
-    out = pd.DataFrame({"label": words["top_words"].to_numpy(),
+    out = pd.DataFrame({"label": words["label"].to_numpy(),
                         "share": words["share"].to_numpy(), "documents": lead,
                         "document_share": lead / max(int(full.sum()), 1)},
                        index=words.index)
@@ -290,6 +546,7 @@ def summary(fit: Fit, history: pd.DataFrame, seed: int, in_sweep: bool) -> pd.Se
 
 
 __all__ = ["Fit", "WEIGHT_SCALES", "coefficient_table", "coefficients", "coherence",
-           "doc_topics", "document_entropy", "feature_names", "identified", "kept_weights",
-           "shrinkage", "signal_topics", "summary", "topic_sizes", "topics", "weight_scale",
+           "check_labels", "doc_topics", "document_entropy", "feature_names", "identified",
+           "kept_weights", "label_topics", "representative_docs", "shrinkage", "signal_topics", "summary", "topic_map",
+           "topic_labels", "topic_sizes", "topic_terms", "topics", "weight_scale",
            "weight_trace"]

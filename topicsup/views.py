@@ -556,6 +556,188 @@ def coefficient_heatmap(coefficients: pd.DataFrame, value: str = "mean", sort: b
             .properties(width=width, height=height))
 
 
+# ---------------------------------------------------------------------- reading topics
+def forest_chart(coefficients: pd.DataFrame, task: str | None = None, top: int = 12,
+                 columns: int = 3, width: int = 180, row_height: int = 16,
+                 target: str = "class") -> alt.FacetChart | alt.LayerChart:
+    """Classifier weights as points with their intervals (ArviZ's ``plot_forest``): for each
+    class (or the one ``task``) its ``top`` topics with the largest |mean|, sorted by mean,
+    the mean a point and the credible interval a bar from ``lower`` to ``upper`` (the same
+    draws: ``Session.coefficients``, the identified scale by default), filled where the
+    interval excludes 0; a zero rule. Several classes: one panel each, ``columns`` per row.
+
+    ``coefficients``: ``Session.coefficients(interval)`` (columns ``task``, ``feature``,
+    ``kind``, ``mean``, ``lower``, ``upper``)."""
+    _check_frame(coefficients, "coefficients", ("task", "feature", "kind", "mean", "lower",
+                                                "upper"), "Session.coefficients()")
+    _check_count("top", top)
+    _check_count("columns", columns)
+    df = coefficients[coefficients["kind"] == "topic"]
+    if task is not None:
+        if task not in set(df["task"]):
+            raise ValueError(f"task {task!r} is not one of {list(pd.unique(df['task']))[:10]}")
+        df = df[df["task"] == task]
+    df = df[np.isfinite(df[["mean", "lower", "upper"]].to_numpy(dtype=float)).all(axis=1)]
+    if df.empty:
+        raise ValueError("coefficients has no finite topic weights to draw")
+    df = (df.assign(strength=df["mean"].abs())
+          .sort_values(["task", "strength"], ascending=[True, False], kind="stable")
+          .groupby("task", sort=False).head(top))
+    df = df.assign(certain=np.where((df["lower"] > 0) | (df["upper"] < 0),
+                                    "interval excludes 0", "interval holds 0"))
+    df = df[["task", "feature", "mean", "lower", "upper", "certain"]]
+    target = check.choice("target", target, ("class", "response"))
+    y = alt.Y("feature:N", sort=alt.EncodingSortField("mean", order="descending"), title=None,
+              axis=alt.Axis(labelLimit=170))
+    tooltip: list[Any] = ["task:N", "feature:N",
+                          *[alt.Tooltip(f"{c}:Q", format=".3f") for c in ("mean", "lower",
+                                                                        "upper")],
+                          "certain:N"]
+    colour = alt.Color("certain:N", title=None,
+                       scale=alt.Scale(domain=["interval excludes 0", "interval holds 0"],
+                                       range=["#c0392b", "#95a5a6"]))
+    base = alt.Chart(df).encode(y=y, tooltip=tooltip)
+    layer = alt.layer(
+        base.mark_rule(strokeWidth=2).encode(x=alt.X("lower:Q", title="weight"), x2="upper:Q",
+                                             color=colour),
+        base.mark_point(filled=True, size=40).encode(x="mean:Q", color=colour),
+        alt.Chart(df).mark_rule(color="#444", strokeDash=[3, 3]).encode(x=alt.datum(0)),
+    ).properties(width=width, height=alt.Step(row_height))
+    title = f"Topic weights per {target}, with their credible intervals"
+    if task is not None or df["task"].nunique() == 1:
+        return layer.properties(title=f"{title}: {df['task'].iloc[0]}")
+    return (layer.facet(facet=alt.Facet("task:N", title=None,
+                                        sort=list(pd.unique(coefficients["task"]))),
+                        columns=columns, title=title)
+            .resolve_scale(y="independent"))
+
+
+def _relevance_layers(terms: pd.DataFrame, n_words: int, lam: alt.Parameter,
+                      topic_filter: Any, width: int) -> alt.LayerChart | alt.FacetChart:
+    """pyLDAvis's bars: for the words ranked by relevance at ``lam``, the corpus count (grey)
+    and the topic's count (red) of each."""
+    base = (alt.Chart(terms)
+            .transform_filter(topic_filter)
+            .transform_calculate(relevance=f"{lam.name} * datum.log_probability + "
+                                           f"(1 - {lam.name}) * datum.log_lift")
+            .transform_window(rank="row_number()", groupby=["topic"],
+                              sort=[alt.SortField("relevance", order="descending"),
+                                    alt.SortField("word_id", order="ascending")])
+            .transform_filter(alt.datum.rank <= n_words))
+    y = alt.Y("word:N", sort=alt.EncodingSortField("rank", order="ascending"), title=None)
+    tooltip = ["label:N", "word:N", alt.Tooltip("topic_count:Q", title="tokens in topic"),
+               alt.Tooltip("corpus_count:Q", title="tokens in corpus"),
+               alt.Tooltip("probability:Q", format=".4f"), alt.Tooltip("lift:Q", format=".2f"),
+               alt.Tooltip("relevance:Q", format=".2f")]
+    return alt.layer(
+        base.mark_bar(color="#c7c7c7").encode(
+            x=alt.X("corpus_count:Q", title="tokens (grey: corpus, red: topic)"), y=y,
+            tooltip=tooltip),
+        base.mark_bar(color="#d62728").encode(x="topic_count:Q", y=y, tooltip=tooltip),
+    ).properties(width=width, height=alt.Step(15))
+
+
+def _relevance_parameter(lam: float) -> alt.Parameter:
+    return alt.param(name="relevance_lambda", value=check.number("lam", lam, low=0.0, high=1.0),
+                     bind=alt.binding_range(min=0.0, max=1.0, step=0.05,
+                                            name="relevance lambda "))
+
+
+def relevance_chart(terms: pd.DataFrame, topic: int | None = None, n_words: int = 15,
+                    lam: float = 0.6, width: int = 420) -> alt.LayerChart | alt.FacetChart:
+    """One topic's words ranked by relevance (Sievert & Shirley 2014) with a lambda slider:
+    relevance = lambda log p(w|k) + (1 - lambda) log lift, recomputed in the browser as the
+    slider moves (step 0.05: ``Session.topic_terms`` keeps every word that is among the best
+    at each such lambda, so the ranking is exact). Bars as pyLDAvis: the word's tokens in the
+    corpus (grey) and in the topic (red).
+
+    ``terms``: ``Session.topic_terms(n_words)``; ``topic``: which (default the first)."""
+    _check_frame(terms, "terms", ("topic", "label", "word", "word_id", "log_probability",
+                                  "log_lift", "topic_count", "corpus_count"),
+                 "Session.topic_terms()")
+    _check_count("n_words", n_words)
+    if terms.empty:
+        raise ValueError("terms has no rows (Session.topic_terms)")
+    topics = list(pd.unique(terms["topic"]))
+    topic = topics[0] if topic is None else topic
+    if topic not in topics:
+        raise ValueError(f"topic {topic!r} is not in terms (topics {topics[:10]})")
+    data = _finite_terms(terms[terms["topic"] == topic])
+    lam_param = _relevance_parameter(lam)
+    label = str(data["label"].iloc[0])
+    return (_relevance_layers(data, n_words, lam_param, alt.datum.topic == int(topic), width)
+            .add_params(lam_param).properties(title=f"Relevant words: {label}"))
+
+
+def _finite_terms(terms: pd.DataFrame) -> pd.DataFrame:
+    """The rows a chart can draw: a word that never occurs has log lift -inf (no JSON for
+    it, and no reader wants it)."""
+    keep = np.isfinite(terms[["log_probability", "log_lift"]].to_numpy(dtype=float)).all(axis=1)
+    return terms[keep][["topic", "label", "word", "word_id", "log_probability", "log_lift",
+                        "probability", "lift", "topic_count", "corpus_count"]]
+
+
+def topic_map_chart(topic_map: pd.DataFrame, terms: pd.DataFrame | None = None,
+                    n_words: int = 15, lam: float = 0.6, width: int = 480,
+                    height: int = 420
+                    ) -> alt.HConcatChart | alt.LayerChart | alt.FacetChart:
+    """The intertopic distance map (pyLDAvis, BERTopic): each topic a circle at its place in
+    the classical scaling of the topics' Jensen-Shannon distances, its area the topic's share
+    of the tokens; for a supervised model coloured by the class it drives most, with that
+    weight's mean, interval and whether it excludes 0 in the tooltip (a supervised map: which
+    region of topic space each class draws on). With ``terms`` (``Session.topic_terms``),
+    beside it the relevance bars with a lambda slider, linked: click a circle to read its
+    topic.
+
+    ``topic_map``: ``summaries.topic_map`` (``Session.readout(summaries.topic_map)``)."""
+    _check_frame(topic_map, "topic_map", ("label", "share", "x", "y"), "summaries.topic_map")
+    if topic_map.empty:
+        raise ValueError("topic_map has no rows (summaries.topic_map)")
+    df = topic_map.reset_index()
+    if not np.isfinite(df[["x", "y", "share"]].to_numpy(dtype=float)).all():
+        raise ValueError("topic_map has non-finite coordinates or shares")
+    supervised = "task" in df.columns
+    pick = alt.selection_point(name="picked_topic", fields=["topic"], on="click",
+                               value=[{"topic": int(df["topic"].iloc[
+                                   int(df["share"].to_numpy().argmax())])}])
+    tooltip: list[Any] = ["topic:Q", "label:N", alt.Tooltip("share:Q", format=".1%")]
+    enc: dict[str, Any]   # channel -> what it encodes, for encode(**enc)
+    enc = {"x": alt.X("x:Q", title="scaled distance 1", axis=alt.Axis(grid=False)),
+           "y": alt.Y("y:Q", title="scaled distance 2", axis=alt.Axis(grid=False)),
+           "size": alt.Size("share:Q", title="share of tokens", legend=alt.Legend(format=".0%"),
+                            scale=alt.Scale(range=[60, 2500]))}
+    if supervised:
+        tooltip += [alt.Tooltip("task:N", title="drives most"),
+                    *[alt.Tooltip(f"{c}:Q", format=".2f", title=f"weight {c}")
+                      for c in ("mean", "lower", "upper")],
+                    alt.Tooltip("sign_certain:N", title="interval excludes 0")]
+        enc["color"] = alt.Color("task:N", title="class it drives most",
+                                 legend=alt.Legend(columns=2, symbolLimit=40))
+    enc["tooltip"] = tooltip
+    keep = ["topic", "label", "share", "x", "y",
+            *(["task", "mean", "lower", "upper", "sign_certain"] if supervised else [])]
+    circles = (alt.Chart(df[keep]).mark_circle(stroke="#333")
+               .encode(**enc, opacity=alt.condition(pick, alt.value(0.85), alt.value(0.35)),
+                       strokeWidth=alt.condition(pick, alt.value(2), alt.value(0)))
+               .add_params(pick))
+    text = alt.Chart(df[keep]).mark_text(fontSize=10, color="#111").encode(
+        x="x:Q", y="y:Q", text="topic:Q")
+    title = "Intertopic distance map" + (" (colour: the class a topic drives most)"
+                                         if supervised else "")
+    chart = alt.layer(circles, text).properties(width=width, height=height, title=title)
+    if terms is None:
+        return chart
+    _check_frame(terms, "terms", ("topic", "label", "word", "word_id", "log_probability",
+                                  "log_lift", "topic_count", "corpus_count"),
+                 "Session.topic_terms()")
+    _check_count("n_words", n_words)
+    lam_param = _relevance_parameter(lam)
+    bars = (_relevance_layers(_finite_terms(terms), n_words, lam_param, pick, 380)
+            .add_params(lam_param)
+            .properties(title="Relevant words of the picked topic (click a circle)"))
+    return alt.hconcat(chart, bars).resolve_scale(color="independent", size="independent")
+
+
 def prior_comparison_chart(coefficients: pd.DataFrame, by: str = "prior", top: int = 3,
                            features: int | None = 20, cell: int = 16) -> alt.HConcatChart:
     """Topic-weight heatmaps side by side, one per value of ``by`` (DOLDA Figs. 4-6 as one
@@ -688,8 +870,8 @@ def topic_words_chart(topics: pd.DataFrame, n_words: int | None = None,
     Parameters
     ----------
     topics : DataFrame
-        ``Session.topics(n_words)``: index ``topic``, columns ``share`` and ``word_1`` ..
-        ``word_n``.
+        ``Session.topics(n_words)``: index ``topic``, columns ``share``, ``word_1`` ..
+        ``word_n`` and, if present, ``label`` (the rows' names).
     n_words : int, optional
         Show the first ``n_words`` words (all by default).
     topic_word, vocabulary : (K, V) array and sequence of V str, optional
@@ -716,7 +898,9 @@ def topic_words_chart(topics: pd.DataFrame, n_words: int | None = None,
         raise ValueError(f"topics has {len(cols)} word columns (word_1 .. word_n), "
                          f"{n_words or 1} needed: call Session.topics with more words")
     cols = cols[:n_words or len(cols)]
-    labels = [f"{k} ({s:.0%})" for k, s in zip(topics.index, topics["share"])]
+    # by the topics' labels where the frame has them (Session.topics: distinct names)
+    names = topics["label"] if "label" in topics.columns else topics.index
+    labels = [f"{k} ({s:.0%})" for k, s in zip(names, topics["share"])]
     # a subset of Session.topics keeps the topic ids as index: they are the rows of phi
     ids = topics.index.to_numpy()
     rows = ids if np.issubdtype(ids.dtype, np.integer) and (ids >= 0).all() \
@@ -740,7 +924,7 @@ def topic_words_chart(topics: pd.DataFrame, n_words: int | None = None,
 
 def topic_sizes_chart(sizes: pd.DataFrame, top: int = 30, width: int = 420,
                       height: int | alt.Step = alt.Step(14)) -> alt.Chart:
-    """Each topic's share of the tokens as a bar, largest first, labelled by its top words;
+    """Each topic's share of the tokens as a bar, largest first, labelled by its label;
     the tooltip adds the documents it leads (``summaries.topic_sizes``). At most ``top``
     topics (the largest)."""
     _check_frame(sizes, "sizes", ("label", "share", "documents"), "summaries.topic_sizes")
@@ -748,7 +932,7 @@ def topic_sizes_chart(sizes: pd.DataFrame, top: int = 30, width: int = 420,
     if sizes.empty:
         raise ValueError("sizes has no rows (summaries.topic_sizes)")
     df = sizes.sort_values("share", ascending=False, kind="stable").head(top)
-    df = df.assign(topic=[f"{k}: {w}" for k, w in zip(df.index, df["label"])])
+    df = df.assign(topic=df["label"].astype(str))   # distinct: topic_labels
     return (alt.Chart(df[["topic", "share", "documents"]], title="Topic sizes").mark_bar()
             .encode(x=alt.X("share:Q", title="share of tokens", axis=alt.Axis(format="%")),
                     y=alt.Y("topic:N", sort=list(df["topic"]), title=None),
@@ -888,6 +1072,19 @@ VIEWS: dict[str, View] = {
         lambda s, h: [("Coefficients", coefficient_heatmap(s.coefficients(), target=s.target)),
                       ("Weight traces", weight_trace_chart(s.weights(), target=s.target))]
         if len(h) else [], sweep_axis=False),
+    "topic_map": View(
+        "intertopic map", lambda h: True,
+        lambda s, h, w, ht: topic_map_chart(s.readout(summaries.topic_map),
+                                            width=min(w, 480), height=ht),
+        lambda s, h: [("Intertopic distance map", topic_map_chart(
+            s.readout(summaries.topic_map), s.topic_terms(15)))],
+        sweep_axis=False, on_request=True, applies=lambda s: True),
+    "forest": View(
+        "weights with intervals", lambda h: True,
+        lambda s, h, w, ht: forest_chart(s.coefficients(), top=8, columns=2),
+        lambda s, h: [("Topic weights with their intervals", forest_chart(s.coefficients()))]
+        if len(h) else [],
+        sweep_axis=False, on_request=True, applies=lambda s: bool(s.model.supervised)),
     "throughput": View(   # the report draws it under the log joint
         "tokens per second", _has("tokens_per_second"),
         lambda s, h, w, ht: throughput_chart(h, width=w, height=ht),
