@@ -36,7 +36,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("models", ("topicsup.models",)),
     ("a fit's pieces",
      ("topicsup.checkpoint", "topicsup.summaries", "topicsup.heldout", "topicsup.inspector",
-      "topicsup.interrupts", "topicsup.readouts")),
+      "topicsup.interrupts", "topicsup.readouts", "topicsup.prevalence")),
     ("the session", ("topicsup.session",)),
     ("on top of sessions",
      ("topicsup.chains", "topicsup.estimators", "topicsup.views", "topicsup.report",

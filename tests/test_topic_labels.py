@@ -208,3 +208,13 @@ def test_a_checkpoints_labels_are_checked(tmp_path, labels, match):
     _rewrite_meta(path, bad, lambda m: m.__setitem__("topic_labels", labels))
     with pytest.raises(ValueError, match=match):
         Session.load(bad)
+
+
+def test_average_ranks_are_scipys_rankdata():
+    from scipy.stats import rankdata
+
+    from topicsup.terms import average_ranks
+    rng = np.random.default_rng(4)
+    for _ in range(100):
+        x = rng.integers(0, 6, rng.integers(1, 50)).astype(float)
+        np.testing.assert_array_equal(average_ranks(x), rankdata(x))

@@ -118,7 +118,7 @@ def test_the_map_and_the_bars_are_linked_by_a_click(fitted):
 def test_the_forest_plot_draws_each_class_strongest_topics_with_intervals(fitted):
     coefs = fitted.coefficients()
     d = _spec(views.forest_chart(coefs, top=4))
-    assert d["facet"]["field"] == "task" and d["columns"] == 3
+    assert d["facet"]["field"] == "task" and d["columns"] == 2
     data = next(iter(d["datasets"].values()))
     assert {r["task"] for r in data} == set(coefs["task"])
     for task in set(coefs["task"]):

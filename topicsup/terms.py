@@ -26,7 +26,6 @@ passed, so pass the topics the model shows (HDP-LDA's live ones).
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import rankdata
 
 from . import validation as check
 from .arrays import F64, I64, Array
@@ -85,8 +84,8 @@ class Terms:
         log_phi = np.log(phi)
         log_lift = self._log_lift(log_phi)
         # ECDF ranks within the topic, ties averaged (data.table::frank, as stm's calcfrex)
-        freq_rank = rankdata(phi) / V
-        excl_rank = rankdata(phi / self.column_sum) / V
+        freq_rank = average_ranks(phi) / V
+        excl_rank = average_ranks(phi / self.column_sum) / V
         w = self.frex_weight
         return {"probability": phi, "lift": np.exp(log_lift),
                 "relevance": _relevance(self.lam, log_phi, log_lift),
@@ -100,6 +99,19 @@ class Terms:
         n = min(check.integer("n_words", n_words, low=1), self.phi.shape[1])
         return np.stack([best(self.scores(k)[by], n) for k in range(self.phi.shape[0])]) \
             if self.phi.shape[0] else np.zeros((0, n), np.int64)
+
+
+def average_ranks(x: F64) -> F64:
+    """Ranks 1..n of ``x``, ties given the mean of the ranks they span (data.table::frank's
+    and scipy's rankdata's default), by one stable sort (without importing scipy.stats, a third
+    of a second at ``import topicsup``)."""
+    order = np.argsort(x, kind="stable")
+    s = x[order]
+    start = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
+    end = np.r_[start[1:], s.size]
+    out = np.empty(s.size)
+    out[order] = np.repeat((start + end + 1) / 2.0, end - start)
+    return out
 
 
 def _relevance(lam: float, log_phi: F64, log_lift: F64) -> F64:

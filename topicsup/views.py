@@ -558,7 +558,7 @@ def coefficient_heatmap(coefficients: pd.DataFrame, value: str = "mean", sort: b
 
 # ---------------------------------------------------------------------- reading topics
 def forest_chart(coefficients: pd.DataFrame, task: str | None = None, top: int = 12,
-                 columns: int = 3, width: int = 180, row_height: int = 16,
+                 columns: int = 2, width: int = 180, row_height: int = 16,
                  target: str = "class") -> alt.FacetChart | alt.LayerChart:
     """Classifier weights as points with their intervals (ArviZ's ``plot_forest``): for each
     class (or the one ``task``) its ``top`` topics with the largest |mean|, sorted by mean,
@@ -678,8 +678,8 @@ def _finite_terms(terms: pd.DataFrame) -> pd.DataFrame:
 
 
 def topic_map_chart(topic_map: pd.DataFrame, terms: pd.DataFrame | None = None,
-                    n_words: int = 15, lam: float = 0.6, width: int = 480,
-                    height: int = 420
+                    n_words: int = 15, lam: float = 0.6, width: int = 300,
+                    height: int = 300
                     ) -> alt.HConcatChart | alt.LayerChart | alt.FacetChart:
     """The intertopic distance map (pyLDAvis, BERTopic): each topic a circle at its place in
     the classical scaling of the topics' Jensen-Shannon distances, its area the topic's share
@@ -704,15 +704,18 @@ def topic_map_chart(topic_map: pd.DataFrame, terms: pd.DataFrame | None = None,
     enc: dict[str, Any]   # channel -> what it encodes, for encode(**enc)
     enc = {"x": alt.X("x:Q", title="scaled distance 1", axis=alt.Axis(grid=False)),
            "y": alt.Y("y:Q", title="scaled distance 2", axis=alt.Axis(grid=False)),
-           "size": alt.Size("share:Q", title="share of tokens", legend=alt.Legend(format=".0%"),
-                            scale=alt.Scale(range=[60, 2500]))}
+           "size": alt.Size("share:Q", title="share of tokens",
+                            legend=alt.Legend(format=".0%", orient="bottom",
+                                              direction="horizontal"),
+                            scale=alt.Scale(range=[40, 1600]))}
     if supervised:
         tooltip += [alt.Tooltip("task:N", title="drives most"),
                     *[alt.Tooltip(f"{c}:Q", format=".2f", title=f"weight {c}")
                       for c in ("mean", "lower", "upper")],
                     alt.Tooltip("sign_certain:N", title="interval excludes 0")]
         enc["color"] = alt.Color("task:N", title="class it drives most",
-                                 legend=alt.Legend(columns=2, symbolLimit=40))
+                                 legend=alt.Legend(orient="bottom", columns=2, symbolLimit=40,
+                                                   labelLimit=160))
     enc["tooltip"] = tooltip
     keep = ["topic", "label", "share", "x", "y",
             *(["task", "mean", "lower", "upper", "sign_certain"] if supervised else [])]
@@ -722,8 +725,9 @@ def topic_map_chart(topic_map: pd.DataFrame, terms: pd.DataFrame | None = None,
                .add_params(pick))
     text = alt.Chart(df[keep]).mark_text(fontSize=10, color="#111").encode(
         x="x:Q", y="y:Q", text="topic:Q")
-    title = "Intertopic distance map" + (" (colour: the class a topic drives most)"
-                                         if supervised else "")
+    title = alt.TitleParams("Intertopic distance map", subtitle=(
+        "colour: the class a topic drives most; area: its share" if supervised
+        else "area: a topic's share of the tokens"))
     chart = alt.layer(circles, text).properties(width=width, height=height, title=title)
     if terms is None:
         return chart
@@ -732,9 +736,10 @@ def topic_map_chart(topic_map: pd.DataFrame, terms: pd.DataFrame | None = None,
                  "Session.topic_terms()")
     _check_count("n_words", n_words)
     lam_param = _relevance_parameter(lam)
-    bars = (_relevance_layers(_finite_terms(terms), n_words, lam_param, pick, 380)
+    bars = (_relevance_layers(_finite_terms(terms), n_words, lam_param, pick, 200)
             .add_params(lam_param)
-            .properties(title="Relevant words of the picked topic (click a circle)"))
+            .properties(title=alt.TitleParams("Relevant words", subtitle="of the picked topic "
+                                              "(click a circle)")))
     return alt.hconcat(chart, bars).resolve_scale(color="independent", size="independent")
 
 

@@ -13,6 +13,7 @@ import altair as alt
 
 from .chains import ChainsDashboard
 from .dashboard import Dashboard
+from .explorer import Explorer
 from .inspector import InspectorWidget
 
 
@@ -23,4 +24,4 @@ def offline_charts() -> None:
     alt.renderers.enable("jupyter", offline=True)
 
 
-__all__ = ["ChainsDashboard", "Dashboard", "InspectorWidget", "offline_charts"]
+__all__ = ["ChainsDashboard", "Dashboard", "Explorer", "InspectorWidget", "offline_charts"]

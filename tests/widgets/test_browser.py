@@ -14,6 +14,7 @@ installs Chromium so CI runs it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -23,6 +24,7 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any, Iterator
 
 import pytest
 
@@ -94,6 +96,36 @@ ALL_RUN = """() => { const w = window.jupyterapp.shell.currentWidget;
   const k = w.sessionContext.session.kernel;
   return k.status === 'idle' && cells.every(c => c.model.executionCount !== null); }"""
 
+
+@contextlib.contextmanager
+def browser_page(chromium: str, height: int = 900) -> Iterator[Any]:
+    """A page of headless Chromium (``chromium``: Debian's) at 1280 x ``height``, with the
+    lab tests' patience for every action and wait; the browser closed at the end."""
+    sync_api = pytest.importorskip("playwright.sync_api",
+                                   reason="Playwright is not installed (pip install -e '.[test]')")
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS,
+                                    timeout=PATIENCE_MS)
+        page = browser.new_page(viewport={"width": 1280, "height": height})
+        page.set_default_timeout(PATIENCE_MS)   # every action and wait
+        try:
+            yield page
+        finally:
+            browser.close()
+
+
+def open_and_run(page, lab: str, notebook: str) -> None:
+    """Open ``notebook`` (in the lab's root) in JupyterLab, run every cell, wait until all
+    have run, and fail on a traceback in any output."""
+    page.goto(f"{lab}/lab/tree/{notebook}?token={TOKEN}")
+    page.wait_for_function(KERNEL_IDLE)
+    page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    page.wait_for_function(ALL_RUN, polling=500)
+    errors = page.locator("[data-mime-type='application/vnd.jupyter.stderr']"
+                          ":has-text('Traceback')")
+    assert errors.count() == 0, errors.first.inner_text()
+
+
 SWEEP = """() => { const s = document.querySelector('.topicsup-status');
   const m = s && /sweep (\\d+)/.exec(s.innerText); return m ? Number(m[1]) : -1; }"""
 
@@ -149,22 +181,10 @@ def _sweep(page) -> int:
 
 
 def test_quickstart_dashboard_runs_live_in_jupyterlab(lab, chromium):
-    sync_api = pytest.importorskip("playwright.sync_api",
-                                   reason="Playwright is not installed (pip install -e '.[test]')")
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS,
-                                    timeout=PATIENCE_MS)
-        page = browser.new_page(viewport={"width": 1280, "height": 1000})
-        page.set_default_timeout(PATIENCE_MS)   # every action and wait below
+    with browser_page(chromium, 1000) as page:
         try:
-            page.goto(f"{lab}/lab/tree/quickstart.ipynb?token={TOKEN}")
-            page.wait_for_function(KERNEL_IDLE)
-            page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
-            page.wait_for_function(ALL_RUN, polling=500)
-            errors = page.locator("[data-mime-type='application/vnd.jupyter.stderr']"
-                                  ":has-text('Traceback')")
-            assert errors.count() == 0, errors.first.inner_text()
+            open_and_run(page, lab, "quickstart.ipynb")
 
             dash = page.locator(".topicsup-dashboard").first
             dash.scroll_into_view_if_needed()
@@ -208,5 +228,3 @@ def test_quickstart_dashboard_runs_live_in_jupyterlab(lab, chromium):
         except Exception:
             page.screenshot(path=str(ARTIFACTS / "dashboard-failure.png"), full_page=True)
             raise
-        finally:
-            browser.close()

@@ -1,0 +1,590 @@
+"""Topic prevalence with exact posterior uncertainty: what share of each class's documents a
+topic takes (BERTopic's ``topics_per_class``) and how a topic's share moves with a covariate
+(stm's ``estimateEffect``), with intervals from posterior draws (docs/prevalence.md).
+
+The draws. A collapsed sampler keeps the topic assignments z, not the documents' proportions
+theta. Given z, theta is exactly Dirichlet: theta_d | z ~ Dirichlet(n_d1 + alpha_1, ..., n_dK
++ alpha_K), the documents independent (theta_d's prior is Dirichlet(alpha) and z_d's tokens
+are multinomial draws from it; a supervised model's labels depend on z, through zbar, not on
+theta, so they change nothing). So after a kept sweep s one draw of every theta_d from that
+conditional is a draw of theta from its posterior, and any function of theta computed from it
+is a posterior draw of that function: no delta method, no normal approximation (stm's
+``estimateEffect`` uses a global approximation to the posterior of theta instead). What is
+kept per draw is only the functionals, never theta itself:
+
+* ``classes`` (C, K): each class's mean theta_d over its documents (multi-label: the
+  documents that have the class; a class with no documents is left out; real labels have no
+  classes);
+* ``effects`` (P + 1, K): per topic, the least-squares coefficients of theta_dk on the design
+  [1, covariates] (``corpus.covariates``), when the corpus has covariates;
+* ``overall`` (K,): the corpus's mean theta_d.
+
+Memory: (C + P + 2) x K float64 per draw ((C + 1) x K without covariates), at most
+``max_draws`` draws (default 500; the oldest dropped: the draws are the latest ``max_draws``
+kept sweeps'), whatever the number of documents; e.g. 20 classes, 3 covariates, K = 100:
+20 kB a draw, 10 MB for 500.
+
+The sum-to-one point (stm's). Topic proportions sum to one, so across topics a class's
+prevalences sum to 1 in every draw, the intercepts sum to 1 and each covariate's effects sum
+to 0: an effect on one topic is an effect against the others, never a statement about that
+topic alone.
+
+The draws' random numbers come from their own numpy Generator per sweep,
+``np.random.default_rng([session.seed, PREVALENCE_STREAM, sweep])``: the chain's own stream
+(``session.rng``) is never read, so a chain kept with prevalence draws is the same chain,
+bit for bit, as one without, and a sweep's draw is the same whenever it is recorded.
+
+Usage::
+
+    draws = PrevalenceDraws(session, burn=200)
+    session.run(1000, callback=draws.collect)   # or run_keeping_prevalence(session, 1000, 200)
+    draws.prevalence(by="class")        # tidy: class, topic, label, mean, lower, upper, ...
+    draws.effects()                     # tidy: term, topic, label, mean, lower, upper, ...
+    prevalence_chart(draws.prevalence())          # Altair, returned not shown
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
+import pandas as pd
+
+from . import validation as check
+from .arrays import F64, I32
+from .corpus import Corpus
+from .problem import Problem
+
+if TYPE_CHECKING:
+    import altair as alt
+
+    from .models import LDA, State
+
+# the draws' own numpy stream, mixed with the session's seed and the sweep
+PREVALENCE_STREAM = 0x5EED
+MAX_DRAWS = 500            # default bound on the draws kept
+MAX_DRAWS_LIMIT = 1_000_000
+BY = ("class", "corpus")
+ALL_DOCUMENTS = "all documents"   # the ``class`` of ``prevalence(by="corpus")``'s rows
+INTERCEPT = "intercept"
+
+PREVALENCE_COLUMNS = ["class", "topic", "label", "mean", "lower", "upper", "n_draws", "n_docs"]
+EFFECT_COLUMNS = ["term", "topic", "label", "mean", "lower", "upper", "n_draws"]
+
+
+class _Chain(Protocol):
+    """What the draws read of a ``topicsup.Session`` (this layer is below the session's)."""
+
+    seed: int
+    n_sweeps: int
+    corpus: Corpus
+    problem: Problem
+
+    @property
+    def model(self) -> LDA: ...
+
+    @property
+    def state(self) -> State: ...
+
+    @property
+    def in_sweep(self) -> bool: ...
+
+    def locked(self) -> AbstractContextManager[Any]: ...
+
+    def topic_labels(self) -> list[str]: ...
+
+    def run(self, n: int, callback: Callable[[Any], Any] | None = None, every: int = 1,
+            progress: bool = False) -> int: ...
+
+
+@dataclass(frozen=True)
+class _Draw:
+    """One kept sweep's functionals of theta (module docstring)."""
+
+    sweep: int
+    classes: F64            # (C, K)
+    effects: F64 | None     # (P + 1, K), None without covariates
+    overall: F64            # (K,)
+
+
+def _interval(interval: Any) -> float:
+    return check.number("interval", interval, low=0.0, high=1.0, low_open=True,
+                        high_open=True)
+
+
+def _summary(x: F64, interval: float) -> tuple[F64, F64, F64]:
+    """Mean and equal-tailed ``interval`` over the draws (axis 0), the mean kept inside."""
+    q = (1.0 - interval) / 2.0
+    lower, upper = np.quantile(x, [q, 1.0 - q], axis=0)
+    mean = x.mean(axis=0)
+    return mean, np.minimum(lower, mean), np.maximum(upper, mean)
+
+
+class PrevalenceDraws:
+    """Posterior draws of topic prevalence per class and of covariate effects, kept from a
+    live Session's sweeps (module docstring; docs/prevalence.md).
+
+    Parameters
+    ----------
+    session : topicsup.Session
+        A chain over topic assignments z with a fixed alpha: LDA, PDP-LDA or any supervised
+        model. HDP-LDA (no fixed alpha: its documents' prior is part of the state) and the
+        importance sampler (point estimates, no chain over z) are refused (``ValueError``).
+    burn : int
+        Sweeps of this session, counted from when the recorder is made, that are not kept:
+        sweep s (``session.n_sweeps`` after it) is kept when s - start > burn and
+        (s - start - burn) is a multiple of ``every`` (start: ``session.n_sweeps`` now).
+    every : int
+        Keep every ``every``-th sweep after the burn-in.
+    max_draws : int
+        At most this many draws are kept: a new draw beyond it drops the oldest (the draws
+        are then the latest ``max_draws`` kept sweeps'; ``n_dropped`` counts the dropped).
+        Each draw holds (C + P + 2) x K float64 (``bytes_per_draw``; (C + 1) x K without
+        covariates): C classes, P covariates, K topics; the number of documents does not
+        count.
+
+    ``collect`` is the run callback: ``session.run(n, callback=draws.collect)`` (or
+    ``run_keeping_prevalence``). Each kept sweep draws every theta_d ~ Dirichlet(n_dk +
+    alpha_k), exactly theta's posterior given z, from the draws' own stream (never the
+    chain's), and keeps only its class means, regression coefficients and overall mean.
+
+    Topic proportions sum to one: in every draw a class's prevalences sum to 1 over topics,
+    the intercepts sum to 1 and a covariate's effects sum to 0 over topics. An effect on one
+    topic is an effect against the others (stm's point).
+    """
+
+    def __init__(self, session: _Chain, burn: int = 0, every: int = 1,
+                 max_draws: int = MAX_DRAWS) -> None:
+        needed = ("model", "problem", "state", "corpus", "seed", "n_sweeps", "locked",
+                  "topic_labels")
+        if isinstance(session, type) or not all(hasattr(session, a) for a in needed):
+            raise TypeError(f"session must be a topicsup.Session, got "
+                            f"{type(session).__name__}")
+        self.burn = check.integer("burn", burn, low=0)
+        self.every = check.integer("every", every, low=1)
+        self.max_draws = check.integer("max_draws", max_draws, low=1, high=MAX_DRAWS_LIMIT)
+        self.session = session
+        with session.locked():
+            model, problem, state = session.model, session.problem, session.state
+            K = int(model.K)
+            alpha = np.asarray(problem.alpha, dtype=np.float64)
+            if alpha.shape != (K,):
+                raise ValueError(f"session: {type(model).__name__} has no fixed alpha (its "
+                                 f"documents' prior is part of the chain's state, as "
+                                 f"HDP-LDA's is), so theta given z is not one Dirichlet: "
+                                 f"prevalence draws need a model with alpha, such as LDA")
+            if model.topic_sampler.estimates(state.sampler) is not None:
+                raise ValueError(f"session: the {model.topic_sampler.name!r} sampler keeps "
+                                 f"point estimates, not a chain over topic assignments z: "
+                                 f"prevalence draws need a Markov chain sampler such as "
+                                 f"'gibbs'")
+            self.start = int(session.n_sweeps)
+        corpus = session.corpus
+        self.K = K
+        self.alpha: F64 = alpha.copy()
+        self.n_docs = int(corpus.n_docs)
+        # the classes: (D, C) weights whose columns average a class's documents
+        self.classes: tuple[str, ...] = ()
+        self.class_sizes: tuple[int, ...] = ()
+        self._class_weights: F64 = np.zeros((self.n_docs, 0))
+        labels = corpus.labels
+        if labels is not None and labels.kind != "real":
+            if labels.kind == "multilabel":
+                member = np.asarray(labels.values, dtype=np.float64)
+            else:
+                codes = np.asarray(labels.values, dtype=np.int64)
+                member = (codes[:, None] == np.arange(len(labels.classes))[None, :]
+                          ).astype(np.float64)
+            sizes = member.sum(axis=0)
+            has = sizes > 0          # a class without documents has no mean
+            self.classes = tuple(c for c, h in zip(labels.classes, has) if h)
+            self.class_sizes = tuple(int(n) for n in sizes[has])
+            self._class_weights = member[:, has] / sizes[has]
+        # the covariates: theta's least-squares coefficients are pinv(X) @ theta
+        self.terms: tuple[str, ...] = ()
+        self._pinv: F64 | None = None
+        self._covariates: F64 = np.zeros((self.n_docs, 0))
+        self.effects_unavailable = "the corpus has no covariates (corpus.covariates)"
+        cov = corpus.covariates
+        if cov is not None and cov.shape[1]:
+            X = np.column_stack([np.ones(self.n_docs), np.asarray(cov, dtype=np.float64)])
+            if np.linalg.matrix_rank(X) < X.shape[1]:
+                self.effects_unavailable = (
+                    "the design [1, covariates] is rank deficient (a covariate is constant "
+                    "or a combination of the others), so the effects are not identified")
+            else:
+                self._pinv = np.linalg.pinv(X)
+                self._covariates = np.asarray(cov, dtype=np.float64)
+                self.terms = (INTERCEPT, *corpus.covariate_names)
+                self.effects_unavailable = ""
+        self._draws: deque[_Draw] = deque(maxlen=self.max_draws)
+        self._lock = threading.Lock()   # a run's thread appends while a reader reads
+        self._last_sweep = -1
+        self.n_dropped = 0
+
+    # ------------------------------------------------------------------ sizes
+    @property
+    def n_covariates(self) -> int:
+        return max(len(self.terms) - 1, 0)
+
+    @property
+    def bytes_per_draw(self) -> int:
+        """A draw's size: (C + P + 2) x K float64 with P covariates (the class means, the
+        coefficients with the intercept, the overall mean), (C + 1) x K without (the sweep
+        number aside). Besides the draws the recorder holds (C + P + 1) x D float64 fixed
+        (the classes' averaging weights and the design's pseudo-inverse)."""
+        return 8 * (len(self.classes) + len(self.terms) + 1) * self.K
+
+    def _snapshot(self) -> list[_Draw]:
+        with self._lock:
+            return list(self._draws)
+
+    @property
+    def n_draws(self) -> int:
+        return len(self._draws)
+
+    @property
+    def sweeps(self) -> np.ndarray:
+        """The sweep of each kept draw, oldest first."""
+        return np.array([d.sweep for d in self._snapshot()], dtype=np.int64)
+
+    def __repr__(self) -> str:
+        return (f"PrevalenceDraws({self.n_draws} draws of {len(self.classes)} classes, "
+                f"{self.n_covariates} covariates, K = {self.K}; burn={self.burn}, "
+                f"every={self.every}, max_draws={self.max_draws})")
+
+    # ------------------------------------------------------------------ drawing
+    def wanted(self, sweep: int) -> bool:
+        """Whether sweep ``sweep`` (a completed sweep's number) is one this recorder keeps."""
+        after = sweep - self.start - self.burn
+        return after > 0 and after % self.every == 0
+
+    def theta_draw(self, n_dk: I32, alpha: F64, rng: np.random.Generator) -> F64:
+        """One draw of every theta_d (D, K) from its exact posterior given z,
+        Dirichlet(n_dk + alpha) (by normalised gammas). A row whose gammas all underflow (an
+        empty document with tiny alpha) is drawn by numpy's Dirichlet, which handles small
+        parameters."""
+        g = rng.standard_gamma(n_dk + alpha[None, :])
+        total = g.sum(axis=1, keepdims=True)
+        bad = np.flatnonzero(total[:, 0] <= 0)
+        for d in bad:
+            g[d] = rng.dirichlet(n_dk[d] + alpha)
+            total[d] = 1.0
+        return np.asarray(g / total, dtype=np.float64)
+
+    def collect(self, session: Any = None) -> None:
+        """Keep this sweep's draw if it is one to keep (``burn``, ``every``): the run
+        callback, ``session.run(n, callback=draws.collect)``. Reads z's counts with the
+        chain held still; returns None (a run callback returning False would stop the run).
+        A sweep is kept once, however often this is called after it."""
+        if session is not None and session is not self.session:
+            raise ValueError("session: collect was called with another session than the one "
+                             "these draws record")
+        s = self.session
+        with s.locked():
+            if s.in_sweep:
+                raise ValueError("session is part-way through a sweep (a stopped run): "
+                                 "prevalence draws are made after whole sweeps; finish the "
+                                 "sweep with session.run(1) first")
+            sweep = int(s.n_sweeps)
+            if sweep == self._last_sweep or not self.wanted(sweep):
+                return
+            n_dk = np.array(s.model.doc_topic_counts(s.state, s.corpus), dtype=np.int32)
+        rng = np.random.default_rng([int(s.seed), PREVALENCE_STREAM, sweep])
+        theta = self.theta_draw(n_dk, self.alpha, rng)
+        draw = self.functionals(sweep, theta)
+        with self._lock:
+            if len(self._draws) == self.max_draws:
+                self.n_dropped += 1
+            self._draws.append(draw)
+            self._last_sweep = sweep
+
+    def functionals(self, sweep: int, theta: F64) -> _Draw:
+        """What a draw keeps of theta (D, K): class means, coefficients, overall mean."""
+        classes = self._class_weights.T @ theta
+        effects = None if self._pinv is None else self._pinv @ theta
+        return _Draw(sweep, classes, effects, theta.mean(axis=0))
+
+    # ------------------------------------------------------------------ the draws as arrays
+    def _need_draws(self) -> None:
+        if not self._draws:
+            raise ValueError(f"no draws kept yet: run the session with callback=draws.collect "
+                             f"past the burn-in (burn={self.burn} sweeps after sweep "
+                             f"{self.start}, every={self.every})")
+
+    @property
+    def class_draws(self) -> F64:
+        """(S, C, K): each kept draw's class prevalences (each row sums to 1 over topics)."""
+        draws = self._snapshot()
+        return np.stack([d.classes for d in draws]) if draws \
+            else np.zeros((0, len(self.classes), self.K))
+
+    @property
+    def effect_draws(self) -> F64:
+        """(S, P + 1, K): each kept draw's coefficients, the intercept first (intercepts
+        sum to 1 over topics, a covariate's effects to 0)."""
+        if self._pinv is None:
+            raise ValueError(f"no effects: {self.effects_unavailable}")
+        draws = [d.effects for d in self._snapshot() if d.effects is not None]
+        return np.stack(draws) if draws else np.zeros((0, len(self.terms), self.K))
+
+    @property
+    def overall_draws(self) -> F64:
+        """(S, K): each kept draw's corpus mean theta (sums to 1)."""
+        draws = self._snapshot()
+        return np.stack([d.overall for d in draws]) if draws else np.zeros((0, self.K))
+
+    def _labels(self) -> list[str]:
+        labels = list(self.session.topic_labels())
+        if len(labels) != self.K:   # every model with alpha shows all K topics
+            raise ValueError(f"session shows {len(labels)} topics, not its K = {self.K}")
+        return labels
+
+    # ------------------------------------------------------------------ read-outs
+    def prevalence(self, by: str = "class", interval: float = 0.9) -> pd.DataFrame:
+        """Topic prevalence with its posterior interval: one row per (class, topic) with
+        ``class`` (``"all documents"`` for ``by="corpus"``), ``topic``, ``label``
+        (``session.topic_labels()``), ``mean`` (the posterior mean of the class's mean
+        theta_dk), ``lower`` and ``upper`` (the equal-tailed ``interval`` over the draws),
+        ``n_draws`` and ``n_docs`` (the class's documents).
+
+        ``by``: ``"class"`` (each class's documents; multi-label: those having it) or
+        ``"corpus"`` (all documents). Topic proportions sum to one, so within a class the
+        prevalences sum to 1 over topics in every draw (the means too; the intervals do
+        not add up)."""
+        by = check.choice("by", by, BY)
+        interval = _interval(interval)
+        if by == "class" and not self.classes:
+            raise ValueError("by='class' needs class labels: the corpus has none (or real "
+                             "labels); use by='corpus'")
+        self._need_draws()
+        if by == "class":
+            x, names, sizes = self.class_draws, list(self.classes), list(self.class_sizes)
+        else:
+            x, names, sizes = self.overall_draws[:, None, :], [ALL_DOCUMENTS], [self.n_docs]
+        mean, lower, upper = _summary(x, interval)
+        C, K = mean.shape
+        labels = self._labels()
+        return pd.DataFrame({
+            "class": np.repeat(np.asarray(names, dtype=object), K),
+            "topic": np.tile(np.arange(K), C), "label": np.tile(np.asarray(labels, object), C),
+            "mean": mean.reshape(-1), "lower": lower.reshape(-1), "upper": upper.reshape(-1),
+            "n_draws": x.shape[0], "n_docs": np.repeat(np.asarray(sizes, np.int64), K)},
+            columns=PREVALENCE_COLUMNS)
+
+    def along(self, covariate: str, topics: Any = None, interval: float = 0.9,
+              points: int = 25) -> pd.DataFrame:
+        """The expected prevalence of topics as ``covariate`` moves over its range (stm's
+        ``plot.estimateEffect`` with ``method="continuous"``): per draw, the regression's
+        prediction b_0 + b_x x + sum of the other covariates' b times their means, on
+        ``points`` values of x from its smallest to its largest; one row per (topic, x) with
+        ``topic``, ``label``, ``covariate``, ``x``, ``mean``, ``lower``, ``upper`` (the
+        equal-tailed ``interval`` over the draws: the posterior band). ``topics``: numbers
+        to show (default all)."""
+        interval = _interval(interval)
+        if self._pinv is None:
+            raise ValueError(f"along needs covariates: {self.effects_unavailable}")
+        if not isinstance(covariate, str) or covariate not in self.terms[1:]:
+            raise ValueError(f"covariate must be one of {list(self.terms[1:])[:10]}, got "
+                             f"{covariate!r}")
+        points = check.integer("points", points, low=2, high=1000)
+        shown = list(range(self.K)) if topics is None else \
+            [check.integer("topics", k, low=0, high=self.K - 1) for k in topics]
+        self._need_draws()
+        b = self.effect_draws                                   # (S, P + 1, K)
+        cov = np.asarray(self._covariates, dtype=np.float64)    # (D, P)
+        j = self.terms.index(covariate) - 1
+        grid = np.linspace(cov[:, j].min(), cov[:, j].max(), points)
+        at_means = np.concatenate([[1.0], cov.mean(axis=0)])    # the others held at their mean
+        base = np.einsum("p,spk->sk", at_means, b) - cov[:, j].mean() * b[:, j + 1]
+        curves = base[:, None, :] + grid[None, :, None] * b[:, None, j + 1, :]   # (S, G, K)
+        mean, lower, upper = _summary(curves, interval)
+        labels = self._labels()
+        rows = [{"topic": k, "label": labels[k], "covariate": covariate, "x": float(x),
+                 "mean": float(mean[g, k]), "lower": float(lower[g, k]),
+                 "upper": float(upper[g, k])}
+                for k in shown for g, x in enumerate(grid)]
+        return pd.DataFrame(rows, columns=["topic", "label", "covariate", "x", "mean",
+                                           "lower", "upper"])
+
+    def effects(self, interval: float = 0.9) -> pd.DataFrame:
+        """stm's ``estimateEffect`` with exact draws: per topic the least-squares regression
+        of theta_dk on [1, covariates], one row per (term, topic) with ``term``
+        (``"intercept"`` or a covariate's name), ``topic``, ``label``, ``mean``, ``lower``,
+        ``upper`` (the equal-tailed ``interval`` over the draws) and ``n_draws``.
+
+        Topic proportions sum to one, so in every draw the intercepts sum to 1 over topics
+        and each covariate's effects sum to 0: a covariate that raises one topic lowers
+        others by as much; an effect is against the other topics, not absolute."""
+        interval = _interval(interval)
+        if self._pinv is None:
+            raise ValueError(f"effects need covariates: {self.effects_unavailable}")
+        self._need_draws()
+        x = self.effect_draws
+        mean, lower, upper = _summary(x, interval)
+        T, K = mean.shape
+        labels = self._labels()
+        return pd.DataFrame({
+            "term": np.repeat(np.asarray(self.terms, dtype=object), K),
+            "topic": np.tile(np.arange(K), T), "label": np.tile(np.asarray(labels, object), T),
+            "mean": mean.reshape(-1), "lower": lower.reshape(-1), "upper": upper.reshape(-1),
+            "n_draws": x.shape[0]}, columns=EFFECT_COLUMNS)
+
+
+def run_keeping_prevalence(session: _Chain, n: int, burn: int = 0, every: int = 1,
+                           max_draws: int = MAX_DRAWS, progress: bool = False
+                           ) -> PrevalenceDraws:
+    """Run ``session`` ``n`` sweeps keeping prevalence draws after ``burn`` of them (every
+    ``every``-th, at most ``max_draws``): ``PrevalenceDraws(session, burn, every,
+    max_draws)`` and ``session.run(n, callback=draws.collect, progress=progress)``; returns
+    the draws (``collect`` them further with later runs)."""
+    draws = PrevalenceDraws(session, burn=burn, every=every, max_draws=max_draws)
+    session.run(n, callback=draws.collect, progress=progress)
+    return draws
+
+
+# ---------------------------------------------------------------------- views
+def _check_columns(frame: Any, name: str, columns: tuple[str, ...], source: str) -> None:
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"{name} must be a DataFrame ({source}), got {type(frame).__name__}")
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise ValueError(f"{name} lacks the column(s) {missing}: pass {source}")
+
+
+def _finite(df: pd.DataFrame) -> pd.DataFrame:
+    values = df[["mean", "lower", "upper"]].to_numpy(dtype=np.float64)
+    return df[np.isfinite(values).all(axis=1)]
+
+
+def prevalence_chart(frame: pd.DataFrame, top: int = 12, columns: int = 2, width: int = 180,
+                     row_height: int = 16) -> alt.FacetChart | alt.LayerChart:
+    """Topic prevalence per class with posterior intervals: for each class its ``top``
+    topics with the largest mean prevalence, each a point (the posterior mean) on a rule from
+    ``lower`` to ``upper``, topics (their labels) down the y axis, largest first; one panel
+    per class, ``columns`` per row (``width`` px each: two panels with their labels fit a
+    notebook's output area beside JupyterLab's file browser at 1280 px). Within a class the means over all topics sum to 1 (topic proportions do), so
+    a topic's share is against the others'; compare a topic across panels by its x.
+
+    ``frame``: ``PrevalenceDraws.prevalence(...)`` (``class``, ``topic``, ``label``,
+    ``mean``, ``lower``, ``upper``)."""
+    import altair as alt
+
+    _check_columns(frame, "frame", ("class", "topic", "label", "mean", "lower", "upper"),
+                   "PrevalenceDraws.prevalence()")
+    top = check.integer("top", top, low=1)
+    columns = check.integer("columns", columns, low=1)
+    width = check.integer("width", width, low=20)
+    row_height = check.integer("row_height", row_height, low=4)
+    df = _finite(frame)
+    if df.empty:
+        raise ValueError("frame has no finite prevalences to draw")
+    order = list(pd.unique(frame["class"]))
+    df = (df.sort_values(["class", "mean"], ascending=[True, False], kind="stable")
+          .groupby("class", sort=False).head(top))
+    df = df[["class", "topic", "label", "mean", "lower", "upper"]].astype(
+        {"class": str, "label": str, "topic": np.int64, "mean": np.float64,
+         "lower": np.float64, "upper": np.float64})
+    y = alt.Y("label:N", sort=alt.EncodingSortField("mean", order="descending"), title=None,
+              axis=alt.Axis(labelLimit=170))
+    tooltip: list[Any] = ["class:N", "label:N",
+                          *[alt.Tooltip(f"{c}:Q", format=".3f") for c in ("mean", "lower",
+                                                                        "upper")]]
+    base = alt.Chart(df).encode(y=y, tooltip=tooltip)
+    layer = alt.layer(
+        base.mark_rule(strokeWidth=2, color="#4c78a8").encode(
+            x=alt.X("lower:Q", title="share of the class's documents (posterior, interval)"),
+            x2="upper:Q"),
+        base.mark_point(filled=True, size=40, color="#1f3b5c").encode(x="mean:Q"),
+    ).properties(width=width, height=alt.Step(row_height))
+    title = "Topic prevalence per class, with posterior intervals"
+    if df["class"].nunique() == 1:
+        return layer.properties(title=f"{title}: {df['class'].iloc[0]}")
+    return (layer.facet(facet=alt.Facet("class:N", title=None,
+                                        sort=[str(c) for c in order]),
+                        columns=columns, title=title)
+            .resolve_scale(y="independent"))
+
+
+def effect_chart(frame: pd.DataFrame, term: str, width: int = 360,
+                 row_height: int = 16) -> alt.LayerChart | alt.FacetChart:
+    """One covariate's effect on every topic's prevalence (stm's ``plot.estimateEffect``):
+    a point (the posterior mean coefficient) on a rule from ``lower`` to ``upper`` per topic,
+    sorted by the mean, red where the interval excludes 0, and a zero rule. The effects sum
+    to 0 over the topics in every draw: a covariate raising some topics lowers others.
+
+    ``frame``: ``PrevalenceDraws.effects(...)`` (``term``, ``topic``, ``label``, ``mean``,
+    ``lower``, ``upper``); ``term``: one of its terms (a covariate's name)."""
+    import altair as alt
+
+    _check_columns(frame, "frame", ("term", "topic", "label", "mean", "lower", "upper"),
+                   "PrevalenceDraws.effects()")
+    terms = [str(t) for t in pd.unique(frame["term"])]
+    if not isinstance(term, str) or term not in terms:
+        raise ValueError(f"term must be one of {terms[:10]}, got {term!r}")
+    width = check.integer("width", width, low=20)
+    row_height = check.integer("row_height", row_height, low=4)
+    df = _finite(frame[frame["term"] == term])
+    if df.empty:
+        raise ValueError(f"frame has no finite effects of {term!r} to draw")
+    df = df.assign(certain=np.where((df["lower"] > 0) | (df["upper"] < 0),
+                                    "interval excludes 0", "interval holds 0"))
+    df = df[["term", "topic", "label", "mean", "lower", "upper", "certain"]].astype(
+        {"term": str, "label": str, "topic": np.int64, "mean": np.float64,
+         "lower": np.float64, "upper": np.float64})
+    y = alt.Y("label:N", sort=alt.EncodingSortField("mean", order="descending"), title=None,
+              axis=alt.Axis(labelLimit=200))
+    colour = alt.Color("certain:N", title=None,
+                       scale=alt.Scale(domain=["interval excludes 0", "interval holds 0"],
+                                       range=["#c0392b", "#95a5a6"]))
+    tooltip: list[Any] = ["label:N", *[alt.Tooltip(f"{c}:Q", format=".4f")
+                                       for c in ("mean", "lower", "upper")], "certain:N"]
+    base = alt.Chart(df).encode(y=y, tooltip=tooltip)
+    what = "intercept" if term == INTERCEPT else f"effect of {term}"
+    return alt.layer(
+        base.mark_rule(strokeWidth=2).encode(
+            x=alt.X("lower:Q", title=f"{what} on the topic's share (posterior, interval)"),
+            x2="upper:Q", color=colour),
+        base.mark_point(filled=True, size=40).encode(x="mean:Q", color=colour),
+        alt.Chart(df).mark_rule(color="#444", strokeDash=[3, 3]).encode(x=alt.datum(0)),
+    ).properties(width=width, height=alt.Step(row_height),
+                 title=f"Topic prevalence: {what}, with posterior intervals")
+
+
+def along_chart(frame: pd.DataFrame, width: int = 260, height: int = 160,
+                columns: int = 3) -> alt.FacetChart | alt.LayerChart:
+    """Topic prevalence against a covariate with its posterior band
+    (``PrevalenceDraws.along``): per topic the posterior mean line and the ``lower`` to
+    ``upper`` band, one panel per topic (``columns`` per row; three of ``width`` 260 fit a
+    notebook at 1280 px)."""
+    import altair as alt
+
+    _check_columns(frame, "frame", ("topic", "label", "covariate", "x", "mean", "lower",
+                                    "upper"), "PrevalenceDraws.along()")
+    df = _finite(frame)
+    if df.empty:
+        raise ValueError("frame has no finite prevalences to draw")
+    covariate = str(df["covariate"].iloc[0])
+    df = df[["label", "x", "mean", "lower", "upper"]].astype({"label": str})
+    base = alt.Chart(df).encode(x=alt.X("x:Q", title=covariate))
+    layer = alt.layer(
+        base.mark_area(opacity=0.3, color="#4c78a8").encode(
+            y=alt.Y("lower:Q", title="expected share"), y2="upper:Q"),
+        base.mark_line(color="#1f3b5c").encode(
+            y="mean:Q", tooltip=["label:N", alt.Tooltip("x:Q", format=".3g"),
+                                 *[alt.Tooltip(f"{c}:Q", format=".3f")
+                                   for c in ("mean", "lower", "upper")]]),
+    ).properties(width=width, height=height)
+    title = f"Topic prevalence against {covariate}, with its posterior band"
+    if df["label"].nunique() == 1:
+        return layer.properties(title=f"{title}: {df['label'].iloc[0]}")
+    return layer.facet(facet=alt.Facet("label:N", title=None), columns=columns, title=title)
+
+
+__all__ = ["MAX_DRAWS", "PREVALENCE_STREAM", "PrevalenceDraws", "along_chart", "effect_chart",
+           "prevalence_chart", "run_keeping_prevalence"]
