@@ -572,13 +572,21 @@ class Session(Readouts):
                 snapshots: list[np.ndarray] | None = None, key: np.ndarray | None = None
                 ) -> tuple[np.ndarray, Corpus]:
         summaries.check_supervised(self.model)
+        return self._held_out(heldout.scores, docs, n_burn, n_keep, seed, snapshots, key)
+
+    def _held_out(self, reader: Callable[..., np.ndarray], docs: Any, n_burn: int, n_keep: int,
+                  seed: int, snapshots: list[np.ndarray] | None, key: np.ndarray | None
+                  ) -> tuple[np.ndarray, Corpus]:
+        """``reader(fit, corpus, key, n_burn, n_keep, snapshots)`` of the held-out ``docs``,
+        their arguments checked, on the chain held still; with the held-out corpus."""
         n_burn, n_keep = heldout.fold_in_sweeps(n_burn, n_keep)
         corpus = self.corpus.heldout(docs)
-        key = seed_state(seed, stream=SCORE_STREAM) if key is None else check.generator_state("key", key)
+        key = seed_state(seed, stream=SCORE_STREAM) if key is None \
+            else check.generator_state("key", key)
         with self._lock:
             fit = self._fit()
             snapshots = heldout.check_snapshots(fit, snapshots)
-            return heldout.scores(fit, corpus, key, n_burn, n_keep, snapshots), corpus
+            return reader(fit, corpus, key, n_burn, n_keep, snapshots), corpus
 
     def fold_in(self, docs: Any, n_burn: int = FOLD_IN_BURN, n_keep: int = FOLD_IN_KEEP,
                 seed: int = 0, *, snapshots: list[np.ndarray] | None = None,
@@ -587,13 +595,7 @@ class Session(Readouts):
         first K columns), then the covariates; averaged over topic ``snapshots`` if given;
         with the held-out corpus (its ``index`` labels the documents). Arguments as for
         ``decision_function``."""
-        n_burn, n_keep = heldout.fold_in_sweeps(n_burn, n_keep)
-        corpus = self.corpus.heldout(docs)
-        key = seed_state(seed, stream=SCORE_STREAM) if key is None else check.generator_state("key", key)
-        with self._lock:
-            fit = self._fit()
-            snapshots = heldout.check_snapshots(fit, snapshots)
-            return heldout.features(fit, corpus, key, n_burn, n_keep, snapshots), corpus
+        return self._held_out(heldout.features, docs, n_burn, n_keep, seed, snapshots, key)
 
     def decision_scores(self, features: np.ndarray) -> np.ndarray:
         """(n_docs, T) scores of features (``fold_in``) with the weights prediction uses."""
