@@ -153,6 +153,7 @@ def test_a_name_given_is_carried_everywhere(fitted, tmp_path):
     ({9: "x"}, ValueError, r"not one of the model's topics \(0..5\)"),
     ({1: "  "}, ValueError, "non-empty str"),
     ({1: 7}, ValueError, "non-empty str"),
+    ({1: "y" * 201}, ValueError, "201 characters, more than 200"),
     ({1: "same", 3: "same"}, ValueError, "both be labelled 'same'"),
 ])
 def test_names_are_checked(fitted, labels, error, match):
@@ -218,3 +219,13 @@ def test_average_ranks_are_scipys_rankdata():
     for _ in range(100):
         x = rng.integers(0, 6, rng.integers(1, 50)).astype(float)
         np.testing.assert_array_equal(average_ranks(x), rankdata(x))
+
+
+def test_the_longest_name_a_session_takes_is_one_its_checkpoint_keeps(fitted, tmp_path):
+    """What set_topic_labels accepts, Session.load reads back (the same length bound)."""
+    fitted.set_topic_labels({1: "n" * 200})
+    try:
+        path = fitted.save(tmp_path / "long.npz")
+        assert Session.load(path).topic_labels()[1] == "n" * 200
+    finally:
+        fitted.set_topic_labels(None)

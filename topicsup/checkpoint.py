@@ -55,6 +55,7 @@ from .history import CHANGE_COLUMNS, HISTORY_COLUMNS, History, Record
 from .models import Model, model_from_params
 from .models.lda import State
 from .problem import Problem
+from .summaries import MAX_LABEL_LENGTH
 
 # A member may expand at most this much over its compressed bytes (real chain state
 # compresses 2-20x; all-zero arrays far more, hence the slack for small members).
@@ -571,7 +572,6 @@ def _history_json(f: CheckpointReader, meta: dict[str, Any], n_sweeps: int) -> l
     return rows
 
 
-MAX_LABEL_LENGTH = 200   # characters of a saved topic label
 
 
 def _topic_labels(f: CheckpointReader, meta: dict[str, Any], K: int) -> dict[int, str]:

@@ -114,6 +114,7 @@ def check_supervised(model: Model) -> None:
 
 
 LABEL_WORDS = 3   # words of an automatic topic label
+MAX_LABEL_LENGTH = 200   # characters of a name a user gives a topic (checkpoints keep it)
 
 
 def _topic_index(fit: Fit, shown: Array) -> pd.Index:
@@ -162,6 +163,9 @@ def check_labels(fit: Fit, labels: Mapping[Any, Any]) -> dict[int, str]:
                              f"(0..{fit.model.K - 1}{which})")
         if not isinstance(name, str) or not name.strip():
             raise ValueError(f"labels[{int(k)}] must be a non-empty str, got {name!r}")
+        if len(name.strip()) > MAX_LABEL_LENGTH:
+            raise ValueError(f"labels[{int(k)}] has {len(name.strip())} characters, more than "
+                             f"{MAX_LABEL_LENGTH}")
         out[int(k)] = name.strip()
     merged = topic_labels(Fit(fit.model, fit.state, fit.corpus, fit.traces, fit.n_sweeps,
                               {**fit.labels, **out}))
