@@ -187,7 +187,9 @@ def main(argv: list[str] | None = None) -> int:
         return pd.read_csv(path) if path.exists() else None
     pred, mod = part("prediction", prediction), part("model", models)
     ship = part("shipped", shipped)
-    command = "python benchmarks/bench_defaults.py " + shlex.join(argv or sys.argv[1:])
+    # paths relative to where it ran: a results file holds no machine's absolute path
+    command = "python benchmarks/bench_defaults.py " + shlex.join(
+        os.path.relpath(a) if os.path.isabs(a) else a for a in (argv or sys.argv[1:]))
     with open(out / "commands.txt", "a") as f:
         f.write(command.strip() + "\n")
     commands = (out / "commands.txt").read_text().strip().splitlines()

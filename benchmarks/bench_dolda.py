@@ -458,7 +458,9 @@ def main(argv=None):
     if "coverage" in parts:
         cover = coverage_part(2 if args.quick else args.corpora, 20 if args.quick else 300)
         cover.to_csv(out / "coverage.csv", index=False)
-    command = " ".join(shlex.quote(a) for a in ["python"] + sys.argv)
+    # paths relative to where it ran: a results file holds no machine's absolute path
+    command = " ".join(shlex.quote(os.path.relpath(a) if os.path.isabs(a) else a)
+                       for a in ["python"] + sys.argv)
     with open(out / "commands.txt", "a") as f:   # every run that wrote these results
         f.write(command + "\n")
     meta = {"sweeps": sweeps, "alpha": args.alpha, "cpu": cpu_model(), "versions": versions(),

@@ -38,7 +38,6 @@ import numpy as np  # noqa: E402
 from scipy.special import gammaln  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
-DEFAULT_DATA = REPO.parent / "shared" / "data" / "20news-bydate.tar.gz"
 DEFAULT_OUT = REPO / "benchmarks" / "results"
 ALPHA = 0.1
 BETA = 0.01
@@ -315,25 +314,17 @@ def markdown(rows: list[dict], meta: dict) -> str:
 
 # --------------------------------------------------------------------------------------------
 
-def resolve_data(arg: str | None) -> Path | None:
-    if arg:
-        cand = Path(arg).expanduser()
-    elif os.environ.get("TOPICSUP_DATA"):
-        cand = Path(os.environ["TOPICSUP_DATA"]).expanduser()
-    else:
-        cand = DEFAULT_DATA
-    if cand.is_dir():
-        cand = cand / "20news-bydate.tar.gz"
-    return cand if cand.is_file() else None
-
-
 def archive_or_skip(arg: str | None) -> Path | None:
-    """The 20 Newsgroups archive (``resolve_data``), or None after printing why the benchmark
-    skips."""
-    archive = resolve_data(arg)
+    """The 20 Newsgroups archive, found as every loader finds it
+    (``topicsup.newsgroups.find_archive``: ``--data``, ``$TOPICSUP_DATA``, ``../shared/data``
+    beside the repository, the cache; never a download), or None after printing every place
+    looked and that the benchmark skips."""
+    from topicsup.newsgroups import newsgroups_archive
+
+    archive = newsgroups_archive(arg, download=False)
     if archive is None:
-        where = arg or os.environ.get("TOPICSUP_DATA") or DEFAULT_DATA
-        print(f"skipped: archive not found at {where}; pass --data or set TOPICSUP_DATA")
+        print("skipped: no 20 Newsgroups archive (why is printed above); pass --data or set "
+              "TOPICSUP_DATA")
     return archive
 
 
@@ -343,7 +334,8 @@ def main(argv: list[str] | None = None) -> int:
                    help=f"trial run: K in {list(QUICK_KS)}, {QUICK_SWEEPS} sweeps, results "
                         f"written to <out>/quick/")
     p.add_argument("--data", help="20news-bydate.tar.gz or its directory (default: "
-                                  "$TOPICSUP_DATA, else <repo>/../shared/data/)")
+                                  "$TOPICSUP_DATA, <repo>/../shared/data/, the cache: "
+                                  "topicsup.newsgroups.find_archive)")
     p.add_argument("--ks", type=int, nargs="+", help=f"numbers of topics (default "
                                                      f"{list(DEFAULT_KS)})")
     p.add_argument("--sweeps", type=int, help="timed sweeps for every K (default 20 for K < 500, "
@@ -406,7 +398,7 @@ def main(argv: list[str] | None = None) -> int:
         "versions": versions(), "tomotopy_isa": isa,
         "date": _dt.datetime.now().astimezone().isoformat(timespec="seconds"),
         "command": "python " + shlex.join([os.path.relpath(sys.argv[0])] + sys.argv[1:]),
-        "executable": sys.executable,
+        "executable": os.path.relpath(sys.executable),   # no machine's absolute path
     }
     out.mkdir(parents=True, exist_ok=True)
     with open(out / "lda_throughput.csv", "w", newline="") as f:

@@ -364,7 +364,9 @@ def main(argv=None):
         eps = epsilon_part(train, test, C, args.alpha, sweeps, max_sweeps,
                            args.epsilons or ((1e-2,) if args.quick else EPSILONS))
         eps.to_csv(out / "epsilon.csv", index=False)
-    command = " ".join(shlex.quote(a) for a in ["python"] + sys.argv)
+    # paths relative to where it ran: a results file holds no machine's absolute path
+    command = " ".join(shlex.quote(os.path.relpath(a) if os.path.isabs(a) else a)
+                       for a in ["python"] + sys.argv)
     with open(out / "commands.txt", "a") as f:
         f.write(command + "\n")
     meta = {"C": C, "alpha": args.alpha, "epsilon": args.epsilon, "sweeps": sweeps, "max_sweeps": max_sweeps,

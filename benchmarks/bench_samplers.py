@@ -277,8 +277,8 @@ def markdown(summary: pd.DataFrame, meta: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--data", help="20news-bydate.tar.gz (default ../shared/data or "
-                                   "$TOPICSUP_DATA)")
+    ap.add_argument("--data", help="20news-bydate.tar.gz (default: $TOPICSUP_DATA, "
+                                   "../shared/data, the cache: find_archive)")
     ap.add_argument("--ks", type=lambda s: tuple(int(x) for x in s.split(",")))
     ap.add_argument("--samplers", type=lambda s: tuple(s.split(",")), default=SAMPLERS)
     ap.add_argument("--budget", type=float, help="seconds of sampling per run (all K)")

@@ -357,7 +357,9 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"{task:10s} K={K:<4d} {method:10s} seed={seed} "
                           f"acc={res['accuracy']:.4f} train={res['train_seconds']:.1f}s "
                           f"sweep={res['seconds_per_sweep']:.3f}s", flush=True)
-    command = "python benchmarks/bench_supervised.py " + shlex.join(argv or sys.argv[1:])
+    # paths relative to where it ran: a results file holds no machine's absolute path
+    command = "python benchmarks/bench_supervised.py " + shlex.join(
+        os.path.relpath(a) if os.path.isabs(a) else a for a in (argv or sys.argv[1:]))
     log = out / "commands.txt"
     previous = log.read_text().splitlines() if args.resume and log.exists() else []
     log.write_text("\n".join(previous + [command]) + "\n")

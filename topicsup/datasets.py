@@ -6,15 +6,22 @@
 * ``make_synthetic(...)``: labelled corpora from the supervised generative process
   (``topicsup.synthetic``).
 * ``load_20newsgroups(...)``, ``load_20newsgroups_binary(...)``: the canonical bydate archive
-  (``topicsup.newsgroups``).
+  (``topicsup.newsgroups``), with a named preprocessing: ``"benchmark"`` (default, the
+  benchmark tables' recipe) or ``"readable"`` (headers, signatures, quotes and addresses
+  removed: the notebooks' recipe).
+* ``newsgroups_archive()``: where that archive is, or None after printing every place looked
+  (``find_archive`` raises instead); in a notebook::
+
+      archive = newsgroups_archive()
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .newsgroups import (BINARY_CATEGORIES, NEWSGROUPS, find_archive, load_20newsgroups,
-                         load_20newsgroups_binary, read_archive)
+from .newsgroups import (BINARY_CATEGORIES, NEWSGROUPS, PREPROCESSINGS, find_archive,
+                         load_20newsgroups, load_20newsgroups_binary, newsgroups_archive,
+                         read_archive)
 from .synthetic import THEMES, Synthetic, make_synthetic
 
 DEMO_PARAMS: dict[str, Any] = dict(n_docs=400, n_topics=6, doc_length=60, task="binary",
@@ -26,6 +33,6 @@ def load_demo_corpus() -> Synthetic:
     return make_synthetic(**DEMO_PARAMS)
 
 
-__all__ = ["BINARY_CATEGORIES", "DEMO_PARAMS", "NEWSGROUPS", "THEMES", "Synthetic",
-           "find_archive", "load_20newsgroups", "load_20newsgroups_binary", "load_demo_corpus",
-           "make_synthetic", "read_archive"]
+__all__ = ["BINARY_CATEGORIES", "DEMO_PARAMS", "NEWSGROUPS", "PREPROCESSINGS", "THEMES",
+           "Synthetic", "find_archive", "load_20newsgroups", "load_20newsgroups_binary",
+           "load_demo_corpus", "make_synthetic", "newsgroups_archive", "read_archive"]
