@@ -448,3 +448,89 @@ def test_session_inspector_hook():
     s = Session(LDA(K=4, sampler="light"), load_demo_corpus().corpus, seed=0)
     insp = s.inspector(doc=2, seed=5)
     assert isinstance(insp, TokenInspector) and insp.step().doc == 2
+
+
+# ---------------------------------------------------------------------- names and checks
+def test_every_model_and_sampler_the_inspector_steps_is_named_by_model_and_sampler():
+    """``sampler_title`` names the model class and how its sampler resamples a token, for
+    every registered model with every sampler that has token stepping; the others are those
+    the inspector refuses."""
+    from topicsup.inspector import SAMPLER_NAMES, sampler_title
+    from topicsup.models.base import _REGISTRY
+    named = set()
+    for cls in _REGISTRY.values():
+        for sampler in SAMPLER_NAMES:
+            try:
+                model = cls(K=4, sampler=sampler)
+            except (ValueError, TypeError):
+                continue   # the model has no such sampler (PDP-LDA, HDP-LDA)
+            if not model.topic_sampler.stepping:
+                continue
+            title = sampler_title(model)
+            head, _, how = title.partition(" · ")
+            assert head == cls.__name__, title
+            if sampler == "gibbs":
+                assert how == "collapsed Gibbs sampler (each token drawn from its exact " \
+                              "conditional)"
+            else:
+                kinds = "doc, word, label" if model.supervised else "doc, word"
+                if cls.__name__ == "LightMedLDA":   # its default cycle leaves the exp one out
+                    kinds = "doc, word"
+                assert how.startswith(f"light sampler ({kinds} proposals, cycled"), title
+                assert f"; {model.mh_steps} Metropolis-Hastings steps per token)" in how
+            assert "LightLDA" not in title and "exp" not in title
+            named.add((cls.__name__, sampler))
+    assert {("LDA", "gibbs"), ("LDA", "light"), ("LightMedLDA", "light"), ("MedLDA", "gibbs"),
+            ("LightSLDA", "light"), ("GSLDA", "gibbs")} <= named
+
+
+def test_sampler_title_follows_the_settings():
+    from topicsup.inspector import sampler_title
+    assert sampler_title(LightMedLDA(K=4)) == (
+        "LightMedLDA · light sampler (doc, word proposals, cycled; label proposal off; 6 "
+        "Metropolis-Hastings steps per token)")
+    assert sampler_title(LightMedLDA.as_published(K=4, mh_steps=1)) == (
+        "LightMedLDA · light sampler (doc, word, label proposals, mixed at random; 1 "
+        "Metropolis-Hastings step per token)")
+    assert sampler_title(LDA(K=4, sampler="light", composition="mixture", p_doc=0.3,
+                             word_proposal="stale")) == (
+        "LDA · light sampler (mixed at random: doc 0.3, word 0.7; stale word tables; 2 "
+        "Metropolis-Hastings steps per token)")
+
+
+def test_check_document_names_the_document_and_the_range(corpora):
+    corpus = corpora["binary"]
+    check = TokenInspector.check_document
+    assert check(corpus, np.int64(39)) == 39
+    with pytest.raises(ValueError, match=r"^document 100000 is out of range: this corpus has "
+                                         r"40 documents, 0 to 39 \(doc must be an integer in "
+                                         r"\[0, 39\]\)$"):
+        check(corpus, 100000)
+    with pytest.raises(ValueError, match=r"^document -1 is out of range: this corpus has 40 "
+                                         r"documents, 0 to 39$"):
+        check(corpus, -1, argument=None)
+    with pytest.raises(TypeError, match="document must be a whole number, got 1.5"):
+        check(corpus, 1.5, argument=None)
+    from topicsup import Corpus
+    with_empty = Corpus.from_tokens([["orbit", "rocket"], []], empty="keep")
+    with pytest.raises(ValueError, match=r"document 1 has no tokens to inspect: choose another "
+                                         r"one \(0 to 1\)"):
+        check(with_empty, 1)
+
+
+def test_conditional_chart_names_the_distributions_and_sends_finite_numbers_only():
+    """The legend names the distributions in plain words; a NaN or an infinity is left out
+    (the title counts them), never sent; the chart with its legend fits in 860 px."""
+    import json
+    import pandas as pd
+    table = pd.DataFrame({"topic": range(4), "exact": [0.1, np.nan, 0.5, 0.4],
+                          "proposal_doc": [0.25, 0.25, np.inf, 0.5],
+                          "proposal_word": [0.25] * 4, "proposal_exp": [0.4, 0.3, 0.2, 0.1]})
+    spec = conditional_chart(table, title="t").to_dict()
+    json.dumps(spec, allow_nan=False)    # raises on a NaN or an infinity anywhere
+    rows = spec["datasets"][next(iter(spec["datasets"]))]
+    assert len(rows) == 4 * 4 - 2 and spec["title"] == "t (2 non-finite values left out)"
+    assert {r["name"] for r in rows} == {"exact conditional", "doc proposal", "word proposal",
+                                         "label proposal"}
+    assert spec["encoding"]["color"]["legend"]["orient"] == "bottom"   # not beside: narrow
+    assert spec["width"] + 60 <= 860

@@ -25,7 +25,7 @@ FACADE = "topicsup"   # topicsup/__init__.py: the package facade, imported by no
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("numba kernels and plain checks",
      ("topicsup.kernels", "topicsup._version", "topicsup.validation", "topicsup.stopwords",
-      "topicsup.arrays")),
+      "topicsup.arrays", "topicsup.warmup")),
     ("data, tasks, metrics, the parts frame, backends",
      ("topicsup.corpus", "topicsup.tasks", "topicsup.metrics", "topicsup.diagnostics",
       "topicsup.synthetic", "topicsup.newsgroups", "topicsup.datasets", "topicsup.svm",
@@ -40,7 +40,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("the session", ("topicsup.session",)),
     ("on top of sessions",
      ("topicsup.chains", "topicsup.estimators", "topicsup.views", "topicsup.report",
-      "topicsup.demo", "topicsup.search")),
+      "topicsup.demo", "topicsup.search", "topicsup.precompile")),
     ("front ends and test harnesses", ("topicsup.widgets", "topicsup.testing")),
 )
 

@@ -52,6 +52,8 @@ from .arrays import F64, I32, I64, Array, Rng
 from .kernels import info as info_layout, supervised
 from .kernels.rng import seed_state
 from .samplers import REGISTRY as SAMPLERS
+from .samplers.gibbs import Gibbs
+from .samplers.light import Light
 # the proposals and the MH step's record are the samplers' stepping's (importable from here)
 from .samplers.stepping import MHStep, doc_proposal, exp_proposal, word_proposal  # noqa: F401
 from .samplers.stepping import normalize_log as _normalize_log
@@ -67,6 +69,48 @@ STEP_COLUMNS = ["step", "kind", "current", "proposed", "ratio", "acceptance", "u
                 "table_rebuilt"]
 SAMPLER_NAMES = {name: SAMPLERS.get(name).stepping for name in SAMPLERS
                  if SAMPLERS.get(name).stepping}   # the samplers the inspector can step
+# the proposal kinds in plain words, as the inspector's widget names them (exp: the label
+# term's proposal)
+KIND_NAMES = {"doc": "doc", "word": "word", "exp": "label", "conditional": "exact conditional"}
+
+
+def _listed(names: Sequence[str]) -> str:
+    return ", ".join(names)
+
+
+def sampler_title(model: LDA) -> str:
+    """The model and its topic sampler in plain words, as the inspector's widget names them:
+    the model's class and how its sampler resamples a token, e.g. ``"LightMedLDA · light
+    sampler (doc, word proposals, cycled; label proposal off; 6 Metropolis-Hastings steps per
+    token)"`` or ``"LDA · collapsed Gibbs sampler (each token drawn from its exact
+    conditional)"``. Read from the model's settings (live ones included), so it is what the
+    sampler does now."""
+    name = type(model).__name__
+    ts = model.topic_sampler
+    if isinstance(ts, Gibbs):
+        return f"{name} · collapsed Gibbs sampler (each token drawn from its exact conditional)"
+    if not isinstance(ts, Light):   # a future sampler with stepping: its own name for it
+        return f"{name} · {model.sampler} sampler ({ts.stepping or 'no token stepping'})"
+    sup = model.supervised
+    kinds = [KIND_NAMES.get(k, k) for k in ts.kinds(sup)]
+    if ts.composition == "cycle":
+        on = [kinds[int(j)] for j in ts.cycle_order(sup)]
+        how = f"{_listed(on)} proposals, cycled"
+    else:
+        p = np.diff(ts.kind_cumulative(sup), prepend=0.0)
+        on = [k for k, q in zip(kinds, p) if q > 0]
+        if np.allclose(p[p > 0], p[p > 0][0]):
+            how = f"{_listed(on)} proposals, mixed at random"
+        else:
+            how = "mixed at random: " + ", ".join(f"{k} {q:.2g}" for k, q in zip(kinds, p)
+                                                  if q > 0)
+    off = [k for k in kinds if k not in on]
+    if off:
+        how += f"; {_listed(off)} proposal{'s' if len(off) > 1 else ''} off"
+    if ts.stale:
+        how += "; stale word tables"
+    steps = "step" if ts.mh_steps == 1 else "steps"
+    return f"{name} · light sampler ({how}; {ts.mh_steps} Metropolis-Hastings {steps} per token)"
 
 
 # ---------------------------------------------------------------------- the distributions
@@ -267,16 +311,36 @@ class TokenInspector:
                              f"({type(session.model.topic_sampler).__name__}): use "
                              f"LDA(sampler='light') or LDA(sampler='gibbs') to inspect tokens")
         corpus = session.corpus
-        doc = check.integer("doc", doc, low=0, high=corpus.n_docs - 1)
+        doc = self.check_document(corpus, doc)
         self.session = session
-        self.doc = int(doc)
+        self.doc = doc
         self.p0, self.p1 = int(corpus.doc_ptr[doc]), int(corpus.doc_ptr[doc + 1])
-        if self.p1 == self.p0:
-            raise ValueError(f"document {doc} has no tokens to inspect")
         self._rng = seed_state(seed, stream=INSPECTOR_STREAM)
         self.records: list[TokenStep] = []
         self.info = np.zeros(info_layout.size(len(session.model.proposal_kinds)))
         self._pass: _Pass | None = None
+
+    @staticmethod
+    def check_document(corpus: Any, doc: Any, argument: str | None = "doc") -> int:
+        """``doc`` as the number of a document of ``corpus`` with tokens, else refused: the
+        one check of the inspector's document and of its widget's picker. The messages name
+        the document and the valid range (``"document 100000 is out of range: this corpus
+        has 400 documents, 0 to 399"``) and, unless ``argument`` is None (the widget's plain
+        words), the argument too."""
+        n = int(corpus.n_docs)
+        if argument is not None:
+            doc = check.integer(argument, doc)
+        elif isinstance(doc, (bool, np.bool_)) or not isinstance(doc, (int, np.integer)):
+            raise TypeError(f"document must be a whole number, got {doc!r}")
+        doc = int(doc)
+        if not 0 <= doc < n:
+            also = f" ({argument} must be an integer in [0, {n - 1}])" if argument else ""
+            raise ValueError(f"document {doc} is out of range: this corpus has {n} "
+                             f"document{'s' if n != 1 else ''}, 0 to {n - 1}{also}")
+        if corpus.doc_ptr[doc + 1] == corpus.doc_ptr[doc]:
+            raise ValueError(f"document {doc} has no tokens to inspect: choose another one "
+                             f"(0 to {n - 1})")
+        return doc
 
     @property
     def rng(self) -> Rng:

@@ -48,8 +48,12 @@ class Parameters(Protocol):
 class LiveSetting:
     """A parameter a Session may change between sweeps without changing the posterior, with
     what a control needs: ``kind`` ``"int"`` (``low``..``high``), ``"choice"`` (``options``),
-    ``"fraction"`` (an open interval (0, 1)) or ``"mix"`` (one weight per proposal kind of
-    ``options``, a positive sum)."""
+    ``"flag"``, ``"fraction"`` (an open interval (0, 1)), ``"mix"`` (one weight per proposal
+    kind of ``options``, a positive sum: shown as the probabilities they give) or
+    ``"toggles"`` (the same weights where only on/off matters: a cycle runs every kind with a
+    positive weight). ``help`` is the control's one-sentence tooltip; a setting that has no
+    effect under the part's other settings (a mixture's probability in a cycle) is
+    ``active=False`` and says why in its help."""
 
     name: str
     label: str
@@ -57,6 +61,12 @@ class LiveSetting:
     options: tuple[str, ...] = ()
     low: float = 0.0
     high: float = 1.0
+    help: str = ""
+    active: bool = True
+
+
+MH_HELP = ("Metropolis-Hastings steps per token and sweep: more steps bring each token closer "
+           "to its exact conditional, at the cost of slower sweeps")
 
 
 @dataclass(frozen=True)

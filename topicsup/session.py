@@ -28,7 +28,7 @@ from typing import Any, Callable, Iterator, Mapping
 import numpy as np
 import pandas as pd
 
-from . import checkpoint, heldout, summaries
+from . import checkpoint, heldout, summaries, warmup
 from . import validation as check
 from .backends import Backend, Threads, resolve as resolve_backend
 from .corpus import Corpus
@@ -44,6 +44,22 @@ from .readouts import Readouts
 # the streams of the held-out fold-ins: the chain's own stream is never touched
 SCORE_STREAM = 7
 PERPLEXITY_STREAM = 8
+
+
+WARMUP_DOCS = 64   # the documents a warm-up sweeps (``Session.compile_ahead``)
+
+
+def _warmup_docs(corpus: Corpus) -> np.ndarray:
+    """A few documents of ``corpus`` that hold every label value (a class, every column of a
+    multi-label indicator), so a warm-up's label task has the real one's shape."""
+    picked = set(range(min(WARMUP_DOCS, corpus.n_docs)))
+    if corpus.labels is not None:
+        values = np.asarray(corpus.labels.values)
+        if values.ndim == 1 and values.dtype.kind in "iu":
+            picked.update(np.unique(values, return_index=True)[1].tolist())
+        elif values.ndim == 2:
+            picked.update(int(np.argmax(col)) for col in values.T if col.any())
+    return np.array(sorted(picked), dtype=np.int64)
 
 
 class SessionBusyError(RuntimeError):
@@ -68,6 +84,10 @@ class Session(Readouts):
         (``topicsup.backends``): this process's threads (default), or a Dask cluster
         (``"dask"`` for the current client, or ``DaskBackend(client, partitions=...)``). The
         same seed gives the same chain on every backend. Changed later with ``use_backend``.
+    compile_ahead : bool
+        Start compiling the model's kernels at once, in a background thread (a warm-up sweep
+        on a few documents: ``compile_ahead``), so the first real sweep does not wait for
+        numba in a fresh environment. Dashboards start it themselves.
 
     Examples
     --------
@@ -82,7 +102,8 @@ class Session(Readouts):
 
     def __init__(self, model: Any, corpus: Corpus, seed: int = 0, *,
                  block_tokens: int = 65536, log_joint_every: int = 1,
-                 backend: Any = None, _resume: checkpoint.SavedSession | None = None) -> None:
+                 backend: Any = None, compile_ahead: bool = False,
+                 _resume: checkpoint.SavedSession | None = None) -> None:
         if isinstance(model, type):
             raise TypeError(f"model must be a model instance such as LDA(K=20), got the class "
                             f"{model.__name__}")
@@ -127,6 +148,8 @@ class Session(Readouts):
         self._init_sync()
         self._backend: Backend = Threads()
         self.use_backend(backend)
+        if check.flag("compile_ahead", compile_ahead):
+            self.compile_ahead()
 
     def _init_sync(self) -> None:
         """The locks and flags of a live session (recreated after unpickling or loading)."""
@@ -191,6 +214,34 @@ class Session(Readouts):
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+    # ------------------------------------------------------------------ compiling ahead
+    def compile_ahead(self, background: bool = True) -> warmup.Warmup:
+        """Compile the kernels this session's sweeps use, without touching its chain: one
+        warm-up per model configuration and process (``topicsup.warmup``), two sweeps of the
+        same model on a few documents of this corpus (every label value among them, so the
+        same specialisations), then (not waited for) a step of the token inspector where the
+        sampler has one. Returns the warm-up (``done``, ``wait()``, ``seconds``); in a fresh environment it
+        takes the seconds ``warmup.FIRST_RUN_SECONDS`` lists, with a warm numba cache well
+        under one."""
+        background = check.flag("background", background)
+        started = warmup.get(self.model)
+        if started is not None:
+            return started
+        model, corpus = self.model.copy(), self.corpus.take(_warmup_docs(self.corpus))
+        block_tokens, log_joint_every = self.block_tokens, 1 if self.log_joint_every else 0
+
+        tiny: list[Session] = []
+
+        def work() -> None:
+            tiny.append(Session(model, corpus, seed=0, block_tokens=block_tokens,
+                                log_joint_every=log_joint_every))
+            tiny[0].run(2)
+
+        def then() -> None:   # after the sweeps' kernels: the first Run waits for those only
+            if model.topic_sampler.stepping:
+                TokenInspector(tiny[0], 0).step()
+        return warmup.start(self.model, work, background=background, then=then)
 
     # ------------------------------------------------------------------ blocks and stopping
     @property
@@ -361,6 +412,7 @@ class Session(Readouts):
             if progress:
                 from tqdm.auto import tqdm
                 bar = tqdm(total=n, unit="sweep", desc=type(self.model).__name__)
+                self._await_kernels(bar)
             try:
                 while done < n and not self.model.finished(self.state):
                     with self._lock:
@@ -427,6 +479,16 @@ class Session(Readouts):
             yield interrupts
         finally:
             interrupts.restore()
+
+    def _await_kernels(self, bar: Any) -> None:
+        """Before a progress bar's first sweep: compile ahead and say so while it lasts (a
+        bar standing at 0 for half a minute looks like a hang); a stop request ends the wait
+        and the run then stops as usual."""
+        warm = self.compile_ahead()
+        name = type(self.model).__name__
+        while not warm.wait(0.25) and not self._stop.is_set():
+            bar.set_description_str(f"{name}: {warmup.message(warm)}")
+        bar.set_description_str(name)
 
     def _postfix(self) -> dict[str, str]:
         last = self._record.history.last_sweep(self.n_sweeps)

@@ -34,6 +34,12 @@ if TYPE_CHECKING:
 
 MAX_ROWS = 4000
 POINTS_BELOW = 60                # a line shows its points while it has fewer sweeps than this
+# The width a chart may take, axes and legends included: a notebook's output area in
+# JupyterLab at 1280 px with the file browser open is 848 px wide, of which vega-embed keeps
+# 38 px for its actions menu. Views whose width follows their data (panels side by side,
+# words, classes) derive their default widths from it, with legends below side-by-side panels
+# (tests/test_view_widths.py renders every view at its defaults and measures).
+FIT_WIDTH = 800
 
 
 def thin(df: pd.DataFrame, max_rows: int = MAX_ROWS, by: str = "sweep") -> pd.DataFrame:
@@ -99,9 +105,15 @@ def _chains(df: pd.DataFrame) -> list[str]:
     return ["chain"] if "chain" in df.columns else []
 
 
-def _chain_dashes(df: pd.DataFrame) -> dict[str, Any]:
-    """Chains told apart by dashes, for charts whose colour already names something else."""
-    return {"strokeDash": alt.StrokeDash("chain:N", title="chain")} if _chains(df) else {}
+def _chain_dashes(df: pd.DataFrame, below: bool = False) -> dict[str, Any]:
+    """Chains told apart by dashes, for charts whose colour already names something else;
+    the legend ``below`` the plot or beside it."""
+    if not _chains(df):
+        return {}
+    if below:
+        return {"strokeDash": alt.StrokeDash("chain:N", title="chain", legend=alt.Legend(
+            orient="bottom", direction="horizontal"))}
+    return {"strokeDash": alt.StrokeDash("chain:N", title="chain")}
 
 
 def _line(df: pd.DataFrame, width: int, height: int, title: str | None = None) -> alt.Chart:
@@ -179,9 +191,12 @@ def rhat_chart(convergence: pd.DataFrame, width: int = 480, height: int = 200
                 scale=alt.Scale(type="log", zero=False)),
         color=alt.Color("quantity:N", title=None),
         tooltip=["sweep:Q", "quantity:N", alt.Tooltip("r_hat:Q", format=".3f")])
-    rule = alt.Chart(pd.DataFrame({"r_hat": [RHAT_OK]})).mark_rule(
-        strokeDash=[4, 4], color="#666").encode(y="r_hat:Q")
-    return alt.layer(line, rule)
+    # the threshold drawn to be seen in a lecture hall: dark red, labelled
+    ok = alt.Chart(pd.DataFrame({"r_hat": [RHAT_OK], "label": [f"{RHAT_OK} (converged below)"]}))
+    rule = ok.mark_rule(strokeDash=[6, 3], strokeWidth=2, color="#b2182b").encode(y="r_hat:Q")
+    text = ok.mark_text(align="left", baseline="bottom", dx=3, dy=-2, color="#b2182b",
+                        fontWeight="bold").encode(y="r_hat:Q", x=alt.value(0), text="label:N")
+    return alt.layer(line, rule, text)
 
 
 def throughput_chart(history: pd.DataFrame, width: int = 480, height: int = 200) -> alt.Chart:
@@ -217,7 +232,12 @@ def tables_chart(history: pd.DataFrame, width: int = 480, height: int = 200
                  ) -> alt.VConcatChart:
     """The table-indicator models' structure per sweep (``PDPLDA``, ``HDPLDA``): the number
     of live topics (HDP-LDA's inferred number of topics) and of tables, each on its own
-    scale, one panel above the other.
+    scale, one panel above the other. Chains (a ``chain`` column) get a colour and a dash
+    pattern each, named in one legend below the panels (points mark the sweeps while there
+    are few): chains with equal counts stay told apart where their lines part.
+
+    Only the sweep, the count and the chain reach the chart. A row without a finite sweep
+    and count (none, from a session) is left out, and the chart's title says how many were.
 
     Parameters
     ----------
@@ -228,18 +248,44 @@ def tables_chart(history: pd.DataFrame, width: int = 480, height: int = 200
         Size of each panel in pixels.
     """
     _check_history(history)
-    df = history[history["metric"].isin(list(TABLES))]
-    if df.empty:
+    rows = history[history["metric"].isin(list(TABLES))]
+    if rows.empty:
         raise ValueError("history has no live_topics rows (only PDPLDA and HDPLDA record "
                          "them)")
+    # the history's other columns stay out of the chart's data: a concatenation of
+    # histories holds NaN in ``proposal`` where one of them had None, and a NaN in a chart
+    # cannot be sent to the browser as JSON
+    df = pd.DataFrame({
+        "sweep": pd.to_numeric(rows["sweep"], errors="coerce").to_numpy(np.float64),
+        "metric": rows["metric"].to_numpy(),
+        "value": pd.to_numeric(rows["value"], errors="coerce").to_numpy(np.float64)})
+    if "chain" in rows.columns:
+        df["chain"] = rows["chain"].astype(str).to_numpy()
+    finite = np.isfinite(df["sweep"].to_numpy()) & np.isfinite(df["value"].to_numpy())
+    dropped = int((~finite).sum())
+    df = df[finite].astype({"sweep": np.int64})
+    chains = _chains(df)
+    # colour and dashes on the one field, one legend (Vega-Lite merges them), below
+    legend = alt.Legend(orient="bottom", columns=2, symbolType="stroke", symbolStrokeWidth=2.5,
+                        symbolSize=400)
     panels = []
     for metric, title in TABLES.items():
-        part = thin(df[df["metric"] == metric])
-        panels.append(_line(part, width, height // 2 + 10, title.capitalize()).encode(
-            x=alt.X("sweep:Q", title="sweep"),
-            y=alt.Y("value:Q", title=title, scale=alt.Scale(zero=False)),
-            tooltip=["sweep:Q", alt.Tooltip("value:Q", format=".0f")], **_chain_dashes(part)))
-    return alt.vconcat(*panels)
+        part = thin(df[df["metric"] == metric][["sweep", "value", *chains]])
+        enc: dict[str, Any] = {
+            "x": alt.X("sweep:Q", title="sweep"),
+            "y": alt.Y("value:Q", title=title, scale=alt.Scale(zero=False)),
+            "tooltip": ["sweep:Q", *[f"{c}:N" for c in chains],
+                        alt.Tooltip("value:Q", format=".0f", title=title)]}
+        if chains:
+            enc["color"] = alt.Color("chain:N", title="chain", legend=legend)
+            enc["strokeDash"] = alt.StrokeDash("chain:N", title="chain", legend=legend)
+        panels.append(_line(part, width, height // 2 + 10, title.capitalize()).encode(**enc))
+    out = alt.vconcat(*panels)
+    if dropped:
+        out = out.properties(title=alt.TitleParams(
+            f"{dropped} row(s) without a finite sweep and count left out", fontSize=11,
+            fontWeight="normal", anchor="start"))
+    return out
 
 
 ALTERNATION = {"objective_change": "objective's relative change",
@@ -388,7 +434,8 @@ def _cumulative_seconds(history: pd.DataFrame) -> pd.DataFrame:
 
 
 def score_chart(history: pd.DataFrame, heldout: pd.DataFrame | None = None,
-                x: str = "sweep", width: int = 480, height: int = 240) -> alt.Chart:
+                x: str = "sweep", width: int = 480, height: int = 240,
+                legend: str = "right") -> alt.Chart:
     """Training score (and held-out evaluations) against sweep or sampling seconds.
 
     Parameters
@@ -405,6 +452,8 @@ def score_chart(history: pd.DataFrame, heldout: pd.DataFrame | None = None,
         ``seconds`` rows, so evaluation time does not count).
     width, height : int
         Size of the plot in pixels.
+    legend : {"right", "bottom"}
+        Where the legends go: below suits charts side by side (``score_pair_chart``).
 
     Returns
     -------
@@ -413,6 +462,7 @@ def score_chart(history: pd.DataFrame, heldout: pd.DataFrame | None = None,
     """
     _check_history(history)
     _check_choice("x", x, ("sweep", "seconds"))
+    _check_choice("legend", legend, ("right", "bottom"))
     cols = ["sweep", "metric", "value", *_chains(history)]
     df = history[history["metric"].astype(str).str.startswith(TRAIN_PREFIX)]
     if x == "seconds":
@@ -428,13 +478,31 @@ def score_chart(history: pd.DataFrame, heldout: pd.DataFrame | None = None,
                          f"no held-out rows were given: only supervised models are scored")
     scores = sorted({m.split("_", 1)[-1] for m in df["metric"]})
     x_title = "sweep" if x == "sweep" else "sampling seconds (cumulative)"
+    # the legend in words ("train accuracy"), the data keeps the history's names
+    words = "replace(datum.label, /_/g, ' ')"
+    below = legend == "bottom"
     return _line(df, width, height, f"Score against {x_title}").encode(
         x=alt.X(f"{x}:Q", title=x_title),
         y=alt.Y("value:Q", title=" / ".join(scores), scale=alt.Scale(zero=False)),
-        color=alt.Color("metric:N", title="metric"),
+        color=alt.Color("metric:N", title="metric", legend=alt.Legend(
+            labelExpr=words, orient="bottom", direction="horizontal") if below
+            else alt.Legend(labelExpr=words)),
         tooltip=["sweep:Q", *(["seconds:Q"] if x == "seconds" else []), "metric:N",
                  alt.Tooltip("value:Q", format=".4f")],
-        **_chain_dashes(df))
+        **_chain_dashes(df, below))
+
+
+def score_pair_chart(history: pd.DataFrame, heldout: pd.DataFrame | None = None,
+                     width: int | None = None, height: int = 220) -> alt.HConcatChart:
+    """The score against sweeps and against sampling seconds side by side (``score_chart``
+    with ``x="sweep"`` and ``x="seconds"``; ``heldout`` then needs its ``seconds``), one legend
+    below both. ``width``: of each panel; by default the two, with their axes, fit
+    ``FIT_WIDTH``."""
+    if width is None:
+        width = (FIT_WIDTH - 2 * 70 - 20) // 2     # each y axis about 70 px, 20 between
+    _check_count("width", width)
+    return alt.hconcat(*[score_chart(history, heldout, x=x, width=width, height=height,
+                                     legend="bottom") for x in ("sweep", "seconds")])
 
 
 # ---------------------------------------------------------------------- model views
@@ -460,9 +528,10 @@ def _signal_order(coefficients: pd.DataFrame) -> tuple[list[str], list[str]]:
 
 
 def coefficient_heatmap(coefficients: pd.DataFrame, value: str = "mean", sort: bool = True,
-                        top: int | None = None, width: int | alt.Step = alt.Step(40),
+                        top: int | None = None, width: int | alt.Step | None = None,
                         height: int | alt.Step = alt.Step(18),
-                        target: str = "class", intercept: bool = False) -> alt.Chart:
+                        target: str = "class", intercept: bool = False,
+                        legend: str = "right", label_limit: int = 180) -> alt.Chart:
     """Weights as a heatmap: one row per feature (topic or covariate), one column per task
     (a class, or a regression's response).
 
@@ -482,7 +551,9 @@ def coefficient_heatmap(coefficients: pd.DataFrame, value: str = "mean", sort: b
         Keep only the ``top`` features with the largest |mean| over tasks. Without it, as
         many as fit Altair's inline-data limit are kept (the title says so when some are cut).
     width, height : int or alt.Step
-        Size of the plot, or of one cell as ``alt.Step``.
+        Size of the plot, or of one cell as ``alt.Step``. By default a column is 40 px wide,
+        narrower (down to 16 px) when there are too many tasks for the chart to fit
+        ``FIT_WIDTH`` beside the features' labels and the legend.
     target : {"class", "response"}
         What a task is (``Task.target``): a class of a classifier, or a regression's response;
         it names the title and the task axis.
@@ -490,12 +561,20 @@ def coefficient_heatmap(coefficients: pd.DataFrame, value: str = "mean", sort: b
         Draw the intercept's row too (rows of ``kind`` ``"intercept"``). Off by default: a
         base rate is not something a class is about, and its size (often the largest weight)
         would set the colour scale the topics are read on.
+    legend : {"right", "bottom"}
+        Where the colour legend goes: below suits heatmaps side by side
+        (``prior_comparison_chart``).
+    label_limit : int
+        The width the features' labels may take, in pixels (a longer one ends in "...", the
+        tooltip has it whole).
 
     Returns
     -------
     alt.Chart
     """
     _check_choice("value", value, tuple(COEFFICIENT_VALUES))
+    _check_choice("legend", legend, ("right", "bottom"))
+    _check_count("label_limit", label_limit)
     _check_frame(coefficients, "coefficients", {*COEFFICIENT_COLUMNS, value},
                  "Session.coefficients()")
     _check_count("top", top)
@@ -508,7 +587,7 @@ def coefficient_heatmap(coefficients: pd.DataFrame, value: str = "mean", sort: b
     centred = ("scale" in coefficients.columns and "kind" in coefficients.columns
                and (coefficients["scale"] == "identified").all()
                and (coefficients["kind"] == "intercept").any())
-    legend = "mean weight, centred per " + target if centred and value == "mean" \
+    key_title = "mean weight, centred per " + target if centred and value == "mean" \
         else COEFFICIENT_VALUES[value]
     if not intercept and "kind" in coefficients.columns:
         coefficients = coefficients[coefficients["kind"] != "intercept"]
@@ -545,11 +624,20 @@ def coefficient_heatmap(coefficients: pd.DataFrame, value: str = "mean", sort: b
     target = check.choice("target", target, ("class", "response"))
     model = "Classifier" if target == "class" else "Regression"
     what = f"{model} weights" if value == "mean" else "Credible-interval width of weights"
+    if width is None:   # the labels, their title and the legend (about 160 px) take the rest
+        width = alt.Step(int(np.clip((FIT_WIDTH - label_limit - 180) // len(tasks), 16, 40)))
+    key = alt.Legend(orient="bottom", direction="horizontal", gradientLength=160) \
+        if legend == "bottom" else alt.Legend()
+    # the tasks' names slanted over columns wide enough for that, upright over narrow ones
+    # and when long (slanted, a long name would reach far past the last column)
+    column = float(width.step) if isinstance(width, alt.Step) else float(width) / len(tasks)
+    slant = column >= 28 and max(len(str(t)) for t in tasks) <= 12
     return (alt.Chart(df, title=f"{what} per {target}{cut}").mark_rect()
             .encode(x=alt.X("task:N", sort=tasks, title=target,
-                            axis=alt.Axis(labelAngle=-30, orient="top")),
-                    y=alt.Y("feature:N", sort=features, title="topic (top words) or covariate"),
-                    color=alt.Color(f"{value}:Q", scale=scale, title=legend),
+                            axis=alt.Axis(labelAngle=-30 if slant else -90, orient="top")),
+                    y=alt.Y("feature:N", sort=features, title="topic (top words) or covariate",
+                            axis=alt.Axis(labelLimit=label_limit)),
+                    color=alt.Color(f"{value}:Q", scale=scale, title=key_title, legend=key),
                     tooltip=["task:N", "feature:N",
                              *[alt.Tooltip(f"{c}:Q", format=".3f")
                                for c in ("mean", "lower", "upper", *extra)]])
@@ -593,9 +681,13 @@ def forest_chart(coefficients: pd.DataFrame, task: str | None = None, top: int =
                           *[alt.Tooltip(f"{c}:Q", format=".3f") for c in ("mean", "lower",
                                                                         "upper")],
                           "certain:N"]
+    # one panel: the legend beside it; panels side by side: below them
+    one = task is not None or df["task"].nunique() == 1
     colour = alt.Color("certain:N", title=None,
                        scale=alt.Scale(domain=["interval excludes 0", "interval holds 0"],
-                                       range=["#c0392b", "#95a5a6"]))
+                                       range=["#c0392b", "#95a5a6"]),
+                       legend=alt.Legend() if one else alt.Legend(orient="bottom",
+                                                                  direction="horizontal"))
     base = alt.Chart(df).encode(y=y, tooltip=tooltip)
     layer = alt.layer(
         base.mark_rule(strokeWidth=2).encode(x=alt.X("lower:Q", title="weight"), x2="upper:Q",
@@ -604,7 +696,7 @@ def forest_chart(coefficients: pd.DataFrame, task: str | None = None, top: int =
         alt.Chart(df).mark_rule(color="#444", strokeDash=[3, 3]).encode(x=alt.datum(0)),
     ).properties(width=width, height=alt.Step(row_height))
     title = f"Topic weights per {target}, with their credible intervals"
-    if task is not None or df["task"].nunique() == 1:
+    if one:
         return layer.properties(title=f"{title}: {df['task'].iloc[0]}")
     return (layer.facet(facet=alt.Facet("task:N", title=None,
                                         sort=list(pd.unique(coefficients["task"]))),
@@ -768,7 +860,8 @@ def prior_comparison_chart(coefficients: pd.DataFrame, by: str = "prior", top: i
     features : int, optional
         The strongest topics per panel (``coefficient_heatmap``'s ``top``); all if None.
     cell : int
-        Pixel size of one heatmap cell.
+        Pixel height of one heatmap cell; a cell is twice as wide, or narrower when the
+        panels side by side would not fit ``FIT_WIDTH`` (each panel's legend is below it).
 
     Returns
     -------
@@ -781,15 +874,23 @@ def prior_comparison_chart(coefficients: pd.DataFrame, by: str = "prior", top: i
     _check_count("features", features)
     cell = check.integer("cell", cell, low=1, high=200)
     panels = []
+    # side by side within FIT_WIDTH: each panel's labels (at most 140 px) and their title
+    # take about 180 px, 20 between panels, legends below; the columns share the rest, each
+    # at most 2 cells wide
+    fits = max(coefficients[by].nunique(), 1)
+    tasks = max(coefficients["task"].nunique(), 1)
+    column = int(np.clip(((FIT_WIDTH - 20 * (fits - 1)) // fits - 180) // tasks, 10, cell * 2))
     for name, df in coefficients.groupby(by, sort=False):
         df = df[df["kind"] == "topic"].drop(columns=[by])
         if df.empty:
             raise ValueError(f"coefficients has no topic weights for {by} = {name!r}")
         share = float(top_weight_share(df, top).mean())
-        panel = coefficient_heatmap(df, top=features, width=alt.Step(cell * 2),
-                                    height=alt.Step(cell))
+        panel = coefficient_heatmap(df, top=features, width=alt.Step(column),
+                                    height=alt.Step(cell), legend="bottom", label_limit=140)
+        # the title centred over the whole panel, labels included (not past the cells)
         panels.append(panel.properties(title=alt.TitleParams(
-            f"{name}", subtitle=f"top-{top} share of a class's weight mass: {share:.2f}")))
+            f"{name}", subtitle=f"top-{top} share of a class's weight mass: {share:.2f}",
+            frame="group")))
     if len(panels) < 2:
         raise ValueError(f"coefficients holds one fit ({by} has one value); stack two or more "
                          f"to compare")
@@ -867,10 +968,11 @@ def _word_probabilities(words: pd.DataFrame, topic_word: Array,
 
 def topic_words_chart(topics: pd.DataFrame, n_words: int | None = None,
                       topic_word: Array | None = None, vocabulary: Sequence[str] | None = None,
-                      width: int | alt.Step = alt.Step(90),
+                      width: int | alt.Step | None = None,
                       height: int | alt.Step = alt.Step(18)) -> alt.Chart:
     """The top words of each topic: a row per topic (labelled with its share of tokens), the
-    words in rank order along it.
+    words in rank order along it. A word longer than its column is cut short with an ellipsis
+    (the tooltip has it whole).
 
     Parameters
     ----------
@@ -878,12 +980,16 @@ def topic_words_chart(topics: pd.DataFrame, n_words: int | None = None,
         ``Session.topics(n_words)``: index ``topic``, columns ``share``, ``word_1`` ..
         ``word_n`` and, if present, ``label`` (the rows' names).
     n_words : int, optional
-        Show the first ``n_words`` words (all by default).
+        Show the first ``n_words`` words. By default all, or at the default width as many as
+        fit ``FIT_WIDTH`` in columns of at least 56 px (10; the title says how many of how
+        many are shown).
     topic_word, vocabulary : (K, V) array and sequence of V str, optional
         ``Session.topic_word()`` and ``corpus.vocabulary``: when given, a word's font size
         and tooltip show its probability in the topic.
     width, height : int or alt.Step
-        Size of the plot, or of one cell as ``alt.Step``.
+        Size of the plot, or of one cell as ``alt.Step``. By default each word's column gets
+        what the topics' labels leave of ``FIT_WIDTH`` (between 50 and 90 px), so that the
+        chart fits a notebook whatever the number of words; the size legend is below.
 
     Returns
     -------
@@ -902,7 +1008,15 @@ def topic_words_chart(topics: pd.DataFrame, n_words: int | None = None,
     if not cols or len(cols) < (n_words or 1):
         raise ValueError(f"topics has {len(cols)} word columns (word_1 .. word_n), "
                          f"{n_words or 1} needed: call Session.topics with more words")
-    cols = cols[:n_words or len(cols)]
+    # a column per word: the labels (at most ``label`` px) and the axis title take the rest
+    label = 200
+    given = len(cols)
+    if n_words is None and width is None:
+        n_words = min(given, (FIT_WIDTH - label - 30) // 56)
+    cols = cols[:n_words or given]
+    if width is None:
+        width = alt.Step(int(np.clip((FIT_WIDTH - label - 30) // len(cols), 50, 90)))
+    step = float(width.step) if isinstance(width, alt.Step) else float(width) / len(cols)
     # by the topics' labels where the frame has them (Session.topics: distinct names)
     names = topics["label"] if "label" in topics.columns else topics.index
     labels = [f"{k} ({s:.0%})" for k, s in zip(names, topics["share"])]
@@ -915,16 +1029,22 @@ def topic_words_chart(topics: pd.DataFrame, n_words: int | None = None,
     words["rank"] = words["rank"].str[len("word_"):].astype(int)
     enc: dict[str, Any]   # channel -> what it encodes, for encode(**enc)
     enc = {"x": alt.X("rank:O", title="rank", axis=alt.Axis(orient="top", labelAngle=0)),
-           "y": alt.Y("topic:N", sort=labels, title="topic (share of tokens)"),
+           "y": alt.Y("topic:N", sort=labels, title="topic (share of tokens)",
+                      axis=alt.Axis(labelLimit=label)),
            "text": alt.Text("word:N"), "tooltip": ["topic:N", "rank:O", "word:N"]}
     if topic_word is not None:   # with its vocabulary (checked above)
         words["probability"] = _word_probabilities(words, topic_word,
                                                    cast("Sequence[str]", vocabulary))
-        enc["size"] = alt.Size("probability:Q", scale=alt.Scale(range=[9, 18]),
-                               title="probability")
+        # the likeliest words' font as large as their columns allow (18 px at 90 px)
+        enc["size"] = alt.Size("probability:Q", title="probability",
+                               scale=alt.Scale(range=[9, int(np.clip(step / 5, 12, 18))]),
+                               legend=alt.Legend(orient="bottom", direction="horizontal"))
         enc["tooltip"].append(alt.Tooltip("probability:Q", format=".3f"))
-    return (alt.Chart(words.drop(columns="row"), title="Top words per topic").mark_text()
-            .encode(**enc).properties(width=width, height=height))
+    title = "Top words per topic" if len(cols) == given \
+        else f"Top words per topic (the first {len(cols)} of {given})"
+    return (alt.Chart(words.drop(columns="row"), title=title)
+            .mark_text(limit=max(step - 4, 10)).encode(**enc)
+            .properties(width=width, height=height))
 
 
 def topic_sizes_chart(sizes: pd.DataFrame, top: int = 30, width: int = 420,
@@ -958,22 +1078,47 @@ def conditional_chart(table: pd.DataFrame, title: str | None = None, max_topics:
     max_topics : int
         Show only the topics with the largest probability under any distribution (K can be
         in the hundreds; the rest have no visible bar).
+    width, height : int
+        The plot's size; the legend (below it) adds about 40 px of height, the axis about 50
+        px of width, so the default fits in 600 px.
+
+    The rows keep the table's ``distribution`` names (``exact``, ``proposal_doc`` ...); the
+    legend and tooltips name them in plain words (``name``: "exact conditional", "doc
+    proposal", "label proposal" for ``proposal_exp`` ...). A non-finite probability (none
+    should occur) is left out, and the title says how many were.
     """
     _check_frame(table, "table", ("topic", "exact"), "conditional_table()")
     _check_count("max_topics", max_topics)
+    _check_count("width", width)
+    _check_count("height", height)
     if title is not None and not isinstance(title, str):
         raise TypeError(f"title must be a str or None, got {type(title).__name__}")
     cols = [c for c in table.columns if c != "topic"]
-    keep = table.set_index("topic")[cols].max(axis=1).nlargest(max_topics).index
-    df = table[table["topic"].isin(keep)].melt(id_vars="topic", var_name="distribution",
-                                                value_name="probability")
+    values = table.set_index("topic")[cols].astype(float)
+    values = values.where(np.isfinite(values))          # inf -> NaN: left out below
+    keep = values.max(axis=1).fillna(-np.inf).nlargest(max_topics).index
+    df = (values.loc[keep].reset_index()
+          .melt(id_vars="topic", var_name="distribution", value_name="probability"))
+    dropped = int(df["probability"].isna().sum())
+    df = df.dropna(subset=["probability"])
+    plain = {"exact": "exact conditional", "proposal_exp": "label proposal",
+             "proposal_conditional": "sampler's conditional"}
+    names = [plain.get(c, c.removeprefix("proposal_") + " proposal"
+                       if c.startswith("proposal_") else c) for c in cols]
+    df = df.assign(name=df["distribution"].map(dict(zip(cols, names))))
     shown = len(keep) < len(table)
-    return alt.Chart(df, title=title or "exact conditional and proposals").mark_bar().encode(
-        x=alt.X("topic:O", title=f"topic (top {len(keep)})" if shown else "topic"),
-        xOffset=alt.XOffset("distribution:N", sort=cols),
+    head = title or "exact conditional and proposals"
+    if dropped:
+        head += f" ({dropped} non-finite value{'s' if dropped > 1 else ''} left out)"
+    return alt.Chart(df, title=head).mark_bar().encode(
+        x=alt.X("topic:O", title=f"topic (top {len(keep)})" if shown else "topic",
+                axis=alt.Axis(labelAngle=0)),
+        xOffset=alt.XOffset("name:N", sort=names),
         y=alt.Y("probability:Q", title="probability"),
-        color=alt.Color("distribution:N", sort=cols, title=None),
-        tooltip=["topic:O", "distribution:N", alt.Tooltip("probability:Q", format=".4f")],
+        color=alt.Color("name:N", sort=names, title=None,
+                        legend=alt.Legend(orient="bottom", columns=2)),
+        tooltip=["topic:O", alt.Tooltip("name:N", title="distribution"),
+                 alt.Tooltip("probability:Q", format=".4f")],
     ).properties(width=width, height=height)
 
 
@@ -1069,8 +1214,7 @@ VIEWS: dict[str, View] = {
     "score": View(
         "training score", _has(TRAIN_PREFIX, prefix=True),
         lambda s, h, w, ht: score_chart(h, width=w, height=ht),
-        lambda s, h: [("Training score", alt.hconcat(score_chart(h, width=400),
-                                                     score_chart(h, x="seconds", width=400)))]),
+        lambda s, h: [("Training score", score_pair_chart(h))]),
     "coefficients": View(
         "coefficients", lambda h: True,
         lambda s, h, w, ht: coefficient_heatmap(s.coefficients(), top=12, target=s.target),

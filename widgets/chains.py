@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
-from topicsup import views
+from topicsup import views, warmup
 from topicsup.chains import Chains
 
 from .dashboard import Dashboard
@@ -47,6 +47,12 @@ class ChainsDashboard(Dashboard):
 
     def _supported_views(self) -> tuple[str, ...]:
         return CHAIN_VIEWS
+
+    def _compile_ahead(self) -> warmup.Warmup | None:
+        # chains on this machine's threads share its compiled kernels; Dask workers compile
+        # their own in their processes
+        c = self.chains
+        return c.sessions[0].compile_ahead() if c.client is None else None
 
     def _convergence(self) -> pd.DataFrame:
         c = self.chains

@@ -17,7 +17,15 @@ the next Run retries: the session is left between blocks, consistent, by constru
 (``views.mark_settings_changes``).
 
 Layout. Controls wrap onto further rows rather than shrink, so at the default notebook width
-every control keeps its label and every slider its track.
+every control keeps its label and every slider its track; every control has a one-sentence
+tooltip (the live settings' come from their parts, ``widgets.controls``).
+
+Teaching. The first Run in a fresh environment waits for numba to compile the kernels: the
+dashboard starts compiling when it is shown (``Session.compile_ahead``) and says so in the
+status line while it lasts. ``pace`` caps the sweeps per second so a class can watch the
+chain move; "slow motion" runs one sweep per refresh at one sweep per second and counts the
+tokens that changed topic since the last refresh; ``show`` zooms every chart against sweeps
+on the last N sweeps (a log joint flat after the burn-in still moves in its tail).
 """
 
 from __future__ import annotations
@@ -33,22 +41,28 @@ import ipywidgets as w
 import numpy as np
 
 from topicsup import validation as check
-from topicsup import views
+from topicsup import views, warmup
 from topicsup.session import Session
+
+from .charts import FiniteChart
+from .controls import LABEL as _LABEL, WRAP as _WRAP, SettingsRow, control_layout
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from topicsup.models import Model
-    from topicsup.parts import LiveSetting
     from topicsup.views import AnyChart
 
 # the status line and progress bar update at most this often (seconds)
 STATUS_SECONDS = 0.1
 MAX_SWEEPS = 10**9
-# controls keep their size and wrap onto further rows instead of shrinking to nothing
-_WRAP = w.Layout(display="flex", flex_flow="row wrap", align_items="center", width="100%")
-_LABEL = {"description_width": "initial"}
+# the pace menu: sweeps per second at most (0: as fast as the sampler goes)
+PACES = (("full speed", 0.0), ("10 sweeps/s", 10.0), ("5 sweeps/s", 5.0), ("2 sweeps/s", 2.0),
+         ("1 sweep/s", 1.0), ("1 sweep every 2 s", 0.5))
+# the zoom menu: the last N sweeps of every chart against sweeps (0: all)
+TAILS = (("all sweeps", 0), ("last 20 sweeps", 20), ("last 50 sweeps", 50),
+         ("last 200 sweeps", 200))
+SLOW_PACE = 1.0   # slow motion: one sweep per refresh, one sweep per second
 
 
 def _on_request(name: str) -> bool:
@@ -58,14 +72,9 @@ def _on_request(name: str) -> bool:
     return view is not None and view.on_request
 
 
-def _control_layout(width: str) -> w.Layout:
-    return w.Layout(width=width, min_width=width, flex="0 0 auto", margin="2px 12px 2px 0")
-
-
-def _offline_chart(chart: AnyChart) -> alt.JupyterChart:
-    """A JupyterChart with the Vega libraries inlined: charts render without internet."""
-    alt.JupyterChart.enable_offline()    # a no-op after the first call
-    return alt.JupyterChart(chart)
+def _tail(frame: pd.DataFrame, last: int, n_sweeps: int) -> pd.DataFrame:
+    """The rows of the last ``last`` sweeps (all when 0)."""
+    return frame if not last or frame.empty else frame[frame["sweep"] > n_sweeps - last]
 
 
 def _latest(history: pd.DataFrame) -> dict[tuple[str, str | None], float]:
@@ -117,6 +126,10 @@ class Dashboard:
     refresh_seconds : float
         Minimum time between two chart updates, so long runs of fast sweeps do not flood the
         front end.
+    pace : float
+        At most this many sweeps per second (0: full speed), for a class to watch; editable.
+    tail : int
+        Draw only the last ``tail`` sweeps on the charts against sweeps (0: all); editable.
     views : sequence of str, optional
         Which charts to show: names in ``topicsup.views.VIEWS`` (each entry says what it
         draws and for which sessions); by default those that apply (``views.applicable``)
@@ -132,7 +145,8 @@ class Dashboard:
     _TARGET: type[Runnable] = Session   # what it runs (ChainsDashboard: several chains)
 
     def __init__(self, session: Runnable, sweeps: int = 100, sweeps_per_refresh: int = 1,
-                 refresh_seconds: float = 0.5, views: tuple[str, ...] | None = None) -> None:
+                 refresh_seconds: float = 0.5, views: tuple[str, ...] | None = None,
+                 pace: float = 0.0, tail: int = 0) -> None:
         if not isinstance(session, self._TARGET):
             raise TypeError(f"session must be a topicsup {self._TARGET.__name__}, got "
                             f"{type(session).__name__}")
@@ -142,6 +156,8 @@ class Dashboard:
         self.session = session
         self.refresh_seconds = check.number("refresh_seconds", refresh_seconds, low=0.0,
                                             high=3600.0)
+        pace = check.number("pace", pace, low=0.0, high=1e6)
+        tail = check.integer("tail", tail, low=0, high=MAX_SWEEPS)
         supported = self._supported_views()
         if views is None:
             views = tuple(v for v in supported if not _on_request(v))
@@ -160,7 +176,11 @@ class Dashboard:
         self._pause = threading.Event()
         self._active = threading.Event()
         self._last_chart = self._last_status = 0.0
-        self._build_widgets(int(sweeps), int(sweeps_per_refresh))
+        self._seen_z: np.ndarray | None = None   # z at the last count (slow motion's), and
+        self._seen_at = 0                         # the sweep it was taken at
+        self._moved: tuple[int, int, int] | None = None   # tokens moved, of all, in sweeps
+        self._warmup = self._compile_ahead()
+        self._build_widgets(int(sweeps), int(sweeps_per_refresh), float(pace), int(tail))
         self.refresh(charts=True)
 
     # ------------------------------------------------------------------ layout
@@ -168,35 +188,63 @@ class Dashboard:
         # the view table's rule, as the report's (a Dashboard's _TARGET is a Session)
         return views.applicable(cast(Session, self.session))
 
-    def _build_widgets(self, sweeps: int, per_refresh: int) -> None:
+    def _compile_ahead(self) -> warmup.Warmup | None:
+        """Start compiling the kernels the first Run needs (``Session.compile_ahead``)."""
+        return cast(Session, self.session).compile_ahead()
+
+    def _build_widgets(self, sweeps: int, per_refresh: int, pace: float, tail: int) -> None:
         self.run_button = w.Button(description="Run", icon="play", button_style="success",
-                                   tooltip="Run the number of sweeps set on the right",
+                                   tooltip="Run the number of sweeps in the sweeps box",
                                    layout=w.Layout(width="90px"))
         self.pause_button = w.Button(description="Pause", icon="pause", disabled=True,
-                                     tooltip="Stop after the current block of documents",
+                                     tooltip="Stop after the current block of documents; Run "
+                                             "continues the same chain",
                                      layout=w.Layout(width="90px"))
         self.step_button = w.Button(description="Step", icon="step-forward",
-                                    tooltip="Run one sweep", layout=w.Layout(width="90px"))
+                                    tooltip="Run exactly one sweep",
+                                    layout=w.Layout(width="90px"))
         self.sweeps_box = w.BoundedIntText(value=sweeps, min=1, max=MAX_SWEEPS,
                                            description="sweeps", style=_LABEL,
-                                           layout=_control_layout("170px"))
-        self.per_refresh_box = w.BoundedIntText(value=per_refresh, min=1, max=MAX_SWEEPS,
-                                                description="per refresh", style=_LABEL,
-                                                layout=_control_layout("170px"))
-        self.progress = w.IntProgress(value=0, min=0, max=1, layout=_control_layout("160px"))
+                                           tooltip="How many sweeps one click of Run performs",
+                                           layout=control_layout("170px"))
+        self.per_refresh_box = w.BoundedIntText(
+            value=per_refresh, min=1, max=MAX_SWEEPS, description="per refresh", style=_LABEL,
+            tooltip="Sweeps between two updates of the status line and the charts",
+            layout=control_layout("170px"))
+        paces = PACES if pace in dict(PACES).values() else PACES + ((f"{pace:g} sweeps/s",
+                                                                     pace),)
+        self.pace_box = w.Dropdown(options=paces, value=pace, description="pace", style=_LABEL,
+                                   tooltip="At most this many sweeps per second, so a class "
+                                           "can watch the chain move",
+                                   layout=control_layout("210px"))
+        self.slow_box = w.Checkbox(value=False, description="slow motion", indent=False,
+                                   tooltip="One sweep per refresh at one sweep per second, "
+                                           "counting the tokens that changed topic",
+                                   layout=control_layout("130px"))
+        tails = TAILS if tail in dict(TAILS).values() else TAILS + ((f"last {tail} sweeps",
+                                                                     tail),)
+        self.tail_box = w.Dropdown(options=tails, value=tail, description="show", style=_LABEL,
+                                   tooltip="Draw every sweep, or zoom the charts on the "
+                                           "latest ones (the log joint's tail)",
+                                   layout=control_layout("210px"))
+        self.progress = w.IntProgress(value=0, min=0, max=1, description="",
+                                      tooltip="Sweeps done of this run",
+                                      layout=control_layout("160px"))
         self.status = w.HTML()
         self.run_button.on_click(lambda _: self._guarded(self.run, self.sweeps_box.value))
         self.pause_button.on_click(lambda _: self._guarded(self.pause))
         self.step_button.on_click(lambda _: self._guarded(self.step))
-        self.settings = self._settings_widgets()
-        self.chart = _offline_chart(self._chart()) if self.views else None
+        self.slow_box.observe(lambda _: self._guarded(self._slow_motion), names="value")
+        self.tail_box.observe(lambda _: self._guarded(self.refresh, not self.running),
+                              names="value")
+        self.settings_row = SettingsRow(self.session.model, self._apply_setting)
+        self.chart = FiniteChart(self._chart()) if self.views else None
         controls = w.HBox([self.run_button, self.pause_button, self.step_button,
                            self.sweeps_box, self.per_refresh_box, self.progress], layout=_WRAP)
-        parts = [controls]
+        teaching = w.HBox([self.pace_box, self.slow_box, self.tail_box], layout=_WRAP)
+        parts = [controls, teaching]
         if self.settings:
-            row = w.HBox(list(self.settings.values()), layout=_WRAP)
-            row.add_class("topicsup-settings")
-            parts.append(row)
+            parts.append(self.settings_row.widget)
         parts.append(self.status)
         if self.chart is not None:
             parts.append(self.chart)
@@ -215,39 +263,34 @@ class Dashboard:
             self._set_status(f"<span style='color:#b00'>{type(e).__name__}: "
                              f"{html.escape(str(e))}</span>")
 
-    def _settings_widgets(self) -> dict[str, w.Widget]:
-        """A control for each of the model's live settings (``LiveSetting``: the parts say
-        which settings keep the posterior and what their controls need). Their ranges are the
-        parts' own, so showing a model never changes it."""
-        model = self.session.model
-        out: dict[str, w.Widget] = {}
-        for setting in model.live_settings():
-            out.update(_control(setting, getattr(model, setting.name)))
-        for name, widget in out.items():
-            widget.observe(lambda change, name=name: self._on_setting(name), names="value")
-        return out
+    @property
+    def settings(self) -> dict[str, w.Widget]:
+        """The live settings' controls by name (a mix's: ``name/kind``), as shown now."""
+        return self.settings_row.controls
 
-    def _on_setting(self, name: str) -> None:
-        """Apply the one setting that changed (the others are left as the model has them)."""
-        s = self.settings
-        setting = {st.name: st for st in self.session.model.live_settings()}
-        if "/" in name:   # one weight of a mix
-            base = name.split("/")[0]
-            mix = tuple(float(s[f"{base}/{k}"].value) for k in setting[base].options)
-            if sum(mix) <= 0:
-                self._set_status("not applied: the proposal mix needs at least one positive "
-                                 "weight")
-                return
-            params: dict[str, Any] = {base: mix}
-        else:
-            value = s[name].value
-            params = {name: float(value) if setting[name].kind == "fraction" else value}
+    def _apply_setting(self, params: dict[str, Any]) -> str | None:
+        """Apply the one setting a user changed (the others stay as the model has them); a
+        refusal is told in the status line and the controls show the model's values again."""
         try:
             self.session.set_params(**params)
         except (ValueError, TypeError) as e:
-            self._set_status(f"not applied: {html.escape(str(e))}")
-            return
+            message = f"not applied: {e}"
+            self.settings_row.rebuild(self.session.model)
+            self._set_status(html.escape(message))
+            return message
+        self.settings_row.rebuild(self.session.model)   # a composition changes the controls
         self.refresh(charts=not self.running)
+        return None
+
+    def _slow_motion(self) -> None:
+        """Slow motion on: one sweep per refresh at one sweep per second (the previous pace
+        and refresh come back when it is switched off)."""
+        if self.slow_box.value:
+            self._before_slow = (self.per_refresh_box.value, self.pace_box.value)
+            self.per_refresh_box.value, self.pace_box.value = 1, SLOW_PACE
+        else:
+            self.per_refresh_box.value, self.pace_box.value = getattr(
+                self, "_before_slow", (self.per_refresh_box.value, 0.0))
 
     # ------------------------------------------------------------------ charts and status
     def _chart(self) -> alt.HConcatChart | alt.VConcatChart:
@@ -259,22 +302,41 @@ class Dashboard:
                 built.append(self._view(name, h))
             except ValueError:
                 # nothing to show yet (no sweep run, no acceptance rows): an empty placeholder
-                built.append(alt.Chart(title=f"{name}: waiting for a sweep")
+                built.append(alt.Chart(title=self._placeholder(name))
                              .mark_text().properties(width=300, height=60))
-        rows = [alt.hconcat(*built[i:i + 2]) for i in range(0, len(built), 2)]
+        # each row resolves its own colours: two panels' legends are never merged
+        rows = [alt.hconcat(*built[i:i + 2]).resolve_scale(color="independent",
+                                                           strokeDash="independent")
+                for i in range(0, len(built), 2)]
         chart = alt.vconcat(*rows) if len(rows) > 1 else rows[0]
         # legends below their own plot: two views side by side fit a notebook's output width
         return chart.resolve_scale(color="independent").configure_legend(orient="bottom")
 
+    def _placeholder(self, name: str) -> str:
+        """A panel's title before it has data, in plain words."""
+        view = views.VIEWS.get(name)
+        title = view.title if view is not None else name.replace("_", " ")
+        warm = self._warmup
+        if warm is not None and not warm.done:
+            return f"{title}: compiling kernels (first run only)"
+        return f"{title}: appears after the first sweep"
+
+    @property
+    def tail(self) -> int:
+        """The last sweeps the charts against sweeps show (0: all)."""
+        return int(self.tail_box.value)
+
     def _view(self, name: str, history: pd.DataFrame) -> AnyChart:
-        """The view's panel from the table (``topicsup.views.VIEWS``); a ``ValueError`` while
-        the history does not hold what it draws."""
+        """The view's panel from the table (``topicsup.views.VIEWS``), zoomed on the last
+        ``tail`` sweeps; a ``ValueError`` while the history does not hold what it draws."""
         view = views.VIEWS[name]
         if not view.ready(history):
             raise ValueError(f"no {view.title} yet")
+        n, changes = self.session.n_sweeps, self.session.settings_changes
+        if view.sweep_axis:
+            history, changes = _tail(history, self.tail, n), _tail(changes, self.tail, n)
         chart = view.panel(cast(Session, self.session), history, 300, 180)   # see _TARGET
-        return views.mark_settings_changes(chart, self.session.settings_changes) \
-            if view.sweep_axis else chart
+        return views.mark_settings_changes(chart, changes) if view.sweep_axis else chart
 
     def _status_html(self) -> str:
         s = cast(Session, self.session)   # a Dashboard's _TARGET (ChainsDashboard has its own)
@@ -301,11 +363,20 @@ class Dashboard:
             parts.append(f"outer iteration {outer:.0f}, support "
                          f"{latest[('support', None)]:.3f}"
                          + (" (converged)" if s.model.finished(s.state) else ""))
+        if self._moved is not None:
+            moved, total, sweeps = self._moved
+            parts.append(f"{moved:,} of {total:,} tokens ({moved / total:.1%}) changed topic in "
+                         f"the last {sweeps} sweep{'s' if sweeps != 1 else ''}")
         return " &middot; ".join(parts + self._status_tail(s.in_sweep))
 
     def _status_tail(self, in_sweep: bool) -> list[str]:
-        """The status line's end: running, paused or idle, and the last error."""
-        state = "running" if self.running else ("paused mid-sweep" if in_sweep else "idle")
+        """The status line's end: running, paused or idle (or compiling), the last error."""
+        warm = self._warmup
+        if self.running and warm is not None and not warm.done:
+            state = warmup.message(warm)
+        else:
+            state = "running" if self.running else ("paused mid-sweep" if in_sweep else
+                                                    "idle")
         parts = [f"<i>{state}</i>"]
         if self.error is not None:
             parts.append(f"<span style='color:#b00'>error: {type(self.error).__name__}: "
@@ -364,6 +435,7 @@ class Dashboard:
         self.error = None
         self.progress.max, self.progress.value = n, 0
         self._set_buttons(running=True)
+        self.status.value = self._status_html()   # "compiling kernels" at once if it is
         self._thread = threading.Thread(target=self._work, args=(n,), daemon=True,
                                         name="topicsup-dashboard")
         self._thread.start()
@@ -373,27 +445,56 @@ class Dashboard:
         self.step_button.disabled = running
         self.pause_button.disabled = not running
 
+    def _await_kernels(self) -> None:
+        """Before the first sweep: wait for the kernels to compile, saying so (the status
+        line shows the message and the time so far; Pause ends the wait)."""
+        warm = self._warmup
+        while warm is not None and not warm.wait(0.25) and not self._pause.is_set():
+            self.status.value = self._status_html()
+        if warm is not None:
+            self.refresh(charts=True)   # placeholders lose their "compiling" note
+
+    def _count_moved(self) -> None:
+        """Tokens whose topic changed since the last count (the chain's z against a copy
+        kept then), and in how many sweeps; called by the worker between chunks."""
+        z = getattr(getattr(self.session, "state", None), "z", None)
+        if not isinstance(z, np.ndarray):
+            return     # several chains: no one z
+        n = self.session.n_sweeps
+        if self._seen_z is not None and self._seen_z.shape == z.shape and n > self._seen_at:
+            self._moved = (int(np.count_nonzero(z != self._seen_z)), z.size, n - self._seen_at)
+        self._seen_z, self._seen_at = z.copy(), n
+
     def _work(self, n: int) -> None:
         """Worker: sample in chunks; between chunks update widgets (never print)."""
         done = 0
         try:
+            self._await_kernels()
+            self._count_moved()
             while done < n and not self._pause.is_set():
                 chunk = min(int(self.per_refresh_box.value), n - done)
+                began = time.monotonic()
                 # the callback ends the chunk at the next sweep's end if Pause came between
                 # the check above and the run's start (a stop then is not lost)
                 got = self.session.run(chunk, callback=lambda _: not self._pause.is_set())
                 done += got
                 if got < chunk:      # paused part-way through a sweep
                     break
+                pace = float(self.pace_box.value)
+                if pace > 0:   # a class watching: wait out the chunk's share (Pause ends it)
+                    self._pause.wait(max(0.0, began + got / pace - time.monotonic()))
                 now = time.monotonic()
-                if now - self._last_status >= STATUS_SECONDS:   # fast sweeps: no flood
+                if pace > 0 or now - self._last_status >= STATUS_SECONDS:   # no flood
+                    self._count_moved()
                     self.progress.value = done
-                    self.refresh(charts=now - self._last_chart >= self.refresh_seconds)
+                    self.refresh(charts=pace > 0
+                                 or now - self._last_chart >= self.refresh_seconds)
         except Exception as e:       # shown in the status line: the worker has no output
             self.error = e
         finally:
             self.progress.value = done
             self._active.clear()
+            self._count_moved()
             self._set_buttons(running=False)
             try:
                 self.refresh(charts=True)   # the final state, whatever the throttle skipped
@@ -405,32 +506,3 @@ class Dashboard:
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self.widget._repr_mimebundle_(**kwargs)
 
-
-def _control(setting: LiveSetting, value: Any) -> dict[str, w.Widget]:
-    """The widget(s) for one ``LiveSetting`` at its current ``value``, keyed by name (a mix:
-    one slider per kind, ``name/kind``)."""
-    label, kind = setting.label, setting.kind
-    if kind == "int":
-        return {setting.name: w.BoundedIntText(value=value, min=int(setting.low),
-                                               max=int(setting.high), description=label,
-                                               style=_LABEL, layout=_control_layout("150px"))}
-    if kind == "choice":
-        return {setting.name: w.Dropdown(options=list(setting.options), value=value,
-                                         description=label, style=_LABEL,
-                                         layout=_control_layout("220px"))}
-    if kind == "flag":
-        return {setting.name: w.Checkbox(value=bool(value), description=label, indent=False,
-                                         layout=_control_layout("140px"))}
-    if kind == "fraction":   # an open interval: the slider's ends are the nearest steps inside
-        return {setting.name: w.FloatSlider(value=value, min=min(0.01, value),
-                                            max=max(0.99, value), step=0.01,
-                                            description=label, readout_format=".2f",
-                                            style=_LABEL, layout=_control_layout("260px"))}
-    if kind == "mix":
-        weights = value if value is not None else (1.0,) * len(setting.options)
-        total = sum(weights)
-        return {f"{setting.name}/{k}": w.FloatSlider(
-            value=x / total, min=0.0, max=1.0, step=0.01, description=f"{label} {k}",
-            readout_format=".2f", style=_LABEL, layout=_control_layout("260px"))
-            for k, x in zip(setting.options, weights)}
-    raise ValueError(f"no control for a live setting of kind {kind!r}")

@@ -39,6 +39,8 @@ from topicsup import summaries, views
 from topicsup import validation as check
 from topicsup.session import Session
 
+from .charts import FiniteChart
+
 if TYPE_CHECKING:
     from topicsup.views import AnyChart
 
@@ -56,12 +58,11 @@ _WRAP = w.Layout(display="flex", flex_flow="row wrap", align_items="flex-start",
 _ERROR = "<span style='color:#b00'>{}</span>"
 
 
-def _offline_chart(chart: AnyChart) -> alt.JupyterChart:
-    """A JupyterChart with the Vega libraries inlined (as the Dashboard's): no internet."""
-    alt.JupyterChart.enable_offline()    # a no-op after the first call
+def _offline_chart(chart: AnyChart) -> FiniteChart:
+    """A chart widget with the Vega libraries inlined (as the Dashboard's): no internet."""
     # no actions menu: its button would take a panel's width from the row it shares
-    return alt.JupyterChart(chart, embed_options={"actions": False},
-                            layout=w.Layout(flex="0 0 auto", margin="0 16px 8px 0"))
+    return FiniteChart(chart, embed_options={"actions": False},
+                       layout=w.Layout(flex="0 0 auto", margin="0 16px 8px 0"))
 
 
 def _placeholder(title: str, width: int) -> alt.Chart:
@@ -203,7 +204,7 @@ class Explorer:
     # ------------------------------------------------------------------ layout
     def _build_widgets(self) -> None:
         self.class_picker: w.Dropdown | None = None
-        self.forest: alt.JupyterChart | None = None
+        self.forest: FiniteChart | None = None
         controls: list[w.Widget] = []
         if self.supervised:
             self.class_picker = w.Dropdown(description=self._target, style=_LABEL,

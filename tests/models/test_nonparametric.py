@@ -7,6 +7,7 @@ import json
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from topicsup import HDPLDA, PDPLDA, Session, views
@@ -72,6 +73,71 @@ def test_hdp_retires_topics_and_reports_only_the_live_ones(corpus, sampler):
     np.testing.assert_allclose(theta.sum(axis=1), 1.0)
 
 
+def _non_finite(spec, path=""):
+    """The paths of every float in a chart's spec that JSON cannot carry."""
+    if isinstance(spec, dict):
+        return [p for k, v in spec.items() for p in _non_finite(v, f"{path}/{k}")]
+    if isinstance(spec, list):
+        return [p for i, v in enumerate(spec) for p in _non_finite(v, f"{path}[{i}]")]
+    return [path] if isinstance(spec, float) and not math.isfinite(spec) else []
+
+
+def test_the_tables_chart_of_several_chains_is_json_and_tells_them_apart(corpus):
+    """The teaching notebook's chart: the histories of an exact and an alias chain,
+    concatenated. AliasHDP's ``proposal`` column is pandas' string dtype (missing = NaN), the
+    exact sampler's holds None: concatenated, the live_topics rows carry a float NaN there,
+    which the chart used to pass on to its data, and Jupyter then refused the message ("Out
+    of range float values are not JSON compliant"). Only sweep, count and chain reach the
+    chart now; the chains get a colour and a dash pattern each, in one legend below; a row
+    without a finite count is left out and the title says so."""
+    hist = []
+    for sampler in ("gibbs", "alias"):
+        s = Session(HDPLDA(K=6, sampler=sampler), corpus, seed=0)
+        s.run(3)
+        hist.append(s.history.assign(chain=sampler))
+    both = pd.concat(hist)
+    assert both.loc[both["metric"] == "live_topics", "proposal"].isna().any()
+    spec = views.tables_chart(both).to_dict()
+    assert _non_finite(spec) == []
+    json.dumps(spec, allow_nan=False)
+    for panel in spec["vconcat"]:
+        enc = panel["encoding"]
+        assert enc["color"]["field"] == enc["strokeDash"]["field"] == "chain"
+        assert enc["color"]["legend"]["orient"] == "bottom"
+        data = spec["datasets"][panel["data"]["name"]]
+        assert set(data[0]) == {"sweep", "value", "chain"}
+        assert {r["chain"] for r in data} == {"gibbs", "alias"}
+    assert "title" not in spec
+    # a forged history: a NaN and an infinite count are left out, and said to be
+    bad = both.reset_index(drop=True)
+    rows = bad.index[bad["metric"] == "tables"]
+    bad.loc[rows[:2], "value"] = [np.nan, np.inf]
+    spec = views.tables_chart(bad).to_dict()
+    assert _non_finite(spec) == []
+    assert "2 row(s)" in spec["title"]["text"]
+    # one session: no legend, points while there are few sweeps
+    one = views.tables_chart(hist[0].drop(columns="chain")).to_dict()
+    assert _non_finite(one) == [] and "color" not in one["vconcat"][0]["encoding"]
+
+
+@pytest.mark.parametrize("sampler", ["gibbs", "alias"])
+def test_hdp_started_in_one_topic_opens_topics(corpus, sampler, tmp_path):
+    """``init_topics=1``: every token in slot 0 at the start (one table per document), and
+    the sampler opens topics as the data ask; the setting is kept by a checkpoint. The
+    default start has every slot live, the same chain as before the setting existed (the
+    fingerprints)."""
+    m = HDPLDA(K=12, b0=1.0, b1=1.0, sampler=sampler, init_topics=1)
+    s = Session(m, corpus, seed=0)
+    assert (s.state.counts.z == 0).all()
+    assert s.model.structure(s.state) == (1, corpus.n_docs)
+    s.run(30)
+    live = s.metric("live_topics")
+    assert live.max() > 1
+    assert Session.load(s.save(tmp_path / "c.npz")).model.init_topics == 1
+    full = Session(HDPLDA(K=12, sampler=sampler), corpus, seed=0)
+    assert full.model.structure(full.state)[0] == 12
+
+
 def test_the_dashboard_and_the_report_show_topics_and_tables(corpus, tmp_path):
     """The dashboard's status line and its "tables" view, and the report's section."""
     from topicsup.report import session_views
@@ -115,6 +181,9 @@ def test_presets_are_the_papers_settings():
     (lambda: HDPLDA(b0=0.0), ValueError, "b0"),
     (lambda: HDPLDA(b1="x"), TypeError, "b1"),
     (lambda: HDPLDA(alpha=0.5), TypeError, "alpha"),
+    (lambda: HDPLDA(K=5, init_topics=6), ValueError, "init_topics"),
+    (lambda: HDPLDA(init_topics=0), ValueError, "init_topics"),
+    (lambda: HDPLDA(init_topics=2.0), TypeError, "init_topics"),
 ])
 def test_bad_parameters_are_named(make, err, msg):
     with pytest.raises(err, match=msg):

@@ -6,8 +6,11 @@ notebook's output area (label not cut, each slider with a track, nothing past th
 edge) and so are the charts; clicks Run and checks that the sweep counter advances while the
 worker samples (several readings, each higher), that the charts render (Vega SVG with drawn
 marks, with no internet: the Vega libraries are inlined), that a live change of the MH steps
-is marked on the charts, that Pause stops the counter, and that no cell raised. A
-screenshot is saved as an artifact (``$TOPICSUP_ARTIFACTS`` or ``reports/artifacts/``).
+is marked on the charts, that Pause stops the counter, and that no cell raised. This is the
+quickstart's one run: every output of it gets the checks of tests/widgets/test_notebooks_browser.py
+(``output_problems``: fits its output area, no stderr, no NaN sent), and the whole notebook is
+screenshot too. Screenshots are saved as artifacts (``$TOPICSUP_ARTIFACTS`` or
+``reports/artifacts/``).
 Skips, with the reason, only when no Chromium or no Playwright is found; ``.ci/run``
 installs Chromium so CI runs it.
 """
@@ -15,6 +18,7 @@ installs Chromium so CI runs it.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import shutil
@@ -59,6 +63,12 @@ def lab(tmp_path):
     news = tmp_path / "settings" / "@jupyterlab" / "apputils-extension"
     news.mkdir(parents=True)
     (news / "notification.jupyterlab-settings").write_text('{"fetchNews": "false"}')
+    # every cell attached and laid out, on screen or not (JupyterLab's default skips the
+    # rendering of cells out of view): the checks measure every output, and a screenshot of
+    # the whole notebook shows them all
+    tracker = tmp_path / "settings" / "@jupyterlab" / "notebook-extension"
+    tracker.mkdir(parents=True)
+    (tracker / "tracker.jupyterlab-settings").write_text('{"windowingMode": "none"}')
     log = open(tmp_path / "lab.log", "w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}",
@@ -91,10 +101,13 @@ KERNEL_IDLE = """() => { const w = window.jupyterapp && window.jupyterapp.shell.
   const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;
   return k && k.status === 'idle'; }"""
 
+# every code cell has run, or one raised (run-all then cancels the cells after it, which never
+# run: waiting for them would wait for ever)
 ALL_RUN = """() => { const w = window.jupyterapp.shell.currentWidget;
   const cells = w.content.widgets.filter(c => c.model.type === 'code');
   const k = w.sessionContext.session.kernel;
-  return k.status === 'idle' && cells.every(c => c.model.executionCount !== null); }"""
+  const raised = cells.some(c => c.model.outputs.toJSON().some(o => o.output_type === 'error'));
+  return k.status === 'idle' && (raised || cells.every(c => c.model.executionCount !== null)); }"""
 
 
 @contextlib.contextmanager
@@ -114,16 +127,233 @@ def browser_page(chromium: str, height: int = 900) -> Iterator[Any]:
             browser.close()
 
 
-def open_and_run(page, lab: str, notebook: str) -> None:
-    """Open ``notebook`` (in the lab's root) in JupyterLab, run every cell, wait until all
-    have run, and fail on a traceback in any output."""
+def run_all(page, lab: str, notebook: str) -> None:
+    """Open ``notebook`` (in the lab's root) in JupyterLab, run every cell and wait until all
+    have run (or one raised, which stops the run)."""
     page.goto(f"{lab}/lab/tree/{notebook}?token={TOKEN}")
     page.wait_for_function(KERNEL_IDLE)
     page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
     page.wait_for_function(ALL_RUN, polling=500)
+
+
+def open_and_run(page, lab: str, notebook: str) -> None:
+    """``run_all``, and fail on a traceback in any output."""
+    run_all(page, lab, notebook)
     errors = page.locator("[data-mime-type='application/vnd.jupyter.stderr']"
                           ":has-text('Traceback')")
     assert errors.count() == 0, errors.first.inner_text()
+
+
+# ---------------------------------------------------------- what a student sees of each output
+# Shared by the quickstart's test here and tests/widgets/test_notebooks_browser.py: every
+# output of every cell, as JupyterLab drew it.
+
+def _json_parts(payload: str | bytes) -> list[str]:
+    """The JSON texts of one websocket frame from the server: the whole frame in the legacy
+    text protocol; header, parent header, metadata and content in the binary protocol
+    (v1.kernel.websocket.jupyter.org: a count, 64-bit offsets, the channel, the parts, then
+    buffers, which are not JSON and are left out) or in the legacy binary one (32-bit big-endian
+    count and offsets, the message's JSON first)."""
+    if isinstance(payload, str):
+        return [payload]
+    n = int.from_bytes(payload[:8], "little")
+    offsets = [int.from_bytes(payload[8 * (i + 1):8 * (i + 2)], "little") for i in range(n)]
+    if 2 < n < 1000 and offsets[0] == 8 * (n + 1) and offsets == sorted(offsets) \
+            and offsets[-1] <= len(payload):
+        offsets.append(len(payload))
+        return [payload[a:b].decode("utf-8", "replace")
+                for a, b in zip(offsets[1:5], offsets[2:6])]
+    n = int.from_bytes(payload[:4], "big")
+    start = int.from_bytes(payload[4:8], "big")
+    end = int.from_bytes(payload[8:12], "big") if n > 1 else len(payload)
+    return [payload[start:end].decode("utf-8", "replace")]
+
+
+def _not_json(token: str) -> Any:
+    raise ValueError(token)
+
+
+class KernelMessages:
+    """Every frame the server sends the page on a kernel's websocket (the kernel's messages,
+    comm messages with the charts' specs among them), checked as it arrives: JSON has no NaN
+    or Infinity, so a bare ``NaN``/``Infinity`` token there is a message the browser cannot
+    read (the kernel itself refuses most such messages, with a "Message serialization
+    failed" warning on stderr, which the stderr check catches). Listening starts with the
+    instance, so make it before the page opens the notebook."""
+
+    def __init__(self, page: Any) -> None:
+        self.frames = 0
+        self.bad: list[str] = []
+        page.on("websocket", self._socket)
+
+    def _socket(self, ws: Any) -> None:
+        if "/api/kernels/" in ws.url:
+            ws.on("framereceived", self._frame)
+
+    def _frame(self, payload: str | bytes) -> None:
+        self.frames += 1
+        for text in _json_parts(payload):
+            if not text:
+                continue
+            try:
+                json.loads(text, parse_constant=_not_json)
+            except ValueError as exc:
+                where = max(text.find("NaN"), text.find("Infinity"), 0)
+                self.bad.append(f"{exc}: ...{text[max(where - 200, 0):where + 100]}...")
+
+
+# each output of each code cell: its kind, what runs past the output area's right edge or is
+# clipped inside it, widgets' labels cut, charts not drawn, and its text (stderr's, errors')
+OUTPUTS = """() => {
+  const nb = window.jupyterapp.shell.currentWidget;
+  const name = e => e.tagName.toLowerCase() + (e.className && e.className.baseVal === undefined
+    ? '.' + String(e.className).trim().split(/\\s+/).slice(0, 2).join('.') : '');
+  const out = [];
+  nb.content.widgets.forEach((cell, index) => {
+    if (cell.model.type !== 'code') return;
+    const model = cell.model.outputs.toJSON();
+    cell.node.querySelectorAll('.jp-OutputArea-output').forEach(area => {
+      const box = area.getBoundingClientRect();
+      const mime = area.getAttribute('data-mime-type') || '';
+      const chart = area.querySelector('.vega-embed') !== null;
+      const widget = mime.includes('widget-view') || area.querySelector('.jupyter-widgets');
+      const past = [], clipped = [], cut = [], undrawn = [];
+      if (chart || widget) {
+        area.querySelectorAll('.vega-embed, .vega-embed svg, .vega-embed canvas, .jupyter-widgets,'
+            + ' .widget-inline-hbox, .jupyter-button, .widget-progress, .widget-html, svg, canvas')
+          .forEach(e => { const r = e.getBoundingClientRect();
+            if (r.width > 0 && r.right > box.right + 1)
+              past.push(name(e) + ' right ' + Math.round(r.right) + ' > ' + Math.round(box.right)); });
+        area.querySelectorAll('*').forEach(e => {
+          if (!(e instanceof HTMLElement) || e.clientWidth === 0) return;
+          const ov = getComputedStyle(e).overflowX;
+          if (ov !== 'visible' && e.scrollWidth > e.clientWidth + 1 && !e.matches('label, .widget-label'))
+            clipped.push(name(e) + ' ' + e.scrollWidth + ' > ' + e.clientWidth);
+        });
+        area.querySelectorAll('label, .widget-label').forEach(e => {
+          if (e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1) cut.push(e.textContent); });
+        area.querySelectorAll('.vega-embed').forEach(e => {
+          const g = e.querySelector('svg.marks, canvas.marks, svg, canvas');
+          if (!g || g.getBoundingClientRect().width === 0) undrawn.push(name(e)); });
+      }
+      out.push({cell: index, mime: mime, chart: chart, widget: Boolean(widget),
+                right: box.right, width: box.width, scroll: area.scrollWidth - area.clientWidth,
+                past: past, clipped: clipped, cut: cut, undrawn: undrawn,
+                text: area.innerText.slice(0, 2000)});
+    });
+    model.filter(o => o.output_type === 'error').forEach(o => out.push(
+      {cell: index, mime: 'error', error: o.ename + ': ' + o.evalue,
+       text: (o.traceback || []).join('\\n').replace(/\\x1b\\[[0-9;]*m/g, '').slice(-3000)}));
+  });
+  return out; }"""
+
+# the outputs' layout once every chart has drawn: unchanged between two readings, every
+# chart with its marks, every widget's view in place
+LAYOUT = """() => { const nb = window.jupyterapp.shell.currentWidget.node;
+  const embeds = [...nb.querySelectorAll('.vega-embed')];
+  const drawn = embeds.every(e => { const g = e.querySelector('svg, canvas');
+    return g && g.getBoundingClientRect().width > 0; });
+  const views = [...nb.querySelectorAll(
+    ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.widget-view+json']")];
+  const shown = views.every(v => v.getBoundingClientRect().height > 0);
+  const sizes = [...nb.querySelectorAll('.jp-OutputArea-output')].map(o => {
+    const r = o.getBoundingClientRect(); return [r.width, r.height, o.scrollWidth].join(','); });
+  return drawn && shown ? embeds.length + '|' + sizes.join(';') : null; }"""
+
+STDERR = "application/vnd.jupyter.stderr"
+
+# ids defined in more than one chart's SVG: a reference to one (url(#gradient_0), a colour
+# legend's gradient) resolves to the first in the page, so a later chart shows an earlier
+# chart's colours (each chart widget runs its own copy of Vega, which numbers from 0)
+SHARED_IDS = """() => { const where = {};
+  document.querySelectorAll('.jp-OutputArea-output svg [id]').forEach(e => {
+    const cell = e.closest('.jp-Cell'); const i = [...cell.parentNode.children].indexOf(cell);
+    (where[e.id] = where[e.id] || []).push(i); });
+  return Object.entries(where).filter(([id, cells]) => cells.length > 1); }"""
+
+
+def wait_for_outputs(page) -> None:
+    """Wait until the outputs are drawn and their layout has settled (two readings half a
+    second apart agree: the pace of asking, the wait itself ends when they do)."""
+    last = None
+    while True:
+        page.wait_for_function(f"() => ({LAYOUT})() !== null")
+        now = page.evaluate(LAYOUT)
+        if now == last:
+            return
+        last = now
+        page.wait_for_timeout(500)
+
+
+def output_problems(page, kernel: KernelMessages, allowed_stderr: dict[str, str] | None = None
+                    ) -> list[str]:
+    """Everything wrong with the notebook's outputs as drawn: a chart or widget running past
+    its output area's right edge or clipped inside it (or with a label cut, or a chart not
+    drawn), any stderr output (a red box to a student; ``allowed_stderr``: a pattern each that
+    a justified one matches, with the reason), an error, an SVG id two charts define, a NaN or
+    Infinity in a message from the kernel; [] when none."""
+    wait_for_outputs(page)
+    problems = []
+    outputs = page.evaluate(OUTPUTS)
+    raised = {o["cell"] for o in outputs if o["mime"] == "error"}
+    for o in outputs:
+        where = f"cell {o['cell']}"
+        if o["mime"] == "error":
+            problems.append(f"{where} raised {o['error']}\n{o['text']}")
+            continue
+        if o["mime"] == STDERR:
+            if o["cell"] in raised and "Traceback" in o["text"]:
+                continue   # the error's own red box: reported above with its traceback
+            if not any(re.search(p, o["text"]) for p in (allowed_stderr or {})):
+                problems.append(f"{where}: stderr (a red box): {o['text'][:1500]!r}")
+            continue
+        if o["chart"] or o["widget"]:
+            what = "chart" if o["chart"] else "widget"
+            where += f" (an output area {o['width']:.0f} px wide)"
+            if o["scroll"] > 1:
+                problems.append(f"{where}: the {what}'s output area scrolls: {o['scroll']} px "
+                                f"wider than it is")
+            for key, says in (("past", "runs past the output area"),
+                              ("clipped", "clipped inside it"), ("cut", "label cut"),
+                              ("undrawn", "not drawn")):
+                if o[key]:
+                    problems.append(f"{where}: {what} {says}: {o[key][:5]}")
+    for id_, cells in page.evaluate(SHARED_IDS):
+        problems.append(f"the SVG id {id_!r} is defined by the charts of several outputs "
+                        f"(cells {cells}, counted with markdown cells): every chart after the "
+                        f"first draws with the first one's (a colour legend with another "
+                        f"chart's gradient)")
+    if kernel.frames == 0:
+        problems.append("no websocket frame from the kernel was seen: the NaN check saw nothing")
+    problems += [f"a message from the kernel is not JSON: {b}" for b in kernel.bad]
+    return problems
+
+
+def screenshot_notebook(page, name: str) -> Path:
+    """A screenshot of the whole notebook, ARTIFACTS/notebook-``name``.png (and a copy in
+    ``$TOPICSUP_SCREENSHOTS`` when set): the window made as tall as the notebook (its width
+    stays: the layout across is the one checked), then back to its height."""
+    path = ARTIFACTS / f"notebook-{name}.png"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    size = page.viewport_size
+    # the notebook's scrolling element, scrolled to the top: how much more it holds than it shows
+    top = """() => { const s = [...window.jupyterapp.shell.currentWidget.node.querySelectorAll('*')]
+      .filter(e => ['auto', 'scroll'].includes(getComputedStyle(e).overflowY))
+      .sort((a, b) => (b.scrollHeight - b.clientHeight) - (a.scrollHeight - a.clientHeight))[0];
+      if (!s) return 0; s.scrollTop = 0; return s.scrollHeight - s.clientHeight; }"""
+    extra = page.evaluate(top)
+    try:
+        page.set_viewport_size({"width": size["width"], "height": size["height"] + extra})
+        page.evaluate(top)
+        page.wait_for_timeout(300)   # a frame or two for the resize to paint
+        page.screenshot(path=str(path))
+    finally:
+        page.set_viewport_size(size)
+    if os.environ.get("TOPICSUP_SCREENSHOTS"):
+        copy = Path(os.environ["TOPICSUP_SCREENSHOTS"])
+        copy.mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, copy / path.name)
+    return path
 
 
 SWEEP = """() => { const s = document.querySelector('.topicsup-status');
@@ -159,8 +389,8 @@ CONTROLS = """() => {
 def _check_controls_visible(page) -> None:
     got = page.evaluate(CONTROLS)
     names = [c["text"] for c in got["controls"]]
-    for needed in ("Run", "Pause", "Step", "sweeps", "per refresh", "MH steps", "composition",
-                   "mix doc", "mix word", "mix exp", "label term"):
+    for needed in ("Run", "Pause", "Step", "sweeps", "per refresh", "pace", "slow motion", "show",
+                   "MH steps", "composition", "use doc", "use word", "use exp", "label term"):
         assert needed in names, f"control {needed!r} missing: {names}"
     for c in got["controls"]:
         assert c["width"] > 20 and c["height"] > 10, f"{c['text']!r} is not drawn: {c}"
@@ -184,7 +414,12 @@ def test_quickstart_dashboard_runs_live_in_jupyterlab(lab, chromium):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with browser_page(chromium, 1000) as page:
         try:
+            kernel = KernelMessages(page)
             open_and_run(page, lab, "quickstart.ipynb")
+            # the quickstart's one run: every output as tests/widgets/test_notebooks_browser.py
+            # checks the other notebooks', asserted once the dashboard is through
+            problems = output_problems(page, kernel)
+            screenshot_notebook(page, "quickstart")
 
             dash = page.locator(".topicsup-dashboard").first
             dash.scroll_into_view_if_needed()
@@ -225,6 +460,9 @@ def test_quickstart_dashboard_runs_live_in_jupyterlab(lab, chromium):
             assert state in ("paused mid-sweep", "idle"), f"not stopped after Pause: {state!r}"
             assert _sweep(page) >= readings[-1]
             assert "Pause" in dash.locator("button[disabled]").first.inner_text()
+            assert not problems, ("quickstart.ipynb in JupyterLab at 1280 px (screenshot "
+                                  f"{ARTIFACTS / 'notebook-quickstart.png'}):\n"
+                                  + "\n".join(f"- {p}" for p in problems))
         except Exception:
             page.screenshot(path=str(ARTIFACTS / "dashboard-failure.png"), full_page=True)
             raise

@@ -98,15 +98,14 @@ def test_live_settings_change_the_sampler(corpus):
     assert dash.settings["supervised_factor"].value == "augmented"
     dash.settings["mh_steps"].value = 3
     dash.settings["composition"].value = "cycle"
-    dash.settings["proposal_weights/exp"].value = 0.0
+    dash.settings["proposal_weights/exp"].value = False     # a cycle's proposals: on or off
     dash.settings["supervised_factor"].value = "marginal"
     assert s.model.mh_steps == 3 and s.model.composition == "cycle"
-    assert s.model.proposal_weights[2] == 0.0 and s.model.supervised_factor == "marginal"
-    before = s.model
-    for k in ("doc", "word"):
-        dash.settings[f"proposal_weights/{k}"].value = 0.0
-    assert s.model.proposal_weights == (0.0, before.proposal_weights[1], 0.0) or \
-        "at least one positive weight" in dash.status.value
+    assert s.model.proposal_weights == (1.0, 1.0, 0.0) and s.model.supervised_factor == "marginal"
+    dash.settings["proposal_weights/doc"].value = False
+    dash.settings["proposal_weights/word"].value = False    # none left: refused, shown back
+    assert s.model.proposal_weights == (0.0, 1.0, 0.0)
+    assert "positive sum" in dash.status.value and dash.settings["proposal_weights/word"].value
     dash.step()
     assert dash.wait() and s.n_sweeps == 1 and dash.error is None
 

@@ -238,7 +238,10 @@ class SupervisedLDA(LDA):
         out = super().live_settings()
         if self.loss_function.marginal_factor is not None:   # the loss itself or given u
             out += (LiveSetting("supervised_factor", "label term", "choice",
-                                options=("marginal", "augmented")),)
+                                options=("marginal", "augmented"),
+                                help="How the labels enter the topic step: through the loss "
+                                     "itself (marginal) or through its latent variable drawn "
+                                     "each sweep (augmented); both keep the posterior"),)
         return out
 
     # ------------------------------------------------------------------ tasks

@@ -17,7 +17,7 @@ from ..backends import Backend
 from ..kernels.counts import Counts, init_assignments
 from ..kernels.info import SweepInfo
 from ..kernels.supervised import Term
-from ..parts import LiveSetting, Parameters
+from ..parts import MH_HELP, LiveSetting, Parameters
 from ..problem import Problem
 from ..samplers import MAX_MH_STEPS, TopicSampler
 from .lda import LDA, State, _under
@@ -89,7 +89,8 @@ class AliasTableSampler(TableSampler):
             state.sampler.tables.epoch[0] += 1
 
     def live_settings(self, model: Parameters) -> tuple[LiveSetting, ...]:
-        return (LiveSetting("mh_steps", "MH steps", "int", low=1, high=MAX_MH_STEPS),)
+        return (LiveSetting("mh_steps", "MH steps", "int", low=1, high=MAX_MH_STEPS,
+                            help=MH_HELP),)
 
     def word_tables(self, problem: Problem) -> word_tables.Supplied:
         return word_tables.allocate_supplied(problem.n_words, self.outcomes(problem))
@@ -176,11 +177,15 @@ class TableModel(LDA):
         """(live topics, tables at the root)."""
         raise NotImplementedError
 
+    def start_topics(self) -> int:
+        """How many topics (slots 0, 1, ...) the random start spreads the tokens over."""
+        return int(self.K)
+
     def init_state(self, problem: Problem, rng: Rng) -> State:
-        """A uniform random z; the first token of each (restaurant, topic) heads its one
-        table."""
+        """A z uniform over the first ``start_topics()`` slots (all K unless the model says
+        otherwise); the first token of each (restaurant, topic) heads its one table."""
         state = self.allocate_state(problem)
-        init_assignments(state.counts.z, self.K, rng)
+        init_assignments(state.counts.z, self.start_topics(), rng)
         self.first_heads(problem, state)
         self.refresh_state(state, problem)
         return state

@@ -13,7 +13,7 @@ from ..arrays import F64, I32, Rng
 from ..kernels import aliaslda, word_tables
 from ..kernels.counts import Counts, Dirichlet
 from ..kernels.supervised import Term
-from ..parts import LiveSetting, Parameters
+from ..parts import MH_HELP, LiveSetting, Parameters
 from ..problem import Problem
 from . import MAX_MH_STEPS, REGISTRY, TopicSampler
 
@@ -72,7 +72,8 @@ class Alias(TopicSampler):
         return aliaslda.KINDS
 
     def live_settings(self, model: Parameters) -> tuple[LiveSetting, ...]:
-        return (LiveSetting("mh_steps", "MH steps", "int", low=1, high=MAX_MH_STEPS),)
+        return (LiveSetting("mh_steps", "MH steps", "int", low=1, high=MAX_MH_STEPS,
+                            help=MH_HELP),)
 
     def allocate(self, problem: Problem) -> AliasArrays:
         K = problem.K

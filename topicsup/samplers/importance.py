@@ -79,7 +79,9 @@ class Importance(TopicSampler):
 
     def live_settings(self, model: Parameters) -> tuple[LiveSetting, ...]:
         return (LiveSetting("importance_samples", "importance draws J", "int", low=0,
-                            high=MAX_SAMPLES),)
+                            high=MAX_SAMPLES,
+                            help="Uniform proposal draws per token for the expected topic "
+                                 "counts (0: the exact expectation)"),)
 
     def allocate(self, problem: Problem) -> ImportanceArrays:
         K, D, V = problem.K, problem.n_docs, problem.n_words

@@ -14,7 +14,7 @@ from ..kernels import light, supervised as label_term, word_tables
 from ..kernels.alias import alias_from_uniform, build_alias
 from ..kernels.counts import Counts, Dirichlet
 from ..kernels.supervised import Term
-from ..parts import LiveSetting, Parameters
+from ..parts import MH_HELP, LiveSetting, Parameters
 from ..problem import Problem
 from . import MAX_MH_STEPS, REGISTRY, TopicSampler
 from .alias import TABLE_FIELDS, check_tables
@@ -101,11 +101,28 @@ class Light(TopicSampler):
         return ("p_doc",) if model.supervised else ("proposal_weights",)
 
     def live_settings(self, model: Parameters) -> tuple[LiveSetting, ...]:
-        mix = (LiveSetting("proposal_weights", "mix", "mix", options=light.SUPERVISED_KINDS)
-               if model.supervised else LiveSetting("p_doc", "mix doc", "fraction"))
-        return (LiveSetting("mh_steps", "MH steps", "int", low=1, high=MAX_MH_STEPS),
+        # what a control shows is what the kernel uses: a cycle runs the kinds with a positive
+        # weight in turn (on/off), a mixture draws one with the weights' probabilities
+        cycle = self.composition == "cycle"
+        if model.supervised:
+            mix = LiveSetting(
+                "proposal_weights", "use" if cycle else "mix", "toggles" if cycle else "mix",
+                options=light.SUPERVISED_KINDS,
+                help="Which proposals the cycle runs in turn (doc: the document's topics, "
+                     "word: the word's, exp: the label term)" if cycle else
+                     "Probability of drawing each proposal (doc, word, exp) at a step")
+        else:
+            mix = LiveSetting("p_doc", "mix doc", "fraction", active=not cycle,
+                              help="Unused in a cycle (doc and word proposals alternate); "
+                                   "choose composition mixture to set it" if cycle else
+                                   "Probability of the doc proposal at a step (the word "
+                                   "proposal otherwise)")
+        return (LiveSetting("mh_steps", "MH steps", "int", low=1, high=MAX_MH_STEPS,
+                            help=MH_HELP),
                 LiveSetting("composition", "composition", "choice",
-                            options=tuple(COMPOSITIONS)), mix)
+                            options=tuple(COMPOSITIONS),
+                            help="How the proposals combine: cycle runs each in turn, mixture "
+                                 "draws one at random each step"), mix)
 
     def _weights(self) -> F64:
         return np.asarray(self.proposal_weights or (1.0, 1.0, 1.0))

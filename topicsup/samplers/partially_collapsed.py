@@ -21,7 +21,7 @@ from ..kernels.rng import next_u64
 from ..kernels.supervised import Term
 from ..kernels import supervised as sup
 from ..kernels.threads import numba_threads
-from ..parts import LiveSetting, Parameters
+from ..parts import MH_HELP, LiveSetting, Parameters
 from ..problem import Problem
 from . import MAX_LABEL_MATRIX_TOPICS, MAX_MH_STEPS, REGISTRY, TopicSampler
 
@@ -114,9 +114,12 @@ class PartiallyCollapsed(TopicSampler):
         # numba.config sets its NUMBA_* attributes from the environment at run time: unseen by mypy
         out: tuple[LiveSetting, ...] = (
             LiveSetting("threads", "threads", "int", low=1,
-                        high=numba.config.NUMBA_NUM_THREADS),)  # type: ignore[attr-defined]
+                        high=numba.config.NUMBA_NUM_THREADS,  # type: ignore[attr-defined]
+                        help="Threads sampling the documents' topics: the chain is the same "
+                             "on any number, only faster"),)
         if model.supervised and self.sparse:
-            out = (LiveSetting("mh_steps", "MH steps", "int", low=1, high=MAX_MH_STEPS),) + out
+            out = (LiveSetting("mh_steps", "MH steps", "int", low=1, high=MAX_MH_STEPS,
+                               help=MH_HELP),) + out
         return out
 
     def allocate(self, problem: Problem) -> PCArrays:

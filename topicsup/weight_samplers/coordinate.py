@@ -29,8 +29,12 @@ class Coordinate(WeightStep):
         set_(self, "S_gibbs", check.integer("S_gibbs", self.S_gibbs, low=1, high=MAX_PASSES))
 
     def live_settings(self, model: Parameters) -> tuple[LiveSetting, ...]:
-        return (LiveSetting("S_gibbs", "weight passes", "int", low=1, high=MAX_PASSES),
-                LiveSetting("weight_shift", "weight shift", "flag"))
+        return (LiveSetting("S_gibbs", "weight passes", "int", low=1, high=MAX_PASSES,
+                            help="Passes of coordinate-wise Gibbs over the class weights per "
+                                 "sweep: more passes move the weights further each sweep"),
+                LiveSetting("weight_shift", "weight shift", "flag",
+                            help="End each pass with an exact draw of a shift common to all "
+                                 "topic weights, a direction single coordinates move slowly"))
 
     def draw(self, rows: FeatureRows, b: F64, w: F64, prior_precision: F64, eta: F64,
              scores: F64, rng: Rng, n_topics: int, scores_current: bool) -> None:
