@@ -30,7 +30,7 @@ from collections import Counter
 from collections.abc import Mapping, Set
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Literal, Protocol, Sequence, cast
+from typing import Any, Callable, Iterable, Literal, Protocol, Sequence, cast
 
 import numpy as np
 import pandas as pd
@@ -145,6 +145,29 @@ def stop_word_set(stop_words: Any) -> frozenset[str]:
     words = list(stop_words)
     _all_str(words, "stop_words")
     return frozenset(words)
+
+
+def _callable_name(fn: Callable[..., Any]) -> str:
+    """How a corpus records a user's tokenizer: its module and qualified name."""
+    module = getattr(fn, "__module__", None) or type(fn).__module__
+    name = getattr(fn, "__qualname__", None) or type(fn).__qualname__
+    return f"{module}.{name}"
+
+
+def _custom_tokenizer(tokenizer: Callable[[str], Iterable[str]], min_length: int,
+                      stops: frozenset[str]) -> Callable[[str], list[str]]:
+    """A user's tokenizer with the stop words and ``min_length`` applied after it; a
+    ``TypeError`` when it returns anything but an iterable of str."""
+    def split(text: str) -> list[str]:
+        out = tokenizer(text)
+        if isinstance(out, (str, bytes)) or not isinstance(out, Iterable):
+            raise TypeError(f"must return an iterable of str tokens, got {type(out).__name__}")
+        tokens = list(out)
+        bad = next((t for t in tokens if not isinstance(t, str)), None)
+        if bad is not None:
+            raise TypeError(f"must return str tokens, got a {type(bad).__name__} ({bad!r})")
+        return [t for t in tokens if len(t) >= min_length and t not in stops]
+    return split
 
 
 def tokenize(text: str, min_length: int = 3,
@@ -993,21 +1016,29 @@ class Corpus:
     @classmethod
     def from_texts(cls, texts: Sequence[str], labels: Any = None, covariates: Any = None, *,
                    vocabulary: Sequence[str] | None = None, min_count: int = 1,
-                   max_df: float | int = 1.0, min_length: int = 3,
+                   max_df: float | int = 1.0, min_length: int | None = None,
                    stop_words: str | Iterable[str] | None = "english",
                    empty: EmptyPolicy = "drop", label_type: LabelKind | None = None,
-                   classes: Sequence[Any] | None = None) -> "Corpus":
-        """Build a corpus from raw strings with the documented tokenizer (see module doc).
+                   classes: Sequence[Any] | None = None,
+                   tokenizer: Callable[[str], Iterable[str]] | None = None) -> "Corpus":
+        """Build a corpus from raw strings with the documented tokenizer (see module doc), or
+        your own.
 
-        Parameters are those of ``from_tokens`` plus the tokenizer's ``min_length`` and
-        ``stop_words`` (``"english"``, the default list; ``None`` keeps every token; or an
-        iterable of str). ``texts`` may be a pandas Series, whose index becomes the corpus's
+        Parameters are those of ``from_tokens`` plus ``min_length`` (shortest token kept: 3
+        with the built-in tokenizer, 1 with yours), ``stop_words`` (``"english"``, the default
+        list; ``None`` keeps every token; or an iterable of str) and ``tokenizer``: a callable
+        from a text to its tokens (str), e.g. spaCy's ``lambda t: [w.lemma_.lower() for w in
+        nlp(t) if w.is_alpha]`` or a Chinese word segmenter; its tokens are kept as given (no
+        lowercasing), then the stop words and ``min_length`` apply. The corpus records which
+        tokenizer made it (its module and name) in ``preprocessing``, and so does a
+        checkpoint. ``texts`` may be a pandas Series, whose index becomes the corpus's
         ``index`` (labels and covariates given as pandas objects are then aligned by it).
 
         Examples
         --------
         >>> corpus = Corpus.from_texts(df["text"], labels=df["label"])   # doctest: +SKIP
         >>> df.join(Session(LDA(K=10), corpus).doc_topics())           # doctest: +SKIP
+        >>> Corpus.from_texts(texts, tokenizer=jieba.lcut)              # doctest: +SKIP
         """
         if isinstance(texts, (str, bytes)):
             raise TypeError("texts must be a list of strings, got a single str")
@@ -1017,27 +1048,105 @@ class Corpus:
         index = _input_index(texts)
         texts = list(texts)
         stops = stop_word_set(stop_words)
-        min_length = check.integer("min_length", min_length, low=1)
+        if tokenizer is not None and not callable(tokenizer):
+            raise TypeError(f"tokenizer must be a callable from a text to its tokens, got "
+                            f"{type(tokenizer).__name__}")
+        min_length = check.integer("min_length", (3 if tokenizer is None else 1)
+                                   if min_length is None else min_length, low=1)
+        split = (lambda t: tokenize(t, min_length, stops)) if tokenizer is None else \
+            _custom_tokenizer(tokenizer, min_length, stops)
         docs = []
         for d, t in enumerate(texts):
             if not isinstance(t, str):
                 raise TypeError(f"texts[{d}] must be a str, got {type(t).__name__}")
-            docs.append(tokenize(t, min_length, stops))
+            try:
+                docs.append(split(t))
+            except TypeError as e:
+                raise TypeError(f"tokenizer on texts[{d}]: {e}") from None
         if vocabulary is not None:
             vocab = _check_vocabulary(vocabulary)
-            never = [w for w in vocab if tokenize(w, min_length, stops) != [w]]
+            never = [w for w in vocab if split(w) != [w]]
             if never:
+                rule = ("lowercase runs of letters, at least " f"{min_length} long, not stop "
+                        "words") if tokenizer is None else "your tokenizer's, then stop words"
                 warnings.warn(f"{len(never)} of the {len(vocab)} vocabulary words can never be "
-                              f"produced by the tokenizer (lowercase runs of letters, at least "
-                              f"{min_length} long, not stop words), e.g. {never[:5]}: they will "
+                              f"produced by the tokenizer ({rule}), e.g. {never[:5]}: they will "
                               f"count nothing; use from_tokens with your own tokens",
                               stacklevel=2)
-        prep = {"tokenizer": "letters-lowercase", "min_length": min_length,
+        prep = {"tokenizer": "letters-lowercase" if tokenizer is None
+                else _callable_name(tokenizer), "min_length": min_length,
                 "stop_words": sorted(stops) if stops != ENGLISH_STOP_WORDS else "english"}
         return cls.from_tokens(docs, labels, covariates, vocabulary=vocabulary,
                                min_count=min_count, max_df=max_df, empty=empty,
                                label_type=label_type, classes=classes, _preprocessing=prep,
                                _index=index)
+
+    @classmethod
+    def from_bow(cls, bow: Any, dictionary: Any, labels: Any = None, covariates: Any = None,
+                 *, empty: EmptyPolicy = "drop", label_type: LabelKind | None = None,
+                 classes: Sequence[Any] | None = None) -> "Corpus":
+        """Build a corpus from gensim's bags of words: one list of ``(word id, count)`` pairs
+        per document, with the ``gensim.corpora.Dictionary`` (or any mapping word id -> word)
+        that names the ids; the rest as ``from_matrix``.
+
+        Examples
+        --------
+        >>> dictionary = gensim.corpora.Dictionary(tokenized)             # doctest: +SKIP
+        >>> bow = [dictionary.doc2bow(doc) for doc in tokenized]          # doctest: +SKIP
+        >>> corpus = Corpus.from_bow(bow, dictionary, labels=y)           # doctest: +SKIP
+        """
+        token2id = getattr(dictionary, "token2id", None)
+        if isinstance(token2id, Mapping):
+            id2word = {int(i): str(w) for w, i in token2id.items()}
+        elif isinstance(dictionary, Mapping):
+            id2word = {}
+            for i, word in dictionary.items():
+                if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)) \
+                        or not isinstance(word, str):
+                    raise TypeError(f"dictionary must map word ids (int) to words (str), got "
+                                    f"{i!r} -> {word!r}")
+                id2word[int(i)] = word
+        else:
+            raise TypeError(f"dictionary must be a gensim Dictionary or a mapping word id -> "
+                            f"word, got {type(dictionary).__name__}")
+        if isinstance(bow, (str, bytes, Mapping)) or not isinstance(bow, Iterable):
+            raise TypeError(f"bow must be a list of documents, each a list of (word id, count) "
+                            f"pairs (gensim's doc2bow), got {type(bow).__name__}")
+        ids = sorted(id2word)
+        column = {i: c for c, i in enumerate(ids)}
+        rows: list[int] = []
+        cols: list[int] = []
+        counts: list[int] = []
+        n_docs = 0
+        for d, doc in enumerate(bow):
+            n_docs += 1
+            if isinstance(doc, (str, bytes, Mapping)) or not isinstance(doc, Iterable):
+                raise TypeError(f"bow[{d}] must be a list of (word id, count) pairs, got "
+                                f"{type(doc).__name__}")
+            for pair in doc:
+                if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+                    raise TypeError(f"bow[{d}] holds {pair!r}, not a (word id, count) pair")
+                i, n = pair
+                if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)):
+                    raise TypeError(f"bow[{d}] has word id {i!r}, not an integer")
+                if int(i) not in column:
+                    raise ValueError(f"bow[{d}] has word id {int(i)}, which the dictionary does "
+                                     f"not name (ids {ids[0] if ids else None}.."
+                                     f"{ids[-1] if ids else None})")
+                if isinstance(n, (bool, np.bool_)) or not isinstance(
+                        n, (int, np.integer, float, np.floating)) or n < 0 or n != int(n):
+                    raise ValueError(f"bow[{d}] has count {n!r} for word id {int(i)}: counts are "
+                                     f"non-negative integers")
+                rows.append(d)
+                cols.append(column[int(i)])
+                counts.append(int(n))
+        if n_docs == 0:
+            raise ValueError("bow holds no document")
+        X = sp.csr_matrix((np.asarray(counts, np.int64), (rows, cols)),
+                          shape=(n_docs, len(ids)))
+        X.sum_duplicates()
+        return cls.from_matrix(X, [id2word[i] for i in ids], labels, covariates, empty=empty,
+                               label_type=label_type, classes=classes)
 
     @classmethod
     def from_matrix(cls, X: Any, vocabulary: Sequence[str] | dict[str, int] | None = None,
