@@ -3,7 +3,7 @@ the sensitivity to J and to epsilon, and training and prediction time.
 
 Run from the repository root with the project's virtualenv, on an otherwise idle machine::
 
-    python benchmarks/bench_mc_medlda.py                 # everything (see README.md for times)
+    python benchmarks/bench_mc_medlda.py                 # everything (times: docs/benchmarks.md)
     python benchmarks/bench_mc_medlda.py --quick         # smoke test: K = 20, one seed, 12 sweeps
     python benchmarks/bench_mc_medlda.py --parts epsilon # one part; --resume keeps finished runs
 

@@ -80,3 +80,20 @@ def test_bundled_demo_corpus_regenerates_bit_for_bit():
     assert lines == committed
     header = json.loads(committed[0])
     assert header["topic_names"][0] == "space"
+
+
+def readme_quickstart() -> str:
+    """The README's quickstart: the first ```python block under "## Quickstart"."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split("\n## Quickstart\n", 1)[1].split("\n## ", 1)[0]
+    return section.split("```python\n", 1)[1].split("\n```", 1)[0]
+
+
+def test_readme_quickstart_runs_verbatim_from_the_repository_root():
+    """The quickstart is what a reader pastes in a clone: run as written, from the root."""
+    code = readme_quickstart()
+    assert "from topicsup import" in code and ".run(" in code
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "word_0" in done.stdout or "label" in done.stdout   # the topics table was printed

@@ -158,7 +158,7 @@ class SupervisedLDA(LDA):
         ``"cholesky"`` with an intercept; tests/models/test_dolda.py measures the mixing).
         What it buys: with a shrinking prior (the horseshoe) a class's base rate goes to the
         intercept and its topic weights read as deviations, few and sparse; without it every
-        topic weight of a rare class must carry the base rate (README, "DOLDA": covariates
+        topic weight of a rare class must carry the base rate (docs/models.md, "DOLDA": covariates
         and the intercept). Off by default (the papers' MedLDA and gSLDA have none); on in
         the DOLDA preset.
     intercept_variance : float
