@@ -390,6 +390,17 @@ def _clean_text(raw: str, recipe: _Recipe) -> str:
     return text
 
 
+def _as_list(name: str, value: Any, what: str, one: str) -> list[Any]:
+    """``value`` as a list; a ``TypeError`` naming ``name`` for a single string (``one`` is
+    how to write it) or for what is not iterable."""
+    if isinstance(value, (str, bytes)):
+        raise TypeError(f"{name} must be {what}, got the single string {value!r}; use {one}")
+    try:
+        return list(value)
+    except TypeError:
+        raise TypeError(f"{name} must be {what}, got {type(value).__name__}") from None
+
+
 def _check_recipe(preprocessing: Any, remove: Any) -> _Recipe:
     """The recipe a named preprocessing and an optional ``remove`` stand for."""
     if not isinstance(preprocessing, str) or preprocessing not in PREPROCESSINGS:
@@ -398,14 +409,8 @@ def _check_recipe(preprocessing: Any, remove: Any) -> _Recipe:
     drop_addresses = preprocessing == "readable"
     if remove is None:
         return (None if preprocessing == "benchmark" else _REMOVABLE), drop_addresses
-    if isinstance(remove, (str, bytes)):
-        raise TypeError(f"remove must be a tuple of some of {list(_REMOVABLE)}, got the single "
-                        f"string {remove!r}; use ({remove!r},)")
-    try:
-        items = list(remove)
-    except TypeError:
-        raise TypeError(f"remove must be a tuple of some of {list(_REMOVABLE)}, got "
-                        f"{type(remove).__name__}") from None
+    items = _as_list("remove", remove, f"a tuple of some of {list(_REMOVABLE)}",
+                     f"({remove!r},)")
     unknown = [r for r in items if not isinstance(r, str) or r not in _REMOVABLE]
     if unknown:
         raise ValueError(f"remove may hold only {list(_REMOVABLE)}, got {unknown[0]!r}")
@@ -523,14 +528,7 @@ def _check_subset(subset: Any) -> str:
 def _check_categories(categories: Any) -> tuple[str, ...] | None:
     if categories is None:
         return None
-    if isinstance(categories, (str, bytes)):
-        raise TypeError(f"categories must be a list of newsgroup names, got the single string "
-                        f"{categories!r}; use [{categories!r}]")
-    try:
-        cats = list(categories)
-    except TypeError:
-        raise TypeError(f"categories must be a list of newsgroup names, got "
-                        f"{type(categories).__name__}") from None
+    cats = _as_list("categories", categories, "a list of newsgroup names", f"[{categories!r}]")
     if not cats:
         raise ValueError(f"categories is empty; pass None for all 20 newsgroups or some of "
                          f"{list(NEWSGROUPS)}")
