@@ -189,7 +189,9 @@ def rhat_chart(convergence: pd.DataFrame, width: int = 480, height: int = 200
         x=alt.X("sweep:Q", title="sweep"),
         y=alt.Y("r_hat:Q", title="R-hat (second half of the draws)",
                 scale=alt.Scale(type="log", zero=False)),
-        color=alt.Color("quantity:N", title=None),
+        # the legend in words ("log joint"), the data keeps convergence()'s names
+        color=alt.Color("quantity:N", title=None,
+                        legend=alt.Legend(labelExpr="replace(datum.label, /_/g, ' ')")),
         tooltip=["sweep:Q", "quantity:N", alt.Tooltip("r_hat:Q", format=".3f")])
     # the threshold drawn to be seen in a lecture hall: dark red, labelled
     ok = alt.Chart(pd.DataFrame({"r_hat": [RHAT_OK], "label": [f"{RHAT_OK} (converged below)"]}))
