@@ -29,6 +29,7 @@ import weakref
 from collections import Counter
 from collections.abc import Mapping, Set
 import dataclasses
+import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Literal, Protocol, Sequence, cast
 
@@ -145,6 +146,10 @@ def stop_word_set(stop_words: Any) -> frozenset[str]:
     words = list(stop_words)
     _all_str(words, "stop_words")
     return frozenset(words)
+
+
+# a larger count of one word in one document is not a text (and would overflow int64 sums)
+MAX_BOW_COUNT = 2**40
 
 
 def _callable_name(fn: Callable[..., Any]) -> str:
@@ -1134,9 +1139,10 @@ class Corpus:
                                      f"not name (ids {ids[0] if ids else None}.."
                                      f"{ids[-1] if ids else None})")
                 if isinstance(n, (bool, np.bool_)) or not isinstance(
-                        n, (int, np.integer, float, np.floating)) or n < 0 or n != int(n):
+                        n, (int, np.integer, float, np.floating)) or not math.isfinite(float(n)) \
+                        or n < 0 or n > MAX_BOW_COUNT or n != int(n):
                     raise ValueError(f"bow[{d}] has count {n!r} for word id {int(i)}: counts are "
-                                     f"non-negative integers")
+                                     f"non-negative integers up to {MAX_BOW_COUNT}")
                 rows.append(d)
                 cols.append(column[int(i)])
                 counts.append(int(n))

@@ -72,6 +72,13 @@ def _on_request(name: str) -> bool:
     return view is not None and view.on_request
 
 
+def _menu(options: tuple[tuple[str, Any], ...], value: Any,
+          label: str) -> tuple[tuple[str, Any], ...]:
+    """A menu's options, with ``value`` added under ``label`` when it is not one of them (a
+    value given to the constructor is shown as given, never rounded to a neighbour)."""
+    return options if value in dict(options).values() else options + ((label, value),)
+
+
 def _tail(frame: pd.DataFrame, last: int, n_sweeps: int) -> pd.DataFrame:
     """The rows of the last ``last`` sweeps (all when 0)."""
     return frame if not last or frame.empty else frame[frame["sweep"] > n_sweeps - last]
@@ -211,9 +218,8 @@ class Dashboard:
             value=per_refresh, min=1, max=MAX_SWEEPS, description="per refresh", style=_LABEL,
             tooltip="Sweeps between two updates of the status line and the charts",
             layout=control_layout("170px"))
-        paces = PACES if pace in dict(PACES).values() else PACES + ((f"{pace:g} sweeps/s",
-                                                                     pace),)
-        self.pace_box = w.Dropdown(options=paces, value=pace, description="pace", style=_LABEL,
+        self.pace_box = w.Dropdown(options=_menu(PACES, pace, f"{pace:g} sweeps/s"), value=pace,
+                                   description="pace", style=_LABEL,
                                    tooltip="At most this many sweeps per second, so a class "
                                            "can watch the chain move",
                                    layout=control_layout("210px"))
@@ -221,9 +227,8 @@ class Dashboard:
                                    tooltip="One sweep per refresh at one sweep per second, "
                                            "counting the tokens that changed topic",
                                    layout=control_layout("130px"))
-        tails = TAILS if tail in dict(TAILS).values() else TAILS + ((f"last {tail} sweeps",
-                                                                     tail),)
-        self.tail_box = w.Dropdown(options=tails, value=tail, description="show", style=_LABEL,
+        self.tail_box = w.Dropdown(options=_menu(TAILS, tail, f"last {tail} sweeps"), value=tail,
+                                   description="show", style=_LABEL,
                                    tooltip="Draw every sweep, or zoom the charts on the "
                                            "latest ones (the log joint's tail)",
                                    layout=control_layout("210px"))
