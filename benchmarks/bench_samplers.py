@@ -47,7 +47,7 @@ from bench_lda import (ALPHA, BETA, DEFAULT_OUT, archive_or_skip, cpu_model,  # 
 
 KS = (20, 100, 500, 1000, 2000)
 QUICK_KS = (20, 500)
-SAMPLERS = ("gibbs", "alias", "light", "tomotopy", "lda")
+SAMPLERS = ("gibbs", "sparse_gibbs", "alias", "light", "tomotopy", "lda")
 N_POINTS = 60  # evaluated sweeps per run, about
 
 
@@ -62,7 +62,8 @@ def budget_seconds(K: int) -> float:
 class TopicsupChain:
     def __init__(self, corpus, K: int, sampler: str, mh_steps: int, seed: int):
         from topicsup import LDA, Session
-        mh = {} if sampler == "gibbs" else {"mh_steps": mh_steps}   # exact draws: no MH steps
+        exact = sampler in ("gibbs", "sparse_gibbs")
+        mh = {} if exact else {"mh_steps": mh_steps}   # exact draws: no MH steps
         self.session = Session(LDA(K=K, alpha=ALPHA, beta=BETA, sampler=sampler, **mh), corpus,
                                seed=seed, log_joint_every=0)
         self.n_tokens = corpus.n_tokens
@@ -222,6 +223,7 @@ def curves_chart(traces: pd.DataFrame, x_title: str = "sampling time (s, one cor
 def markdown(summary: pd.DataFrame, meta: dict) -> str:
     pivot = summary.pivot(index="K", columns="sampler", values="tokens_per_second")
     names = [s for s in meta["samplers"] if s in pivot.columns]
+    ours = [n for n in names if n not in ("tomotopy", "lda")]
     lines = [
         "# Fast samplers: throughput and time to a fixed log joint"
         + (" (quick trial run)" if meta["quick"] else ""), "",
@@ -230,13 +232,14 @@ def markdown(summary: pd.DataFrame, meta: dict) -> str:
         f"start, light and alias with mh_steps = {meta['mh_steps']}. Budget of sampling time "
         "per run: " + ", ".join(f"K={k}: {b:g} s" for k, b in meta["budgets"].items()) + ".",
         "", "Throughput, millions of tokens per second (sweeps after the first):", "",
-        "| K | " + " | ".join(names) + " | light / tomotopy |",
-        "|---:|" + "---:|" * (len(names) + 1),
+        "| K | " + " | ".join(names) + " | " + " | ".join(f"{n} / tomotopy" for n in ours)
+        + " |",
+        "|---:|" + "---:|" * (len(names) + len(ours)),
     ]
     for K, r in pivot.iterrows():
-        ratio = r.get("light", math.nan) / r.get("tomotopy", math.nan)
+        ratios = [r[n] / r.get("tomotopy", math.nan) for n in ours]
         lines.append(f"| {K} | " + " | ".join(f"{r[n] / 1e6:.2f}" for n in names)
-                     + f" | {ratio:.2f}x |")
+                     + " | " + " | ".join(f"{x:.2f}x" for x in ratios) + " |")
     light = summary[summary["sampler"] == "light"].set_index("K")["median_sweep_seconds"]
     if len(light) > 1 and 100 in light.index:
         lines += ["", "Light sampler, median seconds per sweep and ratio to K = 100 (flatness):",
@@ -308,7 +311,7 @@ def main(argv: list[str] | None = None) -> int:
     for K in ks:
         for i, name in enumerate(args.samplers):
             tr = run_chain(name, corpus, K, budgets[K], args.mh_steps, args.seed,
-                           warm_up=name in ("gibbs", "alias", "light"))
+                           warm_up=name not in ("tomotopy", "lda"))
             traces.append(tr)
             ev = tr.dropna(subset=["ll_per_token"])
             print(f"K={K:5d} {name:9s} sweeps={int(tr['sweep'].max()):5d} "

@@ -49,7 +49,8 @@ documents = st.lists(st.lists(st.sampled_from(WORDS), max_size=8), min_size=1,
 dirichlet = st.sampled_from([DIRICHLET_RANGE[0], 0.01, 0.5, DIRICHLET_RANGE[1]])
 SAMPLERS = {"gibbs": {}, "alias": {"sampler": "alias"}, "light": {"sampler": "light"},
             "light-stale": {"sampler": "light", "word_proposal": "stale",
-                            "composition": "mixture"}}
+                            "composition": "mixture"},
+            "sparse_gibbs": {"sampler": "sparse_gibbs"}}
 
 
 def _labels(kind, n, draw):
@@ -71,7 +72,8 @@ def problems(draw):
     common = dict(K=draw(st.integers(2, 5)), alpha=draw(dirichlet), beta=draw(dirichlet))
     if not supervised:
         sampler = draw(st.sampled_from(sorted(SAMPLERS)))
-        mh = {} if sampler == "gibbs" else {"mh_steps": draw(st.integers(1, 3))}
+        exact = sampler in ("gibbs", "sparse_gibbs")
+        mh = {} if exact else {"mh_steps": draw(st.integers(1, 3))}
         model = LDA(**mh, **common, **SAMPLERS[sampler])
         corpus = Corpus.from_tokens(docs, vocabulary=WORDS, empty="keep")
     else:

@@ -276,7 +276,8 @@ def test_bad_checkpoints(corpus, tmp_path):
 SAMPLERS = {"alias": dict(sampler="alias"), "light": dict(sampler="light"),
             "partially_collapsed": dict(sampler="partially_collapsed"),
             "partially_collapsed-dense": dict(sampler="partially_collapsed", kernel="dense"),
-            "light-stale": dict(sampler="light", word_proposal="stale", composition="mixture")}
+            "light-stale": dict(sampler="light", word_proposal="stale", composition="mixture"),
+            "sparse_gibbs": dict(sampler="sparse_gibbs")}
 
 
 @pytest.mark.parametrize("name", list(SAMPLERS))
