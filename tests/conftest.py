@@ -87,6 +87,40 @@ except ImportError:   # the property tests skip with the reason
     pass
 
 
+# The browser tests and the documentation site's test share one xdist scope, so one worker
+# runs them in collection order: tests/widgets/test_browser.py, test_notebooks_browser.py
+# (which save the executed notebooks, reports/artifacts/executed/) and then test_site.py
+# (which renders those copies, outputs as saved, without running them). With pyproject's
+# `--dist loadscope` a scope is a module (or class), and the site's module would otherwise
+# go to either worker, maybe before the notebooks have run. xdist (3.8, LoadScopeScheduling.
+# schedule) makes one work unit per scope, its tests in collection order, and sends the
+# unit's tests to one worker in that order. Only for --dist loadscope; without xdist (-n 0,
+# -p no:xdist, not installed) the tests run in collection order anyway, and the hook is
+# optional so that pytest does not reject a hook nobody defines.
+_ONE_WORKER_IN_ORDER = ("tests/widgets/test_browser.py", "tests/widgets/test_notebooks_browser.py",
+                        "tests/widgets/test_site.py")
+
+try:
+    from xdist.scheduler import LoadScopeScheduling
+except ImportError:   # no xdist: nothing to schedule
+    LoadScopeScheduling = None
+
+if LoadScopeScheduling is not None:
+    class _BrowserThenSiteScheduling(LoadScopeScheduling):
+        """--dist loadscope, with the browser tests and the site's test in one scope."""
+
+        def _split_scope(self, nodeid: str) -> str:
+            if nodeid.split("::", 1)[0] in _ONE_WORKER_IN_ORDER:
+                return "browser-and-site"
+            return super()._split_scope(nodeid)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_make_scheduler(config, log):
+        if config.getvalue("dist") == "loadscope":
+            return _BrowserThenSiteScheduling(config, log)
+        return None   # xdist's own scheduler for every other --dist
+
+
 @pytest.fixture(autouse=True)
 def python_sigint(request):
     """Each test starts with Python's own SIGINT handler. A library a test drives in the

@@ -420,14 +420,15 @@ def test_a_precision_that_is_not_positive_definite_is_named(monkeypatch):
 
     def fails(*args):
         raise np.linalg.LinAlgError("Matrix is not positive definite")
-    monkeypatch.setattr("topicsup.weight_samplers.cholesky.sample_weights", fails)
+    monkeypatch.setattr("topicsup.weight_samplers.cholesky.cholesky_weights", fails)
     with pytest.raises(ValueError, match=r"precision is not positive definite .*nu = 1, "
                                          r"lam = 4.*larger prior precision"):
         s.run(1)
     assert s.n_sweeps == 0 and not s.running
 
 
-@pytest.mark.parametrize("sampler", ["gibbs", "alias", "light", "partially_collapsed"])
+@pytest.mark.parametrize("sampler", ["gibbs", "alias", "light", "partially_collapsed",
+                                     "sparse_gibbs"])
 def test_one_topic_is_the_unigram_model_under_every_sampler(sampler):
     """K = 1 is a model (scikit-learn's n_components = 1, and the baseline a topic model is
     compared with): every token in topic 0, whatever the sampler, and the log joint the

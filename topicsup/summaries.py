@@ -183,7 +183,7 @@ def topics(fit: Fit, n_words: int = 10, by: str = "probability",
            frex_weight: float = terms.FREX_WEIGHT) -> pd.DataFrame:
     """Top words of each topic: one row per topic the model shows (HDP-LDA: the live ones)
     with its ``label`` (``topic_labels``), ``share`` (fraction of corpus tokens in the
-    topic), ``top_words`` (a readable string) and ``word_1 .. word_n``, ranked ``by`` one of
+    topic), ``top_words`` (a readable string) and ``word_1`` to ``word_n``, ranked ``by`` one of
     ``terms.RANKINGS``: "probability" (phi), "relevance" (with ``lam``), "frex" (with
     ``frex_weight``), "lift" or "score" (``topicsup.terms``)."""
     n_words = check.integer("n_words", n_words, low=1)

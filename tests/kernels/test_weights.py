@@ -141,11 +141,11 @@ def test_coordinate_pass_leaves_the_conditional_invariant(n_shift):
 
 
 def test_multi_task_wrapper_draws_each_task_from_its_own_conditional():
-    """sample_weights with T = 2 tasks (different b, w and prior per task) and both samplers:
-    each task's draws have its own conditional mean (4 SE) and Mahalanobis law (KS), and the
-    returned scores equal X eta^T. The coordinate chain (plain, and with the shift draw) runs 2
+    """cholesky_weights and coordinate_passes with T = 2 tasks (different b, w and prior per
+    task): each task's draws have its own conditional mean (4 SE) and Mahalanobis law (KS),
+    and the returned scores equal X eta^T. The coordinate chain (plain, and with the shift draw) runs 2
     passes per call from an exact start, so it must stay exact."""
-    from topicsup.kernels.weights import sample_weights
+    from topicsup.kernels.weights import cholesky_weights, coordinate_passes
     X, b0, w0, prior0 = _problem(2)
     _, b1, w1, _ = _problem(3)
     prior1 = prior0[::-1].copy()
@@ -162,8 +162,11 @@ def test_multi_task_wrapper_draws_each_task_from_its_own_conditional():
             current = bool(i % 2)  # odd draws start from scores already equal to X eta^T
             if current:
                 row_scores(*sparse_rows(X), eta, scores)
-            sample_weights(*sparse_rows(X), b, w, prior, eta, scores, cholesky, 2, rng,
-                           n_shift, current)
+            if cholesky:
+                cholesky_weights(*sparse_rows(X), b, w, prior, eta, scores, rng)
+            else:
+                coordinate_passes(*sparse_rows(X), b, w, prior, eta, scores, 2, rng, n_shift,
+                                  current)
             assert np.allclose(scores, eta @ X.T)
             draws[i] = eta
         for t, (mu, P) in enumerate(exact):

@@ -10,7 +10,15 @@ is marked on the charts, that Pause stops the counter, and that no cell raised. 
 quickstart's one run: every output of it gets the checks of tests/widgets/test_notebooks_browser.py
 (``output_problems``: fits its output area, no stderr, no NaN sent), and the whole notebook is
 screenshot too. Screenshots are saved as artifacts (``$TOPICSUP_ARTIFACTS`` or
-``reports/artifacts/``).
+``reports/artifacts/``). Once it has run (checks passed or not), the notebook is saved in
+JupyterLab (File > Save Notebook) with its outputs and its widgets' state, and the saved file
+is kept as ``executed/quickstart.ipynb`` in the artifacts (``save_executed``; every other
+notebook's by tests/widgets/test_notebooks_browser.py): the documentation site renders these
+executed copies as they are, without running them again. Just before the save, each output
+holding a widget other than a chart (the dashboard, a progress bar) is screenshot as drawn,
+into ``executed/quickstart/cell-<index>.png`` (``screenshot_widgets``): the site shows these
+pictures in place of widgets it cannot draw without a kernel. They are artifacts, never
+committed.
 Skips, with the reason, only when no Chromium or no Playwright is found; ``.ci/run``
 installs Chromium so CI runs it.
 """
@@ -27,6 +35,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+import warnings
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -36,6 +45,9 @@ from ..conftest import CHROMIUM_ARGS
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(os.environ.get("TOPICSUP_ARTIFACTS", ROOT / "reports" / "artifacts"))
+# each notebook as saved in JupyterLab after its run, outputs and widget state in it
+# (``save_executed``): what the documentation site renders
+EXECUTED = ARTIFACTS / "executed"
 TOKEN = "topicsup-test"
 # how long to wait for JupyterLab, Chromium and the page before calling it a hang: every wait
 # ends as soon as its condition holds, so this only bounds a hang and never judges speed
@@ -49,10 +61,17 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def lab_root(tmp_path: Path) -> Path:
+    """The folder the ``lab`` fixture's JupyterLab serves (a copy of notebooks/), given the
+    test's ``tmp_path``: where a notebook saved in JupyterLab is written."""
+    return tmp_path / "lab"
+
+
 @pytest.fixture()
 def lab(tmp_path):
-    """A JupyterLab server on localhost serving a copy of the notebooks, isolated settings."""
-    root = tmp_path / "lab"
+    """A JupyterLab server on localhost serving a copy of the notebooks (in
+    ``lab_root(tmp_path)``), isolated settings."""
+    root = lab_root(tmp_path)
     shutil.copytree(ROOT / "notebooks", root)
     port = _free_port()
     env = {**os.environ, "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
@@ -69,6 +88,15 @@ def lab(tmp_path):
     tracker = tmp_path / "settings" / "@jupyterlab" / "notebook-extension"
     tracker.mkdir(parents=True)
     (tracker / "tracker.jupyterlab-settings").write_text('{"windowingMode": "none"}')
+    # a notebook saved in the lab keeps its widgets' state (ipywidgets' setting, off by
+    # default), so the executed copies show the widgets without a kernel; and only the tests
+    # save (no autosave every two minutes: the saved file is the one save_executed asked for)
+    widgets = tmp_path / "settings" / "@jupyter-widgets" / "jupyterlab-manager"
+    widgets.mkdir(parents=True)
+    (widgets / "plugin.jupyterlab-settings").write_text('{"saveState": true}')
+    docmanager = tmp_path / "settings" / "@jupyterlab" / "docmanager-extension"
+    docmanager.mkdir(parents=True)
+    (docmanager / "plugin.jupyterlab-settings").write_text('{"autosave": false}')
     log = open(tmp_path / "lab.log", "w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}",
@@ -253,8 +281,9 @@ LAYOUT = """() => { const nb = window.jupyterapp.shell.currentWidget.node;
   const embeds = [...nb.querySelectorAll('.vega-embed')];
   const drawn = embeds.every(e => { const g = e.querySelector('svg, canvas');
     return g && g.getBoundingClientRect().width > 0; });
-  const views = [...nb.querySelectorAll(
-    ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.widget-view+json']")];
+  // JupyterLab gives a widget view's output area no data-mime-type: find it by its view
+  const views = [...nb.querySelectorAll('.jp-OutputArea-output')].filter(
+    o => o.querySelector('.jupyter-widgets'));
   const shown = views.every(v => v.getBoundingClientRect().height > 0);
   const sizes = [...nb.querySelectorAll('.jp-OutputArea-output')].map(o => {
     const r = o.getBoundingClientRect(); return [r.width, r.height, o.scrollWidth].join(','); });
@@ -329,31 +358,160 @@ def output_problems(page, kernel: KernelMessages, allowed_stderr: dict[str, str]
     return problems
 
 
-def screenshot_notebook(page, name: str) -> Path:
-    """A screenshot of the whole notebook, ARTIFACTS/notebook-``name``.png (and a copy in
-    ``$TOPICSUP_SCREENSHOTS`` when set): the window made as tall as the notebook (its width
-    stays: the layout across is the one checked), then back to its height."""
-    path = ARTIFACTS / f"notebook-{name}.png"
-    path.parent.mkdir(parents=True, exist_ok=True)
+# the notebook's scrolling element, scrolled to the top: how much more it holds than it shows
+SCROLL_TOP = """() => { const s = [...window.jupyterapp.shell.currentWidget.node.querySelectorAll('*')]
+  .filter(e => ['auto', 'scroll'].includes(getComputedStyle(e).overflowY))
+  .sort((a, b) => (b.scrollHeight - b.clientHeight) - (a.scrollHeight - a.clientHeight))[0];
+  if (!s) return 0; s.scrollTop = 0; return s.scrollHeight - s.clientHeight; }"""
+
+
+@contextlib.contextmanager
+def whole_notebook_in_view(page) -> Iterator[None]:
+    """The window made as tall as the notebook (its width stays: the layout across is the one
+    checked), scrolled to the top, then back to its height: every output on screen whole."""
     size = page.viewport_size
-    # the notebook's scrolling element, scrolled to the top: how much more it holds than it shows
-    top = """() => { const s = [...window.jupyterapp.shell.currentWidget.node.querySelectorAll('*')]
-      .filter(e => ['auto', 'scroll'].includes(getComputedStyle(e).overflowY))
-      .sort((a, b) => (b.scrollHeight - b.clientHeight) - (a.scrollHeight - a.clientHeight))[0];
-      if (!s) return 0; s.scrollTop = 0; return s.scrollHeight - s.clientHeight; }"""
-    extra = page.evaluate(top)
+    extra = page.evaluate(SCROLL_TOP)
     try:
         page.set_viewport_size({"width": size["width"], "height": size["height"] + extra})
-        page.evaluate(top)
+        page.evaluate(SCROLL_TOP)
         page.wait_for_timeout(300)   # a frame or two for the resize to paint
-        page.screenshot(path=str(path))
+        yield
     finally:
         page.set_viewport_size(size)
+
+
+def screenshot_notebook(page, name: str) -> Path:
+    """A screenshot of the whole notebook, ARTIFACTS/notebook-``name``.png (and a copy in
+    ``$TOPICSUP_SCREENSHOTS`` when set), taken in ``whole_notebook_in_view``."""
+    path = ARTIFACTS / f"notebook-{name}.png"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with whole_notebook_in_view(page):
+        page.screenshot(path=str(path))
     if os.environ.get("TOPICSUP_SCREENSHOTS"):
         copy = Path(os.environ["TOPICSUP_SCREENSHOTS"])
         copy.mkdir(parents=True, exist_ok=True)
         shutil.copy(path, copy / path.name)
     return path
+
+
+# from before a save is asked for until it is over: "completed", "failed" or null (not yet)
+WATCH_SAVE = """() => { const context = window.jupyterapp.shell.currentWidget.context;
+  window.topicsupSaved = null;
+  context.saveState.connect((_, state) => {
+    if (state === 'completed' || state === 'failed') window.topicsupSaved = state; }); }"""
+
+
+# the output areas of the open notebook that show a widget other than a chart (a box of
+# controls, a progress bar, the dashboard, the inspector: ipywidgets' own views, classed
+# widget-*; a chart widget draws only its .vega-embed, which the site draws from its spec),
+# each marked with its picture's name: cell-<i> for the first widget view (an output with
+# the widget-view mimetype, in the cell's model: JupyterLab gives the view's area no
+# data-mime-type) of the cell whose index among all cells (markdown too, as in the .ipynb)
+# is i, cell-<i>-<n> for its n-th; and the cells whose outputs and drawn output areas differ
+# in number (not pictured)
+WIDGET_AREAS = """() => {
+  const names = [], odd = [];
+  document.querySelectorAll('[data-topicsup-picture]').forEach(
+    e => e.removeAttribute('data-topicsup-picture'));
+  window.jupyterapp.shell.currentWidget.content.widgets.forEach((cell, index) => {
+    if (cell.model.type !== 'code') return;
+    const outs = cell.model.outputs.toJSON();
+    const children = cell.outputArea.widgets;
+    if (children.length !== outs.length) { odd.push(index); return; }
+    let n = 0;
+    outs.forEach((o, i) => {
+      if (!(o.data && o.data['application/vnd.jupyter.widget-view+json'])) return;
+      const name = n === 0 ? 'cell-' + index : 'cell-' + index + '-' + n;
+      n += 1;
+      const area = children[i].node.querySelector('.jp-OutputArea-output');
+      if (!area || !area.querySelector('.widget-container, .widget-inline-hbox, .widget-html, '
+          + '.widget-progress, .widget-output, .widget-label, .jupyter-button')) return;
+      area.setAttribute('data-topicsup-picture', name);
+      names.push(name);
+    });
+  });
+  return {names: names, odd: odd}; }"""
+
+
+def screenshot_widgets(page, stem: str) -> list[Path]:
+    """A picture of each output area of the open notebook that shows a widget other than a
+    chart (``WIDGET_AREAS``), as drawn: EXECUTED/``stem``/cell-<index>.png (the folder removed
+    first, so no picture of a run before survives; none made when there is no such widget), each taken in ``whole_notebook_in_view``
+    (an output taller than the window is whole). docs/build.py shows them in place of the
+    widgets. The pictures' paths."""
+    folder = EXECUTED / stem
+    shutil.rmtree(folder, ignore_errors=True)
+    found = page.evaluate(WIDGET_AREAS)
+    names = found["names"]
+    if found["odd"]:
+        warnings.warn(f"no picture of the widgets of cells {found['odd']} of {stem}: their "
+                      f"outputs and their drawn output areas differ in number")
+    paths = []
+    if names:
+        folder.mkdir(parents=True)
+        with whole_notebook_in_view(page):
+            for name in names:
+                path = folder / f"{name}.png"
+                page.locator(f"[data-topicsup-picture='{name}']").screenshot(path=str(path))
+                paths.append(path)
+    return paths
+
+
+def save_executed(page, root: Path, notebook: str) -> Path:
+    """Save the open ``notebook`` in JupyterLab as a user would (File > Save Notebook): its
+    outputs and, with the lab's ``saveState`` setting, its widgets' state go into the file in
+    the lab's ``root``; wait until JupyterLab says the save is over (its context's saveState
+    signal) and the file on disk has changed, check that it holds outputs, and copy it to
+    EXECUTED/``notebook`` (replacing the copy of a run before). Just before the save, its
+    widgets are screenshot (``screenshot_widgets``), and each picture's cell is checked to
+    hold a widget view in the saved file (the cell indices agree). The copy's path."""
+    pictures = screenshot_widgets(page, Path(notebook).stem)
+    path = root / notebook
+    before = path.stat().st_mtime_ns
+    page.evaluate(WATCH_SAVE)
+    page.locator("#jp-MainMenu .lm-MenuBar-itemLabel", has_text="File").first.click()
+    page.locator(".lm-Menu-item[data-command='docmanager:save']").click()
+    page.wait_for_function("() => window.topicsupSaved !== null")
+    state = page.evaluate("() => window.topicsupSaved")
+    assert state == "completed", f"JupyterLab could not save {notebook}: {state}"
+    assert path.stat().st_mtime_ns != before, f"{path} is unchanged after JupyterLab saved it"
+    saved = json.loads(path.read_text(encoding="utf-8"))
+    assert any(cell.get("outputs") for cell in saved["cells"]), \
+        f"{notebook} as saved in JupyterLab has no outputs"
+    for picture in pictures:          # cell-<index>[-<n>]: the cell's n-th widget view
+        index, n = (int(x) for x in (picture.stem.split("-")[1:] + ["0"])[:2])
+        views = [o for o in saved["cells"][index].get("outputs", [])
+                 if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
+        assert len(views) > n, \
+            f"{picture} is of cell {index}, which has {len(views)} widget views in {path}"
+    EXECUTED.mkdir(parents=True, exist_ok=True)
+    copy = EXECUTED / notebook
+    part = copy.with_name(copy.name + ".part")   # never half a file under the real name
+    shutil.copyfile(path, part)
+    os.replace(part, copy)
+    return copy
+
+
+def keep_executed(page, root: Path, notebook: str) -> None:
+    """``save_executed`` for a test that has failed: the executed copy helps see why, but its
+    own failure (a page in no state to save) must not hide the test's, so it is only a
+    warning, and its waits are a minute rather than the lab tests' patience."""
+    try:
+        page.set_default_timeout(60_000)
+        save_executed(page, root, notebook)
+    except Exception as exc:   # noqa: BLE001 - reported, and the test's own failure raised
+        warnings.warn(f"{notebook} was not saved after the failure: {exc!r}")
+    finally:
+        with contextlib.suppress(Exception):
+            page.set_default_timeout(PATIENCE_MS)
+
+
+def forget_executed(notebook: str) -> None:
+    """Remove the executed copy of ``notebook`` left by a run before, and its widgets'
+    pictures, so that a run that saves none leaves none (rather than an older one the site
+    would render)."""
+    (EXECUTED / notebook).unlink(missing_ok=True)
+    shutil.rmtree(EXECUTED / Path(notebook).stem, ignore_errors=True)
 
 
 SWEEP = """() => { const s = document.querySelector('.topicsup-status');
@@ -410,8 +568,9 @@ def _sweep(page) -> int:
     return int(m.group(1))
 
 
-def test_quickstart_dashboard_runs_live_in_jupyterlab(lab, chromium):
+def test_quickstart_dashboard_runs_live_in_jupyterlab(lab, chromium, tmp_path):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    forget_executed("quickstart.ipynb")
     with browser_page(chromium, 1000) as page:
         try:
             kernel = KernelMessages(page)
@@ -465,4 +624,7 @@ def test_quickstart_dashboard_runs_live_in_jupyterlab(lab, chromium):
                                   + "\n".join(f"- {p}" for p in problems))
         except Exception:
             page.screenshot(path=str(ARTIFACTS / "dashboard-failure.png"), full_page=True)
+            keep_executed(page, lab_root(tmp_path), "quickstart.ipynb")
             raise
+        # paused: the dashboard as the run left it, outputs and widget state, for the site
+        save_executed(page, lab_root(tmp_path), "quickstart.ipynb")

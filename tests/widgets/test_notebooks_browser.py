@@ -17,8 +17,13 @@ that no notebook holds committed outputs and runs them with nbclient only when C
 Playwright is missing. The quickstart runs once, in tests/widgets/test_browser.py's dashboard
 test, which makes the same checks (``output_problems`` there). A screenshot of the whole
 notebook goes to the artifacts folder (``$TOPICSUP_ARTIFACTS`` or ``reports/artifacts/``, as
-notebook-<name>.png), and also to ``$TOPICSUP_SCREENSHOTS`` when set. Notebooks on 20
-Newsgroups skip, with the reason, when the archive is not found.
+notebook-<name>.png), and also to ``$TOPICSUP_SCREENSHOTS`` when set. Once the checks have
+looked (passed or not), the notebook is saved in JupyterLab with its outputs and widget state
+and kept as ``executed/<name>.ipynb`` in the artifacts folder (``save_executed`` in
+tests/widgets/test_browser.py), with a picture of each widget other than a chart as drawn
+(``executed/<name>/cell-<index>.png``): the executed copies the documentation site renders
+without running them again (artifacts, never committed). Notebooks on 20 Newsgroups skip, with the
+reason, when the archive is not found.
 """
 
 from __future__ import annotations
@@ -29,8 +34,9 @@ from typing import Any, Callable
 import pytest
 
 from ..conftest import NEWS_ARCHIVE, NEWS_ARCHIVE_MISSING
-from .test_browser import (ARTIFACTS, KernelMessages, browser_page, lab,  # noqa: F401
-                           output_problems, run_all, screenshot_notebook)
+from .test_browser import (ARTIFACTS, KernelMessages, browser_page,  # noqa: F401
+                           forget_executed, keep_executed, lab, lab_root, output_problems,
+                           run_all, save_executed, screenshot_notebook)
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -46,20 +52,28 @@ ALLOWED_STDERR: dict[str, dict[str, str]] = {}
 NOTEBOOK_CHECKS: dict[str, Callable[[Any], None]] = {}
 
 
-def check_notebook(page, lab: str, path: Path) -> None:  # noqa: F811
-    """Run ``path`` (in the lab's root) in the page, screenshot it, fail with every problem
-    of its outputs. The page's kernel messages are watched from before it opens."""
+def check_notebook(page, lab: str, path: Path, root: Path) -> None:  # noqa: F811
+    """Run ``path`` (in the lab's ``root``) in the page, screenshot it, fail with every
+    problem of its outputs, and save it with its widgets' pictures (``save_executed``; after
+    a failure too, where the save's own failure is only a warning). The page's kernel
+    messages are watched from before it opens."""
+    forget_executed(path.name)
     kernel = KernelMessages(page)
     try:
-        run_all(page, lab, path.name)
-        problems = output_problems(page, kernel, ALLOWED_STDERR.get(path.stem))
-    finally:
-        screenshot_notebook(page, path.stem)
-    assert not problems, (f"{path.name} in JupyterLab at 1280 px (screenshot "
-                          f"{ARTIFACTS / f'notebook-{path.stem}.png'}):\n"
-                          + "\n".join(f"- {p}" for p in problems))
-    if path.stem in NOTEBOOK_CHECKS:
-        NOTEBOOK_CHECKS[path.stem](page)
+        try:
+            run_all(page, lab, path.name)
+            problems = output_problems(page, kernel, ALLOWED_STDERR.get(path.stem))
+        finally:
+            screenshot_notebook(page, path.stem)
+        assert not problems, (f"{path.name} in JupyterLab at 1280 px (screenshot "
+                              f"{ARTIFACTS / f'notebook-{path.stem}.png'}):\n"
+                              + "\n".join(f"- {p}" for p in problems))
+        if path.stem in NOTEBOOK_CHECKS:
+            NOTEBOOK_CHECKS[path.stem](page)
+    except Exception:
+        keep_executed(page, root, path.name)
+        raise
+    save_executed(page, root, path.name)
 
 
 @pytest.fixture(params=[p for p in NOTEBOOKS if p.stem not in RUN_ELSEWHERE],
@@ -78,9 +92,9 @@ def notebook(request, monkeypatch) -> Path:
     return path
 
 
-def test_every_output_fits_in_jupyterlab(notebook, lab, chromium):  # noqa: F811
+def test_every_output_fits_in_jupyterlab(notebook, lab, chromium, tmp_path):  # noqa: F811
     with browser_page(chromium, 900) as page:
-        check_notebook(page, lab, notebook)
+        check_notebook(page, lab, notebook, lab_root(tmp_path))
 
 
 def test_the_kernel_message_check_finds_nan_and_infinity_in_every_protocol():

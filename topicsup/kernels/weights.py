@@ -245,29 +245,39 @@ def compute_scores(X: F64, eta: F64, out: F64) -> None:
     column_scores(col_ptr, rows, vals, eta, out)
 
 
+# Two kernels, not one with a ``cholesky`` flag: numba compiles every branch of a kernel, and
+# the Cholesky branch (precision, factor, Gaussian draw) was 1.1 s of a coordinate model's
+# first run in a fresh environment (benchmarks/first_run.py).
 @njit(cache=True, nogil=True)
-def sample_weights(row_ptr: I64, cols: I64, vals: F64, b: F64, w: F64, prior_precision: F64,
-                   eta: F64, scores: F64, cholesky: bool, n_passes: int, rng: Rng, n_shift: int,
-                   scores_current: bool) -> None:
-    """Draw every task's weights given (b, w) (T, D) and the features by row (``topic_rows``,
-    ``sparse_rows``): the exact Cholesky draw, or ``n_passes`` coordinate passes, each ending
-    with a shift of the first ``n_shift`` (topic) weights when n_shift > 1; ``scores`` (T, D)
-    = X eta_t^T on return. ``scores_current``: ``scores`` already holds X eta_t^T for these
-    features (``row_scores``, the same bits), so the coordinate passes need not recompute it."""
+def cholesky_weights(row_ptr: I64, cols: I64, vals: F64, b: F64, w: F64, prior_precision: F64,
+                     eta: F64, scores: F64, rng: Rng) -> None:
+    """Draw every task's weights exactly given (b, w) (T, D) and the features by row
+    (``topic_rows``, ``sparse_rows``): eta_t ~ N(P^-1 r, P^-1) through the Cholesky factor of
+    the precision P (Zheng et al. 2015 eq. 22); ``scores`` (T, D) = X eta_t^T on return."""
+    col_ptr, rows, cvals = rows_to_columns(row_ptr, cols, vals, eta.shape[1])
+    for t in range(eta.shape[0]):
+        P, r = precision_and_shift(row_ptr, cols, vals, b[t], w[t], prior_precision[t])
+        gaussian_weights(P, r, rng, eta[t])
+    column_scores(col_ptr, rows, cvals, eta, scores)
+
+
+@njit(cache=True, nogil=True)
+def coordinate_passes(row_ptr: I64, cols: I64, vals: F64, b: F64, w: F64, prior_precision: F64,
+                      eta: F64, scores: F64, n_passes: int, rng: Rng, n_shift: int,
+                      scores_current: bool) -> None:
+    """``n_passes`` coordinate-wise Gibbs passes over every task's weights given (b, w) (T, D)
+    and the features by row (Zheng et al. 2015 eq. 23-24), each ending with a shift of the
+    first ``n_shift`` (topic) weights when n_shift > 1; ``scores`` (T, D) = X eta_t^T on
+    return. ``scores_current``: ``scores`` already holds X eta_t^T for these features
+    (``row_scores``, the same bits), so the passes need not recompute it."""
     D = row_ptr.shape[0] - 1
     col_ptr, rows, cvals = rows_to_columns(row_ptr, cols, vals, eta.shape[1])
     row_sums = topic_row_sums(col_ptr, rows, cvals, n_shift, D)
-    if not cholesky and not scores_current:  # the coordinate passes need the current scores
+    if not scores_current:  # the passes need the current scores
         column_scores(col_ptr, rows, cvals, eta, scores)
     for t in range(eta.shape[0]):
-        if cholesky:
-            P, r = precision_and_shift(row_ptr, cols, vals, b[t], w[t], prior_precision[t])
-            gaussian_weights(P, r, rng, eta[t])
-        else:
-            coordinate_weights(col_ptr, rows, cvals, b[t], w[t], prior_precision[t], eta[t],
-                               scores[t], n_passes, rng, row_sums, n_shift)
-    if cholesky:
-        column_scores(col_ptr, rows, cvals, eta, scores)
+        coordinate_weights(col_ptr, rows, cvals, b[t], w[t], prior_precision[t], eta[t],
+                           scores[t], n_passes, rng, row_sums, n_shift)
 
 
 @njit(cache=True, nogil=True)

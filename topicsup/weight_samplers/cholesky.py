@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..arrays import F64, Rng
-from ..kernels.weights import sample_weights
+from ..kernels.weights import cholesky_weights
 from . import REGISTRY, FeatureRows, WeightStep
 
 
@@ -19,8 +19,7 @@ class Cholesky(WeightStep):
 
     def draw(self, rows: FeatureRows, b: F64, w: F64, prior_precision: F64, eta: F64,
              scores: F64, rng: Rng, n_topics: int, scores_current: bool) -> None:
-        sample_weights(*rows, b, w, prior_precision, eta, scores, True, 1, rng, 0,
-                       scores_current)
+        cholesky_weights(*rows, b, w, prior_precision, eta, scores, rng)
 
     def state_bytes(self, M: int) -> float:
         return 16.0 * M * M   # the precision matrix and its Cholesky factor

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from .. import validation as check
 from ..arrays import F64, Rng
-from ..kernels.weights import sample_weights
+from ..kernels.weights import coordinate_passes
 from ..parts import LiveSetting, Parameters
 from . import MAX_PASSES, REGISTRY, FeatureRows, WeightStep
 
@@ -38,5 +38,5 @@ class Coordinate(WeightStep):
 
     def draw(self, rows: FeatureRows, b: F64, w: F64, prior_precision: F64, eta: F64,
              scores: F64, rng: Rng, n_topics: int, scores_current: bool) -> None:
-        sample_weights(*rows, b, w, prior_precision, eta, scores, False, self.S_gibbs, rng,
-                       n_topics if self.weight_shift else 0, scores_current)
+        coordinate_passes(*rows, b, w, prior_precision, eta, scores, self.S_gibbs, rng,
+                          n_topics if self.weight_shift else 0, scores_current)

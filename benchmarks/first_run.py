@@ -1,0 +1,88 @@
+"""What a first ``Session(model(K=20), corpus).run(1)`` costs in a fresh environment (issue 39).
+
+Each measurement is a new process with its own empty numba cache (``NUMBA_CACHE_DIR``), on the
+bundled demo corpus, timing from creating the Session to the end of the first sweep (numba
+compiling the kernels is nearly all of it):
+
+* ``cold``: nothing compiled yet (``pip install topicsup`` and straight to a notebook);
+* ``after demo``: the same fresh cache after the README's demo command
+  (``python -m topicsup.demo``, which compiles LDA's and LightMedLDA's kernels while it
+  samples, and numba keeps them on disk), then a new process: the newcomer's first session.
+  The demo's own time is reported too.
+
+``--source DIR`` measures another checkout (an older commit: ``git worktree add DIR REV``)
+with the same code here, for before/after numbers on one machine. Run on an idle machine:
+
+    python benchmarks/first_run.py                      # LDA and LightMedLDA
+    python benchmarks/first_run.py MedLDA GSLDA DOLDA HDPLDA
+    python benchmarks/first_run.py --source /tmp/old --cases cold
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def first_run(name: str) -> float:
+    """In this process: seconds from Session creation to the end of the first sweep."""
+    from topicsup import models
+    from topicsup.datasets import load_demo_corpus
+    from topicsup.session import Session
+    corpus = load_demo_corpus().corpus
+    model = getattr(models, name)(K=20)
+    start = time.perf_counter()
+    Session(model, corpus, seed=0).run(1)
+    return time.perf_counter() - start
+
+
+def _python(args: list[str], cache: str, source: Path, cwd: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "NUMBA_CACHE_DIR": cache, "PYTHONPATH": str(source)}
+    return subprocess.run([sys.executable, *args], env=env, cwd=cwd, capture_output=True,
+                          text=True, check=True)
+
+
+def measure(name: str, case: str, source: Path) -> dict[str, float | str]:
+    with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as work:
+        row: dict[str, float | str] = {"model": name, "case": case}
+        if case == "after demo":
+            start = time.perf_counter()
+            _python(["-m", "topicsup.demo", "--out", str(Path(work) / "demo.html")], cache,
+                    source, work)
+            row["demo_s"] = round(time.perf_counter() - start, 2)
+        out = _python([__file__, "--inner", name], cache, source, work)
+        row["first_run_s"] = round(float(out.stdout.strip().splitlines()[-1]), 2)
+        return row
+
+
+def main(argv: list[str] | None = None) -> list[dict[str, float | str]]:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("models", nargs="*", default=["LDA", "LightMedLDA"])
+    parser.add_argument("--cases", nargs="+", default=["cold", "after demo"],
+                        choices=["cold", "after demo"])
+    parser.add_argument("--source", type=Path, default=ROOT,
+                        help="the checkout whose topicsup is measured (default: this one)")
+    parser.add_argument("--inner", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.inner:
+        print(first_run(args.inner))
+        return []
+    rows = []
+    for name in args.models:
+        for case in args.cases:
+            rows.append(measure(name, case, args.source.resolve()))
+            print(json.dumps(rows[-1]), flush=True)
+    return rows
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,512 @@
+"""Build the documentation site: ``python docs/build.py [--notebooks DIR] [--out DIR]``.
+
+1. The notebooks: for each ``notebooks/<stem>.ipynb`` the executed copy ``DIR/<stem>.ipynb``
+   the browser tests save (default ``$TOPICSUP_ARTIFACTS/executed``, else
+   ``reports/artifacts/executed``), or, when there is none (or it ran other code than the
+   stored notebook holds), the stored notebook with a note at the top. Vega-Lite outputs and
+   Altair chart widgets become static SVG pictures (vl-convert), so a page shows its charts
+   offline; another widget (the dashboard, the inspector, a progress bar) becomes the picture
+   the browser tests took of it as drawn in JupyterLab (``DIR/<stem>/cell-<index>.png``), or,
+   without one, is rendered from its saved state, or by its text when no state was saved. The
+   saved widget state keeps only what a remaining widget shows (none at all once every widget
+   is a picture). Written to ``docs/_generated/notebooks`` (git-ignored: the notebooks are
+   committed without outputs, and some outputs are 20 Newsgroups posts).
+2. The gallery: every chart function of the package (a public function whose return type is
+   an Altair chart, ``chart_functions()``) drawn by the code on small synthetic fits, as SVG,
+   with the first line of its docstring and a link to its API page
+   (``docs/_generated/gallery.md``). A chart function without a picture fails the build.
+3. ``sphinx-build -W --keep-going -b html`` into ``--out`` (default ``docs/_build/html``),
+   then every internal link of the HTML (``href``/``src`` to a local file, and its ``#anchor``)
+   is checked. Exits non-zero and prints the problems when a warning or a broken link was
+   found; prints the numbers of API pages and gallery pictures.
+
+Nothing here executes a notebook.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import inspect
+import json
+import os
+import pkgutil
+import re
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any, Callable
+from urllib.parse import unquote, urlsplit
+
+DOCS = Path(__file__).resolve().parent
+ROOT = DOCS.parent
+GENERATED = DOCS / "_generated"
+NOTEBOOKS = ROOT / "notebooks"
+
+VEGALITE = re.compile(r"application/vnd\.vegalite\.v\d+\+json")
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+NOT_RUN_NOTE = (
+    ":::{note}\nThis notebook is shown without outputs: they appear here once the test suite "
+    "has run it (`tests/widgets/test_notebooks_browser.py` saves the executed copy to "
+    "`reports/artifacts/executed/`) and the site is built again (`python docs/build.py`).\n:::")
+
+
+def default_executed() -> Path:
+    """Where the browser tests save the executed notebooks (the artifacts' rule of
+    tests/widgets/test_browser.py)."""
+    return Path(os.environ.get("TOPICSUP_ARTIFACTS", ROOT / "reports" / "artifacts")) / "executed"
+
+
+# ------------------------------------------------------------------------- 1. notebooks
+def svg_of(spec: dict[str, Any]) -> str:
+    import vl_convert
+    return str(vl_convert.vegalite_to_svg(spec))
+
+
+def _reachable(state: dict[str, Any], roots: list[str]) -> set[str]:
+    """The widget models ``roots`` show, with every model they refer to (``IPY_MODEL_<id>``)."""
+    seen: set[str] = set()
+    todo = list(roots)
+    while todo:
+        mid = todo.pop()
+        if mid in seen or mid not in state:
+            continue
+        seen.add(mid)
+        todo += re.findall(r"IPY_MODEL_([0-9a-f]+)", json.dumps(state[mid].get("state", {})))
+    return seen
+
+
+def picture_of(pictures: Path | None, index: int, n: int) -> Path | None:
+    """The browser tests' picture of the ``n``-th widget view of cell ``index`` (counted
+    among all cells, markdown too), in the folder ``pictures``, if there is one: cell-<index>.png
+    for the first, cell-<index>-<n>.png for the others (``screenshot_widgets`` in
+    tests/widgets/test_browser.py)."""
+    if pictures is None:
+        return None
+    path = pictures / (f"cell-{index}.png" if n == 0 else f"cell-{index}-{n}.png")
+    return path if path.is_file() else None
+
+
+def _what(state: dict[str, Any], mid: str) -> str:
+    """What the widget model ``mid`` is, to a reader: its topicsup class, a progress bar."""
+    model = state.get(mid, {}).get("state", {})
+    classes = model.get("_dom_classes") or []
+    if "topicsup-dashboard" in classes:
+        return "the dashboard"
+    if "topicsup-inspector" in classes:
+        return "the token inspector"
+    children = [state.get(c.removeprefix("IPY_MODEL_"), {}).get("model_name", "")
+                for c in model.get("children", []) if isinstance(c, str)]
+    if any(c.endswith("ProgressModel") for c in children):
+        return "the progress bar"
+    return "the widget"
+
+
+def static_outputs(nb: Any, pictures: Path | None = None) -> dict[str, int]:
+    """Turn ``nb``'s widget and chart outputs into pictures in place: a Vega-Lite output and
+    an Altair chart widget (a model with a ``spec`` in the saved widget state) into SVG; any
+    other widget view into its PNG in ``pictures`` (``picture_of``) when there is one, an
+    ``image/png`` display output with the view's text, and the cell's images given an alt
+    text (myst-nb's ``mystnb.image.alt`` is the cell's: set only when the cell has no other
+    image). A widget view without a picture keeps its saved state to be rendered from, or
+    its text when its state was not saved; the saved state keeps only the models the
+    remaining views show, and goes when none does. Returns how many outputs of each kind
+    were converted."""
+    import base64
+
+    import nbformat
+    state = (nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}) or {}).get("state", {})
+    counts = {"vegalite": 0, "chart widget": 0, "widget picture": 0, "widget": 0,
+              "widget text": 0}
+    shown: list[str] = []
+    for index, cell in enumerate(nb.cells):
+        views = 0                 # the cell's widget views so far (the pictures' numbering)
+        pictured: list[str] = []
+        outputs = cell.get("outputs", [])
+        for at, out in enumerate(outputs):
+            data = out.get("data")
+            if not data:
+                continue
+            spec = None
+            vl = [k for k in data if VEGALITE.fullmatch(k)]
+            if vl:
+                spec, kind = data[vl[0]], "vegalite"
+            elif WIDGET_VIEW in data:
+                mid = data[WIDGET_VIEW].get("model_id", "")
+                model = state.get(mid, {}).get("state", {})
+                png = picture_of(pictures, index, views)
+                views += 1
+                if isinstance(model.get("spec"), dict) and model["spec"]:
+                    spec, kind = model["spec"], "chart widget"
+                elif png is not None:
+                    outputs[at] = nbformat.from_dict({
+                        "output_type": "display_data", "metadata": {},
+                        "data": {"image/png": base64.b64encode(png.read_bytes()).decode("ascii"),
+                                 "text/plain": data.get("text/plain", "")}})
+                    pictured.append(_what(state, mid))
+                    counts["widget picture"] += 1
+                    continue
+                elif mid in state:
+                    shown.append(mid)
+                    counts["widget"] += 1
+                    continue
+                else:
+                    del data[WIDGET_VIEW]
+                    data.setdefault("text/plain", "")
+                    counts["widget text"] += 1
+                    continue
+            else:
+                continue
+            out["data"] = {"image/svg+xml": svg_of(spec),
+                           "text/plain": data.get("text/plain", "<chart>")}
+            counts[kind] += 1
+        images = [o for o in outputs if any(k.startswith("image/") for k in o.get("data", {}))]
+        if pictured and len(images) == len(pictured):
+            alt = " and ".join(dict.fromkeys(pictured))
+            cell.metadata.setdefault("mystnb", {}).setdefault("image", {})["alt"] = (
+                f"{alt[0].upper()}{alt[1:]} as the test run left it, in JupyterLab "
+                f"(a screenshot; the live widget needs a kernel)")
+    if state:
+        keep = _reachable(state, shown)
+        if keep:
+            nb.metadata["widgets"][WIDGET_STATE]["state"] = {k: state[k] for k in keep}
+        else:
+            del nb.metadata["widgets"]
+    return counts
+
+
+def _code(nb: Any) -> list[str]:
+    return [c.source for c in nb.cells if c.cell_type == "code"]
+
+
+def prepare_notebook(stored: Path, executed_dir: Path | None) -> tuple[Any, str]:
+    """The notebook to render for ``stored`` and where it came from (``"executed"`` or
+    ``"stored"``, with the reason)."""
+    import nbformat
+    plain = nbformat.read(stored, as_version=4)
+    executed = executed_dir / stored.name if executed_dir else None
+    nb, origin = None, "stored: no executed copy"
+    pictures = None
+    if executed is not None and executed.is_file():
+        candidate = nbformat.read(executed, as_version=4)
+        if _code(candidate) == _code(plain):
+            nb, origin = candidate, "executed"
+            pictures = executed.with_suffix("")     # DIR/<stem>/cell-<index>.png
+        else:
+            origin = f"stored: {executed} ran other code (an older copy of the notebook)"
+    if nb is None:
+        nb = plain
+        for cell in nb.cells:
+            if cell.cell_type == "code":
+                cell.update(outputs=[], execution_count=None)
+        at = 1 if nb.cells and nb.cells[0].cell_type == "markdown" \
+            and nb.cells[0].source.lstrip().startswith("# ") else 0
+        nb.cells.insert(at, nbformat.v4.new_markdown_cell(NOT_RUN_NOTE))
+    static_outputs(nb, pictures)
+    for cell in nb.cells:           # ids need not be stable here, but must be valid
+        cell.pop("id", None)
+    nb.nbformat_minor = 4
+    return nb, origin
+
+
+def prepare_notebooks(executed_dir: Path | None, out: Path = GENERATED / "notebooks"
+                      ) -> dict[str, str]:
+    import nbformat
+    out.mkdir(parents=True, exist_ok=True)
+    for old in out.glob("*.ipynb"):
+        old.unlink()
+    origins = {}
+    for stored in sorted(NOTEBOOKS.glob("*.ipynb")):
+        nb, origins[stored.stem] = prepare_notebook(stored, executed_dir)
+        nbformat.write(nb, out / stored.name)
+    return origins
+
+
+# --------------------------------------------------------------------------- 2. gallery
+def _is_chart_type(annotation: Any) -> bool:
+    text = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", "")
+    parts = [p.strip() for p in str(text).split("|")]
+    return bool(text) and all(re.fullmatch(r"(alt\.)?\w*Chart", p) for p in parts)
+
+
+def chart_functions() -> dict[str, Callable[..., Any]]:
+    """Every public function of topicsup's modules (and topicsup.widgets') whose return type
+    is an Altair chart, by its full name, in module order: the views the gallery must show."""
+    import topicsup
+    import topicsup.widgets
+    found: dict[str, Callable[..., Any]] = {}
+    for pkg in (topicsup, topicsup.widgets):
+        for info in pkgutil.iter_modules(pkg.__path__):
+            module = importlib.import_module(f"{pkg.__name__}.{info.name}")
+            for name, obj in vars(module).items():
+                if (not name.startswith("_") and inspect.isfunction(obj)
+                        and obj.__module__ == module.__name__
+                        and _is_chart_type(obj.__annotations__.get("return", ""))):
+                    found[f"{module.__name__}.{name}"] = obj
+    # the views module first (its own order), then the others
+    return dict(sorted(found.items(), key=lambda kv: kv[0].split(".")[1] != "views"))
+
+
+def _fits() -> dict[str, Any]:
+    """Small synthetic fits, a few sweeps each (seconds in all): one of each kind of model a
+    view is drawn from."""
+    import pandas as pd
+
+    from topicsup import DOLDA, HDPLDA, LDA, LightMedLDA, MCMedLDA, Session, search_k
+    from topicsup.chains import run_chains
+    from topicsup.datasets import make_synthetic
+    from topicsup.prevalence import run_keeping_prevalence
+    from topicsup.search import split
+
+    data = make_synthetic(n_docs=160, n_topics=4, doc_length=30, task="multiclass",
+                          n_classes=3, n_covariates=1, seed=0)
+    corpus = data.corpus
+    train, test = split(corpus, 0.25, seed=0)
+    sup = Session(LightMedLDA(K=4, burn_in=2), train, seed=0)
+    heldout = []
+    for block in range(3):
+        if block == 2:
+            sup.set_params(mh_steps=2)          # a live setting changed: marked on the charts
+        sup.run(5)
+        seconds = float(sup.history.loc[sup.history["metric"] == "seconds", "value"].sum())
+        heldout.append({"sweep": sup.n_sweeps, "metric": "test_accuracy", "seconds": seconds,
+                        "value": sup.score(test, n_burn=5, n_keep=5)})
+    dolda = Session(DOLDA(K=4), corpus, seed=0)
+    dolda.run(10)
+    normal = Session(DOLDA(K=4, prior="normal"), corpus, seed=0)
+    normal.run(10)
+    hdp = Session(HDPLDA(K=8), corpus, seed=0)
+    hdp.run(10)
+    mc = Session(MCMedLDA(K=4, max_inner=3), corpus, seed=0)    # an SVM step every 3 sweeps
+    mc.run(12)
+    lda = Session(LDA(K=4), corpus, seed=0)
+    draws = run_keeping_prevalence(lda, 20, burn=5)
+    chains = run_chains(LDA(K=4), corpus, n_chains=2, sweeps=12, seed=0)
+    searched = search_k(corpus, [2, 4], sweeps=5, n_burn=5, n_keep=5, seed=0)
+    priors = pd.concat({"horseshoe": dolda.coefficients(), "normal": normal.coefficients()},
+                       names=["prior"]).reset_index(0)
+    step = sup.inspector(doc=0, seed=0).step()
+    return dict(sup=sup, heldout=pd.DataFrame(heldout), dolda=dolda, priors=priors, hdp=hdp,
+                mc=mc, draws=draws, chains=chains, searched=searched, step=step)
+
+
+def _recipes(f: dict[str, Any]) -> dict[str, Callable[[], Any]]:
+    """How each chart function is drawn, by full name: the arguments a user passes."""
+    from topicsup import summaries, views
+    from topicsup.prevalence import along_chart, effect_chart, prevalence_chart
+    from topicsup.search import search_k_chart
+    s, h = f["sup"], f["sup"].history
+    covariate = f["draws"].terms[1]
+    return {
+        "topicsup.views.loglik_chart": lambda: views.loglik_chart(h),
+        "topicsup.views.rhat_chart": lambda: views.rhat_chart(f["chains"].convergence()),
+        "topicsup.views.throughput_chart": lambda: views.throughput_chart(h),
+        "topicsup.views.draw_share_chart": lambda: views.draw_share_chart(f["dolda"].history),
+        "topicsup.views.tables_chart": lambda: views.tables_chart(f["hdp"].history),
+        "topicsup.views.alternation_chart": lambda: views.alternation_chart(
+            f["mc"].history, epsilon=f["mc"].model.epsilon),
+        "topicsup.views.step_time_chart": lambda: views.step_time_chart(h),
+        "topicsup.views.acceptance_chart": lambda: views.acceptance_chart(h),
+        "topicsup.views.score_chart": lambda: views.score_chart(h, f["heldout"]),
+        "topicsup.views.score_pair_chart": lambda: views.score_pair_chart(h, f["heldout"]),
+        "topicsup.views.coefficient_heatmap": lambda: views.coefficient_heatmap(
+            s.coefficients()),
+        "topicsup.views.forest_chart": lambda: views.forest_chart(s.coefficients()),
+        "topicsup.views.relevance_chart": lambda: views.relevance_chart(s.topic_terms(15)),
+        "topicsup.views.topic_map_chart": lambda: views.topic_map_chart(
+            s.readout(summaries.topic_map), s.topic_terms(15)),
+        "topicsup.views.prior_comparison_chart": lambda: views.prior_comparison_chart(
+            f["priors"]),
+        "topicsup.views.weight_trace_chart": lambda: views.weight_trace_chart(s.weights()),
+        "topicsup.views.topic_words_chart": lambda: views.topic_words_chart(
+            s.topics(10), topic_word=s.topic_word(), vocabulary=s.corpus.vocabulary),
+        "topicsup.views.topic_sizes_chart": lambda: views.topic_sizes_chart(
+            s.readout(summaries.topic_sizes)),
+        "topicsup.views.conditional_chart": lambda: views.conditional_chart(
+            f["step"].conditional_table()),
+        "topicsup.views.mark_settings_changes": lambda: views.mark_settings_changes(
+            views.loglik_chart(h), s.settings_changes),
+        "topicsup.search.search_k_chart": lambda: search_k_chart(f["searched"]),
+        "topicsup.prevalence.prevalence_chart": lambda: prevalence_chart(
+            f["draws"].prevalence()),
+        "topicsup.prevalence.effect_chart": lambda: effect_chart(f["draws"].effects(),
+                                                                 covariate),
+        "topicsup.prevalence.along_chart": lambda: along_chart(f["draws"].along(covariate)),
+    }
+
+
+@dataclass
+class Picture:
+    name: str           # the function's full name
+    file: str           # the SVG, relative to the gallery page
+    summary: str        # the first line of its docstring
+
+
+def _first_line(fn: Callable[..., Any]) -> str:
+    doc = inspect.getdoc(fn) or ""
+    para = doc.split("\n\n")[0].replace("\n", " ").strip()
+    sentence = re.split(r"(?<=[.:;])\s", para, maxsplit=1)[0].rstrip(":;")
+    return sentence if sentence.endswith(".") else sentence + "."
+
+
+def make_gallery(out: Path = GENERATED) -> list[Picture]:
+    """Draw every chart function (``chart_functions``) and write ``out/gallery.md``."""
+    functions = chart_functions()
+    recipes = _recipes(_fits())
+    missing = sorted(set(functions) - set(recipes))
+    if missing:
+        raise SystemExit("docs/build.py: no gallery picture for " + ", ".join(missing)
+                         + ": add a recipe to _recipes()")
+    folder = out / "gallery"
+    folder.mkdir(parents=True, exist_ok=True)
+    for old in folder.glob("*.svg"):
+        old.unlink()
+    pictures = []
+    for name, fn in functions.items():
+        chart = recipes[name]()
+        file = f"gallery/{name.removeprefix('topicsup.')}.svg"
+        (out / file).write_text(svg_of(chart.to_dict()), encoding="utf-8")
+        pictures.append(Picture(name, file, _first_line(fn)))
+    lines = ["# Gallery", "",
+             "Every view of the package, drawn by the code when this site was built: each chart "
+             "function on a small synthetic fit (a few sweeps of LightMedLDA, DOLDA under the "
+             "horseshoe and the normal prior, HDP-LDA, Monte Carlo MedLDA, two LDA chains, "
+             "`search_k` and the prevalence draws; `docs/build.py`). In Jupyter the same charts "
+             "are interactive (tooltips, the relevance slider, a click on the topic map).", ""]
+    import topicsup
+    for p in pictures:
+        short = p.name.removeprefix("topicsup.")
+        name = p.name.rsplit(".", 1)[1]
+        documented = f"topicsup.{name}" if getattr(topicsup, name, None) is functions[p.name] \
+            else p.name        # the API reference documents it where users import it from
+        lines += [f"## `{short}`", "", p.summary, "",
+                  f"![{short}]({p.file})", "",
+                  f"API: {{py:obj}}`{documented}`", ""]
+    (out / "gallery.md").write_text("\n".join(lines), encoding="utf-8")
+    return pictures
+
+
+# ----------------------------------------------------------------------- 3. check links
+class _Links(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.links: list[str] = []
+        self.ids: set[str] = set()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        for key, value in attrs:
+            if key in ("id", "name") and value:
+                self.ids.add(value)
+            if value and ((key == "href" and tag in ("a", "link", "area"))
+                          or (key == "src" and tag in ("img", "script", "iframe", "source"))):
+                self.links.append(value)
+
+
+def broken_links(html_dir: Path) -> list[str]:
+    """Every internal link of the HTML under ``html_dir`` that does not resolve, as
+    ``page: target (why)``: a relative ``href`` or ``src`` must name a file that exists, and
+    its ``#anchor`` an ``id`` (or ``name``) of that page. Links with a scheme (https:,
+    mailto:, data:) or from the site's root (``//host``) are external."""
+    html_dir = html_dir.resolve()
+    parsed: dict[Path, _Links] = {}
+
+    def page(path: Path) -> _Links:
+        if path not in parsed:
+            p = _Links()
+            p.feed(path.read_text(encoding="utf-8", errors="replace"))
+            parsed[path] = p
+        return parsed[path]
+
+    problems = []
+    for html in sorted(html_dir.rglob("*.html")):
+        if html.relative_to(html_dir).parts[0] in ("_static", "_sources", "_images"):
+            continue       # the theme's templates and copied files, not pages
+        for link in page(html).links:
+            parts = urlsplit(link)
+            if parts.scheme or parts.netloc or link.startswith("//"):
+                continue
+            target = (html.parent / unquote(parts.path)).resolve() if parts.path else html
+            where = html.relative_to(html_dir)
+            if parts.path and not target.exists():
+                problems.append(f"{where}: {link} (no such file)")
+            elif target.is_dir() and not (target / "index.html").exists():
+                problems.append(f"{where}: {link} (a folder without index.html)")
+            elif (parts.fragment and target.suffix == ".html"
+                  and unquote(parts.fragment) not in page(target).ids):
+                problems.append(f"{where}: {link} (no id #{parts.fragment} in {target.name})")
+    return problems
+
+
+# -------------------------------------------------------------------------------- build
+@dataclass
+class Result:
+    ok: bool
+    warnings: list[str]
+    broken: list[str]
+    api_pages: int
+    pictures: int
+    notebooks: dict[str, str]
+    seconds: float
+
+
+def build(out: Path, executed_dir: Path | None = None, quiet: bool = False) -> Result:
+    start = time.perf_counter()
+    say = (lambda *a: None) if quiet else (lambda *a: print(*a, flush=True))
+    origins = prepare_notebooks(executed_dir)
+    for stem, origin in origins.items():
+        say(f"notebook {stem}: {origin}")
+    pictures = make_gallery()
+    say(f"gallery: {len(pictures)} pictures ({time.perf_counter() - start:.1f} s)")
+    out.mkdir(parents=True, exist_ok=True)
+    doctrees = out.parent / f".doctrees-{out.name}"
+    cmd = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-b", "html", "-q",
+           "-d", str(doctrees), str(DOCS), str(out)]
+    run = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    warnings = [line for line in (run.stderr + run.stdout).splitlines()
+                if re.search(r"WARNING|ERROR|CRITICAL|Traceback|Exception", line)]
+    if run.returncode and not warnings:
+        warnings = [f"sphinx-build exited with {run.returncode}:", run.stderr[-2000:]]
+    broken = broken_links(out) if (out / "index.html").exists() else ["no index.html built"]
+    api = len(list((out / "_generated" / "api").glob("*.html")))
+    gallery = out / "_generated" / "gallery.html"
+    text = gallery.read_text(encoding="utf-8") if gallery.exists() else ""
+    linked = set(re.findall(r'href="api/[^"#]+\.html#([^"]+)"', text))
+    for p in pictures:
+        short = p.name.rsplit(".", 1)[1]
+        if p.name not in linked and f"topicsup.{short}" not in linked:
+            broken.append(f"_generated/gallery.html: {p.name} has no link to its API page "
+                          f"(list it in docs/api.md)")
+    ok = not warnings and not broken and run.returncode == 0
+    return Result(ok, warnings, broken, api, len(pictures), origins,
+                  time.perf_counter() - start)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python docs/build.py", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--notebooks", type=Path, default=default_executed(),
+                        help="the folder of executed notebooks (default %(default)s)")
+    parser.add_argument("--out", type=Path, default=DOCS / "_build" / "html",
+                        help="the HTML folder (default %(default)s)")
+    args = parser.parse_args(argv)
+    result = build(args.out.resolve(), args.notebooks)
+    for w in result.warnings:
+        print(w)
+    if result.broken:
+        print(f"{len(result.broken)} broken internal links:")
+        for b in result.broken:
+            print("  " + b)
+    print(f"API pages: {result.api_pages}; gallery pictures: {result.pictures}; "
+          f"{result.seconds:.1f} s")
+    if result.ok:
+        print(f"open {args.out.resolve() / 'index.html'}")
+    return 0 if result.ok else 1
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT))
+    sys.exit(main())
