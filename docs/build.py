@@ -284,6 +284,8 @@ def _fits() -> dict[str, Any]:
     mc = Session(MCMedLDA(K=4, max_inner=3), corpus, seed=0)    # an SVM step every 3 sweeps
     mc.run(12)
     lda = Session(LDA(K=4), corpus, seed=0)
+    learned = Session(LDA(K=4, optimize="alpha+beta", optimize_every=2), corpus, seed=0)
+    learned.run(20)
     draws = run_keeping_prevalence(lda, 20, burn=5)
     chains = run_chains(LDA(K=4), corpus, n_chains=2, sweeps=12, seed=0)
     searched = search_k(corpus, [2, 4], sweeps=5, n_burn=5, n_keep=5, seed=0)
@@ -291,7 +293,7 @@ def _fits() -> dict[str, Any]:
                        names=["prior"]).reset_index(0)
     step = sup.inspector(doc=0, seed=0).step()
     return dict(sup=sup, heldout=pd.DataFrame(heldout), dolda=dolda, priors=priors, hdp=hdp,
-                mc=mc, draws=draws, chains=chains, searched=searched, step=step)
+                mc=mc, learned=learned, draws=draws, chains=chains, searched=searched, step=step)
 
 
 def _recipes(f: dict[str, Any]) -> dict[str, Callable[[], Any]]:
@@ -307,6 +309,8 @@ def _recipes(f: dict[str, Any]) -> dict[str, Callable[[], Any]]:
         "topicsup.views.throughput_chart": lambda: views.throughput_chart(h),
         "topicsup.views.draw_share_chart": lambda: views.draw_share_chart(f["dolda"].history),
         "topicsup.views.tables_chart": lambda: views.tables_chart(f["hdp"].history),
+        "topicsup.views.hyperparameter_chart": lambda: views.hyperparameter_chart(
+            f["learned"].history),
         "topicsup.views.alternation_chart": lambda: views.alternation_chart(
             f["mc"].history, epsilon=f["mc"].model.epsilon),
         "topicsup.views.step_time_chart": lambda: views.step_time_chart(h),

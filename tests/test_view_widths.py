@@ -73,7 +73,8 @@ def _chains_history(s) -> pd.DataFrame:
              for c in CHAINS
              for metric, value in (("doc_part_share", 0.4), ("live_topics", 12.0),
                                    ("tables", 900.0), ("outer_iteration", 1.0),
-                                   ("objective_change", 0.01), ("support", 0.3))]
+                                   ("objective_change", 0.01), ("support", 0.3),
+                                   ("alpha_sum", 1.5), ("beta", 0.02))]
     return pd.concat([h, *extra], ignore_index=True)
 
 
@@ -92,6 +93,7 @@ CHARTS = {
     "throughput": lambda s, h: views.throughput_chart(h),
     "draw share": lambda s, h: views.draw_share_chart(h),
     "tables": lambda s, h: views.tables_chart(h),
+    "hyperparameters": lambda s, h: views.hyperparameter_chart(h),
     "alternation": lambda s, h: views.alternation_chart(h, epsilon=1e-4),
     "step time": lambda s, h: views.step_time_chart(h),
     "acceptance": lambda s, h: views.acceptance_chart(h),

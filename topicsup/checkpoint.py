@@ -493,6 +493,7 @@ def _session(f: CheckpointReader) -> SavedSession:
         if not np.isfinite(a).all():
             raise f.error(key, "has non-finite values")
         traces[tname] = list(a)
+    problem = model.prior_problem(problem, state)   # the learned alpha and beta, if any
     model.refresh_state(state, problem)
     return SavedSession(model, corpus, problem, seed, block_tokens, log_joint_every, n_sweeps,
                         block, seconds, state, rng, info,

@@ -493,7 +493,8 @@ class TokenInspector:
         """The exact conditional of token i and each proposal at its current topic."""
         st, m, corpus = self.session.state, self.model, self.session.corpus
         n_kd, n_kw, n_k, s = self._without_token(i)
-        alpha = m.alpha_vector
+        # the prior the kernels read (learned, ``LDA(optimize=...)``, or the model's)
+        alpha, beta = self.session.problem.alpha, self.session.problem.beta
         g = None
         term = m.term(st)[0]
         eta_kt, y, b, w_, r = term.eta_kt, term.y, term.b, term.w, term.r
@@ -504,7 +505,7 @@ class TokenInspector:
             g = marginal_g(m.loss_function, eta_kt, y[:, d], r[:, d], n_kd, self.n_tokens)
         elif T:
             g = supervised_g(eta_kt, b[:, d], w_[:, d], r[:, d], n_kd, self.n_tokens)
-        exact = exact_conditional(n_kd, n_kw, n_k, alpha, m.beta, corpus.n_words, g)
+        exact = exact_conditional(n_kd, n_kw, n_k, alpha, beta, corpus.n_words, g)
         return exact, cast(_Stepping, m.topic_sampler).proposals(self, i, n_kd, n_kw, n_k, s,
                                                                   g, term)
 

@@ -342,6 +342,10 @@ class Session(Readouts):
         sweep = self.n_sweeps + 1
         t0 = time.perf_counter()
         end_rows = self.model.end_sweep(self.state, self.problem, self.rng, sweep)
+        # learned Dirichlet parameters (``LDA(optimize=...)``): the next sweeps read the new
+        # problem, whose alpha the sampler's tables were rebuilt from
+        self.problem, prior_rows = self.model.learn_prior(self.state, self.problem, sweep)
+        end_rows += prior_rows
         self._seconds += time.perf_counter() - t0
         # the time split: what the model's end of sweep did not charge to its own steps
         # (weights, augmentation, ...) was topic sampling (the blocks, the tables' refresh)

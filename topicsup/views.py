@@ -290,6 +290,58 @@ def tables_chart(history: pd.DataFrame, width: int = 480, height: int = 200
     return out
 
 
+HYPERPARAMETERS = {"alpha_sum": "alpha, summed over topics", "beta": "beta"}
+
+
+def hyperparameter_chart(history: pd.DataFrame, width: int = 480, height: int = 200
+                         ) -> alt.VConcatChart:
+    """The Dirichlet parameters a chain learns (``LDA(optimize=...)``, empirical Bayes by
+    Minka's fixed point) at each update: the sum of the documents' alpha and the topics'
+    beta, whichever the history holds, each in its own panel on a log scale, one above the
+    other. Chains (a ``chain`` column) get a colour each. Rows without a finite positive
+    value are left out.
+
+    Parameters
+    ----------
+    history : DataFrame
+        ``Session.history`` (its ``alpha_sum`` and ``beta`` rows), or several with a
+        ``chain`` column.
+    width, height : int
+        Size of the chart in pixels (the panels share the height).
+    """
+    _check_history(history)
+    rows = history[history["metric"].isin(list(HYPERPARAMETERS))]
+    if rows.empty:
+        raise ValueError("history has no alpha_sum or beta rows (only a model with "
+                         "optimize=... records them)")
+    df = pd.DataFrame({
+        "sweep": pd.to_numeric(rows["sweep"], errors="coerce").to_numpy(np.float64),
+        "metric": rows["metric"].to_numpy(),
+        "value": pd.to_numeric(rows["value"], errors="coerce").to_numpy(np.float64)})
+    if "chain" in rows.columns:
+        df["chain"] = rows["chain"].astype(str).to_numpy()
+    keep = np.isfinite(df["sweep"].to_numpy()) & (df["value"].to_numpy() > 0) \
+        & np.isfinite(df["value"].to_numpy())
+    df = df[keep].astype({"sweep": np.int64})
+    chains = _chains(df)
+    shown = [m for m in HYPERPARAMETERS if (df["metric"] == m).any()]
+    panel_height = height if len(shown) == 1 else height // 2 + 10
+    panels = []
+    for metric in shown:
+        title = HYPERPARAMETERS[metric]
+        part = thin(df[df["metric"] == metric][["sweep", "value", *chains]])
+        enc: dict[str, Any] = {
+            "x": alt.X("sweep:Q", title="sweep"),
+            "y": alt.Y("value:Q", title=title, scale=alt.Scale(type="log")),
+            "tooltip": ["sweep:Q", *[f"{c}:N" for c in chains],
+                        alt.Tooltip("value:Q", format=".4g", title=title)]}
+        if chains:
+            enc["color"] = alt.Color("chain:N", title="chain",
+                                     legend=alt.Legend(orient="bottom", columns=2))
+        panels.append(_line(part, width, panel_height, f"Learned {title}").encode(**enc))
+    return alt.vconcat(*panels)
+
+
 ALTERNATION = {"objective_change": "objective's relative change",
                "support": "support documents (share)",
                "train_accuracy": "training accuracy"}
@@ -1203,6 +1255,11 @@ VIEWS: dict[str, View] = {
         "sparse draws", _has("doc_part_share"),
         lambda s, h, w, ht: draw_share_chart(h, width=w, height=ht),
         lambda s, h: [("Sparse draws", draw_share_chart(h))]),
+    "hyperparameters": View(   # panels: no settings marks (they need one chart)
+        "learned alpha and beta", lambda h: _has("alpha_sum")(h) or _has("beta")(h),
+        lambda s, h, w, ht: hyperparameter_chart(h, width=w, height=ht),
+        lambda s, h: [("Learned Dirichlet parameters", hyperparameter_chart(h))],
+        sweep_axis=False),
     "alternation": View(   # two panels: no settings marks (they need one chart)
         "outer iterations", _has("outer_iteration"),
         lambda s, h, w, ht: alternation_chart(h, epsilon=s.model.epsilon, width=w,

@@ -27,6 +27,7 @@ from ..kernels.counts import Counts, Tokens, allocate_counts, doc_topic_counts, 
     init_assignments, rebuild_counts, tokens_of
 from ..kernels import partially_collapsed as pc_kernels
 from ..kernels import importance as importance_kernels
+from ..kernels import hyper
 from ..kernels.fold_in import content_labels
 from ..kernels.loglik import lda_log_joint
 from ..kernels.supervised import Term, no_term
@@ -54,6 +55,8 @@ DIRICHLET_RANGE = (1e-10, 1e6)       # alpha and beta
 # 7,532 test posts is in benchmarks/results/parallel)
 FOLD_IN_BURN = 50
 FOLD_IN_KEEP = 50
+# the Dirichlet parameters a chain may learn (``LDA(optimize=...)``) and what each learns
+OPTIMIZE = {"alpha": ("alpha",), "beta": ("beta",), "alpha+beta": ("alpha", "beta")}
 
 
 def _dirichlet(name: str, value: Any) -> float:
@@ -74,6 +77,8 @@ class State:
     supervision: Any = None
     # a nonparametric model's table state (``models.pdp``, ``models.hdp``)
     tables: Any = None
+    # the learned Dirichlet parameters (``LDA(optimize=...)``), else None
+    hyper: Hyper | None = None
 
     @property
     def z(self) -> np.ndarray:
@@ -109,6 +114,16 @@ class State:
         return out
 
 
+@dataclass(eq=False)
+class Hyper:
+    """The Dirichlet parameters a chain learns (``LDA(optimize=...)``): ``alpha`` (K,) and
+    ``beta`` (1,), chain state (checkpoints keep the learned ones). The kernels read them
+    through the problem (``LDA.prior_problem``), never from here."""
+
+    alpha: F64
+    beta: F64
+
+
 @register
 class LDA(Model):
     """Latent Dirichlet allocation with a choice of collapsed topic sampler.
@@ -134,14 +149,31 @@ class LDA(Model):
         The chosen sampler's parameters (its dataclass fields, e.g. ``mh_steps``,
         ``composition``; ``samplers.REGISTRY.get(name).param_defaults()`` lists them with
         their defaults). A setting the chosen sampler does not read is refused.
+    optimize : None, "alpha", "beta" or "alpha+beta"
+        Learn the Dirichlet parameters as the chain runs (default None: fixed): an asymmetric
+        alpha (K values, starting from ``alpha``) and/or a symmetric beta, by Minka's fixed
+        point on the current counts (``topicsup.kernels.hyper``; Wallach, Mimno, McCallum
+        2009), as tomotopy's and MALLET's optimisation do. Empirical Bayes: a point estimate
+        updated between sweeps, not a posterior draw; between two updates the chain targets
+        p(z | w, alpha, beta) at the current values. The history records ``alpha_sum`` and
+        ``beta`` at each update; checkpoints keep the learned values.
+    optimize_every : int
+        Sweeps between two updates (default 10, tomotopy's ``optim_interval``): after sweep
+        s when s is a multiple of it and s > ``optimize_burn_in``.
+    optimize_burn_in : int
+        Sweeps before the first update (default 0, tomotopy's ``burn_in``).
     """
 
-    OWN: ClassVar[dict[str, Any]] = {"K": 20, "alpha": 0.1, "beta": 0.01}
+    OWN: ClassVar[dict[str, Any]] = {"K": 20, "alpha": 0.1, "beta": 0.01, "optimize": None,
+                                     "optimize_every": 10, "optimize_burn_in": 0}
     ROLES: ClassVar[dict[str, Registry[Any]]] = {"sampler": SAMPLERS}
     DEFAULTS: ClassVar[dict[str, Any]] = {"sampler": "gibbs"}
     # the arrays trace_arrays records after every sweep
     trace_names: tuple[str, ...] = ()
     supervised = False
+    # whether its kernels read the Dirichlet parameters from the problem, so that it can
+    # learn them (``optimize``); a model whose prior is not LDA's says False
+    learns_prior: ClassVar[bool] = True
 
     def _check_own(self, own: dict[str, Any]) -> dict[str, Any]:
         own["K"] = K = check.integer("K", own["K"], low=1, high=MAX_TOPICS)
@@ -156,6 +188,15 @@ class LDA(Model):
         else:
             own["alpha"] = _dirichlet("alpha", alpha)
         own["beta"] = _dirichlet("beta", own["beta"])
+        if own["optimize"] is not None:
+            own["optimize"] = check.choice("optimize", own["optimize"], OPTIMIZE)
+            if not type(self).learns_prior:
+                raise ValueError(f"{type(self).__name__} cannot learn its Dirichlet parameters "
+                                 f"(optimize={own['optimize']!r}): leave optimize=None")
+        own["optimize_every"] = check.integer("optimize_every", own["optimize_every"], low=1,
+                                              high=2**62)
+        own["optimize_burn_in"] = check.integer("optimize_burn_in", own["optimize_burn_in"],
+                                                low=0, high=2**62)
         return own
 
     # ------------------------------------------------------------------ parts and capabilities
@@ -191,6 +232,8 @@ class LDA(Model):
             out.append("acceptance")
         if pc_kernels.DOC_PART in self.topic_sampler.counters(self.supervised):
             out.append("draws")
+        if self.learned:
+            out.append("hyperparameters")
         if self.supervised:
             out += ["score", "coefficients"]
         out.append("throughput")
@@ -199,6 +242,12 @@ class LDA(Model):
         return tuple(out)
 
     # ------------------------------------------------------------------ parameters
+    @property
+    def learned(self) -> tuple[str, ...]:
+        """The Dirichlet parameters the chain learns (``optimize``): a subset of
+        ("alpha", "beta")."""
+        return OPTIMIZE[self.optimize] if self.optimize is not None else ()
+
     @property
     def alpha_is_vector(self) -> bool:
         return isinstance(self.alpha, tuple)
@@ -229,8 +278,8 @@ class LDA(Model):
 
     def dirichlet(self) -> tuple[F64, bool]:
         """The documents' Dirichlet parameters as K values, and whether they are one
-        symmetric value."""
-        return self.alpha_vector, not self.alpha_is_vector
+        symmetric value (never when the chain learns an asymmetric alpha)."""
+        return self.alpha_vector, not self.alpha_is_vector and "alpha" not in self.learned
 
     def _labels(self, corpus: Corpus, check_labels: bool = True
                 ) -> tuple[Task | None, F64, tuple[str, ...], F64, tuple[str, ...]]:
@@ -248,7 +297,8 @@ class LDA(Model):
         """The arrays that define the chain, the one place they are listed: checkpoint name
         (``state/<name>``) -> dotted path in ``State``; the parts' own under their records
         (``Part.SAVED``). The other arrays are derived and rebuilt on load."""
-        return {"z": "counts.z", **_under("sampler", self.topic_sampler.saved_fields())}
+        return {"z": "counts.z", **_under("sampler", self.topic_sampler.saved_fields()),
+                **{f"hyper_{name}": f"hyper.{name}" for name in self.learned}}
 
     @property
     def saved_state(self) -> tuple[str, ...]:
@@ -275,9 +325,12 @@ class LDA(Model):
         also ``n_dk`` (D, K): the light sampler rebuilds the current document's row instead,
         so the memory it touches per token does not grow with K."""
         sampler, p = self.topic_sampler, problem
-        return State(p.tokens, allocate_counts(p.n_tokens, p.n_docs, p.n_words, self.K,
-                                               sampler.doc_rows),
-                     sampler.allocate(problem))
+        state = State(p.tokens, allocate_counts(p.n_tokens, p.n_docs, p.n_words, self.K,
+                                                sampler.doc_rows),
+                      sampler.allocate(problem))
+        if self.learned:
+            state.hyper = Hyper(p.alpha.copy(), np.array([p.beta]))
+        return state
 
     def init_state(self, problem: Problem, rng: Rng) -> State:
         """Draw a random start and the counts that go with it."""
@@ -302,7 +355,53 @@ class LDA(Model):
             raise ValueError(f"state/z has shape {z.shape}, expected ({problem.n_tokens},)")
         if z.size and (z.min() < 0 or z.max() >= self.K):
             raise ValueError(f"state/z has topics outside 0..{self.K - 1}")
+        if state.hyper is not None:
+            lo, hi = DIRICHLET_RANGE
+            for name in self.learned:
+                a = getattr(state.hyper, name)
+                if not (np.isfinite(a).all() and (a >= lo).all() and (a <= hi).all()):
+                    raise ValueError(f"state/hyper_{name} must hold finite values in "
+                                     f"[{lo:g}, {hi:g}] (a learned Dirichlet parameter)")
         self.topic_sampler.validate(problem, state.sampler)
+
+    # ------------------------------------------------------------------ learned priors
+    def prior_problem(self, problem: Problem, state: State) -> Problem:
+        """``problem`` with the Dirichlet parameters the chain has learned (``state.hyper``),
+        the one place the kernels' prior comes from the state: unchanged when nothing is
+        learned."""
+        if state.hyper is None:
+            return problem
+        return dataclasses.replace(problem, alpha=state.hyper.alpha.copy(),
+                                   beta=float(state.hyper.beta[0]))
+
+    def learn_prior(self, state: State, problem: Problem, sweep: int
+                    ) -> tuple[Problem, list[Row]]:
+        """After sweep ``sweep``: when an update is due (``optimize_every``,
+        ``optimize_burn_in``), Minka's fixed point for the learned parameters on the current
+        counts (``kernels.hyper``), the sampler's tables rebuilt from them (``refresh``) and
+        the problem the next sweeps read, with the history rows ``alpha_sum``/``beta``.
+        Otherwise ``problem`` unchanged and no rows. Empirical Bayes, not a posterior draw."""
+        if state.hyper is None or sweep <= self.optimize_burn_in \
+                or sweep % self.optimize_every:
+            return problem, []
+        rows: list[Row] = []
+        if "alpha" in self.learned:
+            hyper.learn_alpha(self.doc_topic_counts(state, problem.corpus), state.hyper.alpha)
+            rows.append({"metric": "alpha_sum", "value": float(state.hyper.alpha.sum()),
+                         "proposal": None})
+        if "beta" in self.learned:
+            hyper.learn_beta(state.counts.n_wk, state.counts.n_k, state.hyper.beta)
+            rows.append({"metric": "beta", "value": float(state.hyper.beta[0]),
+                         "proposal": None})
+        return self.set_prior(state, problem), rows
+
+    def set_prior(self, state: State, problem: Problem) -> Problem:
+        """The problem with the state's learned prior (``prior_problem``), and the sampler's
+        tables that derive from alpha rebuilt for it (``TopicSampler.refresh``): the one path
+        by which new values reach the kernels."""
+        new = self.prior_problem(problem, state)
+        self.topic_sampler.refresh(new, state.sampler)
+        return new
 
     # ------------------------------------------------------------------ sampling
     @staticmethod
@@ -386,7 +485,13 @@ class LDA(Model):
             return est[1].T.copy()
         n_wk = state.counts.n_wk
         V = n_wk.shape[0]
-        return ((n_wk.T + self.beta) / (state.counts.n_k[:, None] + V * self.beta))
+        beta = self.topic_beta(state)
+        return ((n_wk.T + beta) / (state.counts.n_k[:, None] + V * beta))
+
+    def topic_beta(self, state: State) -> float:
+        """The topics' Dirichlet parameter beta: the learned one (``optimize``) or the
+        model's."""
+        return float(state.hyper.beta[0]) if state.hyper is not None else float(self.beta)
 
     def fold_in(self, state: State, corpus: Corpus, rng: np.ndarray,
                 n_burn: int = FOLD_IN_BURN, n_keep: int = FOLD_IN_KEEP,
@@ -409,7 +514,8 @@ class LDA(Model):
                              f"got {phi_wk.shape}")
         phi_wk = np.ascontiguousarray(phi_wk, dtype=np.float64)
         a = self.doc_prior(state)
-        own = self.topic_sampler.fold_in(a, self.beta, phi_wk, corpus, rng, n_burn, n_keep)
+        own = self.topic_sampler.fold_in(a, self.topic_beta(state), phi_wk, corpus, rng,
+                                         n_burn, n_keep)
         if own is not None:
             own[corpus.doc_lengths == 0] = a / a.sum()
             return own
@@ -439,7 +545,9 @@ class LDA(Model):
 
     def doc_prior(self, state: State) -> np.ndarray:
         """The documents' Dirichlet parameters (K,) for fold-in and estimates: alpha (HDP-LDA:
-        the document concentration times the root's topic weights)."""
+        the document concentration times the root's topic weights; learned: the state's)."""
+        if state.hyper is not None:
+            return state.hyper.alpha.copy()
         return self.alpha_vector
 
     def shown_topics(self, state: State) -> np.ndarray:

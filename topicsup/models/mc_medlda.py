@@ -211,6 +211,7 @@ class MCMedLDA(SupervisedLDA):
     importance sampling against the fitted Phi (iMedLDA, sec. 4.3).
     """
 
+    learns_prior = False   # an alternation of point estimates: its prior stays fixed
     OWN: ClassVar[dict[str, Any]] = {"epsilon": 1e-4, "max_iterations": 100, "max_inner": 100,
                                      "J": 1}
     ROLES: ClassVar[dict[str, Registry[Any]]] = {

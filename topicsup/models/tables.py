@@ -154,6 +154,7 @@ class TableModel(LDA):
     live topics and tables (``structure``)."""
 
     restaurant = ""   # what a restaurant is, for messages
+    learns_prior = False   # its kernels read their own prior records, not the problem's
 
     @property
     def views(self) -> tuple[str, ...]:

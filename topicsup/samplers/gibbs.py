@@ -136,13 +136,13 @@ def conditional(insp: Any, n_kd: Array, n_kw: Array, n_k: Array,
     """The conditional as ``gibbs_sweep`` sums it (``gibbs.conditional_weight``, the
     supervised factor exp(g - max g)): (normalised, total, running sums)."""
     m = insp.model
-    alpha = m.alpha_vector
-    V_beta = m.beta * insp.session.corpus.n_words
+    alpha, beta = insp.session.problem.alpha, insp.session.problem.beta   # the kernels'
+    V_beta = beta * insp.session.corpus.n_words
     top = -math.inf if g is None else max(g)
     cum = np.empty(m.K)
     total = 0.0
     for k in range(m.K):
-        term = gibbs.conditional_weight(n_kd[k], alpha[k], n_kw[k], m.beta,
+        term = gibbs.conditional_weight(n_kd[k], alpha[k], n_kw[k], beta,
                                         1.0 / (n_k[k] + V_beta))
         if g is not None:
             term *= fmath.exp(g[k] - top)

@@ -216,9 +216,10 @@ class Light(TopicSampler):
         """Each proposal distribution at the token's current topic ``s``."""
         m, d = insp.model, insp.doc
         w = int(insp.session.corpus.words[i])
-        out = {"doc": doc_proposal(n_kd, m.alpha_vector, s)}
+        prior = insp.session.problem   # the kernels' alpha and beta (learned or the model's)
+        out = {"doc": doc_proposal(n_kd, prior.alpha, s)}
         out["word"] = self.stale_table(insp, w, n_kw, n_k) if self.stale \
-            else word_proposal(n_kw, m.beta, s)
+            else word_proposal(n_kw, prior.beta, s)
         T = term.eta_kt.shape[1]
         if T and "exp" in m.proposal_kinds and m.supervised_factor == "marginal":
             out["exp"] = exp_proposal(term.eta_kt, m.loss_function.slope_at_zero(term.y[:, d]),
@@ -236,7 +237,8 @@ class Light(TopicSampler):
         if tables.used[w] < m.K:
             q = tables.q[w].copy()
         else:
-            q = (n_kw + m.beta) / (n_k + insp.session.corpus.n_words * m.beta)
+            beta = insp.session.problem.beta
+            q = (n_kw + beta) / (n_k + insp.session.corpus.n_words * beta)
         return q / q.sum()
 
     def step_token(self, insp: Any, p: Any, i: int, reloaded: bool) -> Any:
@@ -253,9 +255,10 @@ class Light(TopicSampler):
         nwk = st.counts.n_wk[word]
         own, tokens = st.sampler, st.tokens
         tables = own.tables
-        K, T, beta = m.K, p.term.eta_kt.shape[1], m.beta
+        prior = insp.session.problem   # the kernels' alpha and beta (learned or the model's)
+        K, T, beta = m.K, p.term.eta_kt.shape[1], prior.beta
         V_beta = beta * corpus.n_words
-        alpha = m.alpha_vector
+        alpha = prior.alpha
         alpha_sum = 0.0
         for a_k in alpha:  # in the kernel's order, so the sum has the kernel's bits
             alpha_sum += a_k
@@ -281,7 +284,7 @@ class Light(TopicSampler):
                 q = doc_proposal(n_kd.copy(), alpha, s)
                 t = light.draw_doc_proposal(z, insp.p0, insp.n_tokens, alpha_sum,
                                             own.alpha_prob, own.alpha_alias,
-                                            not isinstance(m.alpha, tuple), u01)
+                                            prior.symmetric, u01)
             elif kind == light.WORD and not stale:
                 q = word_proposal(nwk.astype(np.float64), beta, s)
                 t = light.draw_word_proposal(z, tokens.word_ptr, tokens.word_tok, word, K, beta,
