@@ -71,7 +71,8 @@ class Topicsup:
             _, kernel, threads = name.split("-")
             kw = dict(sampler="partially_collapsed", kernel=kernel, threads=int(threads))
         else:
-            kw = dict(sampler=name, **({"mh_steps": 2} if name != "gibbs" else {}))
+            exact = name in ("gibbs", "sparse_gibbs")
+            kw = dict(sampler=name, **({} if exact else {"mh_steps": 2}))
         self.s = Session(LDA(K=K, alpha=ALPHA, beta=BETA, **kw), corpus, seed=seed,
                          log_joint_every=0)
 
@@ -115,11 +116,13 @@ def run(name, corpus, K, budget, seed):
                      make=lambda n, c, k, _, s: make(n, c, k, s))
 
 
-def lda_part(corpus, ks, budgets, seed):
+def lda_part(corpus, ks, budgets, seed, only=None):
     traces = []
     for K in ks:
-        names = ["gibbs", "light", "pc-sparse-1", "pc-sparse-2"] \
+        names = ["gibbs", "sparse_gibbs", "light", "pc-sparse-1", "pc-sparse-2"] \
             + (["pc-dense-1", "pc-dense-2"] if K <= 100 else []) + ["tomotopy-1", "tomotopy-2"]
+        if only:   # the reference always runs: every time is measured against it
+            names = [n for n in names if n in only or n == REFERENCE]
         for name in names:
             tr = run(name, corpus, K, budgets[K], seed)
             traces.append(tr)
@@ -288,7 +291,7 @@ def markdown(lda, pred, sweeps, meta):
         out += ["Millions of tokens per second (sweeps after the first) and the speed-up from "
                 "1 to 2 threads:", ""]
         piv = lda.pivot(index="K", columns="sampler", values="tokens_per_second") / 1e6
-        cols = [c for c in ["gibbs", "light", "pc-dense-1", "pc-dense-2", "pc-sparse-1",
+        cols = [c for c in ["gibbs", "sparse_gibbs", "light", "pc-dense-1", "pc-dense-2", "pc-sparse-1",
                             "pc-sparse-2", "tomotopy-1", "tomotopy-2"] if c in piv.columns]
         out.append("| K | " + " | ".join(cols) + " | pc-sparse 2/1 | pc-dense 2/1 | "
                    "tomotopy 2/1 |")
@@ -358,6 +361,8 @@ def main(argv=None):
                     help="rewrite README.md from the results' CSV files, running nothing")
     ap.add_argument("--curves-only", action="store_true",
                     help="redraw curves.{html,png} from the results' curves.csv")
+    ap.add_argument("--samplers", type=lambda s: tuple(s.split(",")),
+                    help="lda part: only these chains (and the reference, tomotopy-2)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", type=Path)
     args = ap.parse_args(argv)
@@ -390,7 +395,7 @@ def main(argv=None):
     sweeps = earlier("sweeps.csv")
     pred = earlier("prediction.csv")
     if "lda" in parts:
-        lda_traces, lda = lda_part(train, ks, budgets, args.seed)
+        lda_traces, lda = lda_part(train, ks, budgets, args.seed, args.samplers)
         lda_traces.to_csv(out / "curves.csv", index=False)
         lda.to_csv(out / "lda.csv", index=False)
         save_curves(lda_traces, out)
