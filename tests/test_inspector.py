@@ -534,3 +534,21 @@ def test_conditional_chart_names_the_distributions_and_sends_finite_numbers_only
                                          "label proposal"}
     assert spec["encoding"]["color"]["legend"]["orient"] == "bottom"   # not beside: narrow
     assert spec["width"] + 60 <= 860
+
+
+def test_document_html_keeps_each_token_whole_in_its_colour_and_tooltip():
+    """The explorer's coloured posts wrap between tokens, never inside a word: every token is
+    an unbreakable inline block, with its topic's colour, its subscript and its tooltip."""
+    import re
+    from topicsup.inspector import document_html, topic_colours
+    words = ["spacecraft", "<orbit>", "hockey"]
+    out = document_html(words, [0, 2, 1], K=3, highlight=2, labels=["space", "sport", "x & y"])
+    spans = re.findall(r'<span class="topicsup-token" data-topic="(\d)" title="([^"]*)" '
+                       r'style="([^"]*)">([^<]*)<sub>(\d)</sub></span>', out)
+    assert [(int(k), word, int(sub)) for k, _, _, word, sub in spans] == \
+        [(0, "spacecraft", 0), (2, "&lt;orbit&gt;", 2), (1, "hockey", 1)]
+    colours = topic_colours(3)
+    for (k, title, style, _, _), name in zip(spans, ["space", "x &amp; y", "sport"]):
+        assert "display:inline-block" in style and "white-space:nowrap" in style
+        assert f"background:{colours[int(k)]}" in style and title == name
+    assert "font-weight:bold" in spans[1][2] and "opacity:0.45" in spans[0][2]

@@ -7,7 +7,7 @@ file browser open (848 px) less vega-embed's 38 px for its actions menu
 
 The data are the awkward cases of real use: two chains with long names, 6 and 20 classes
 with 20 Newsgroups' names, topic labels of three long words, 10 and 15 top words, a
-held-out score, two fits side by side.
+held-out score, two to four fits compared.
 """
 
 from __future__ import annotations
@@ -85,6 +85,13 @@ def _heldout(h: pd.DataFrame) -> pd.DataFrame:
     return rows[["sweep", "metric", "value", "chain", "seconds"]]
 
 
+def _fits(s, n: int) -> pd.DataFrame:
+    """The session's coefficients as ``n`` fits stacked for ``prior_comparison_chart``."""
+    priors = ["horseshoe", "normal", "Laplace", "spike and slab"][:n]
+    return pd.concat({p: _long_labels(s.coefficients(), 0) for p in priors},
+                     names=["prior"]).reset_index(0)
+
+
 # name -> the chart at its default arguments (all but the data)
 CHARTS = {
     "loglik": lambda s, h: views.loglik_chart(h),
@@ -107,9 +114,9 @@ CHARTS = {
     "forest of a class": lambda s, h: views.forest_chart(
         _long_labels(s.coefficients(), 0), task=NEWSGROUPS[2]),
     "weight traces": lambda s, h: views.weight_trace_chart(_long_labels(s.weights(), 0)),
-    "prior comparison": lambda s, h: views.prior_comparison_chart(pd.concat(
-        {"horseshoe": _long_labels(s.coefficients(), 0),
-         "normal": _long_labels(s.coefficients(), 0)}, names=["prior"]).reset_index(0)),
+    "prior comparison": lambda s, h: views.prior_comparison_chart(_fits(s, 2)),
+    "prior comparison, 3 fits": lambda s, h: views.prior_comparison_chart(_fits(s, 3)),
+    "prior comparison, 4 fits": lambda s, h: views.prior_comparison_chart(_fits(s, 4)),
     "topic words, 10": lambda s, h: views.topic_words_chart(
         s.topics(10), topic_word=s.topic_word(), vocabulary=s.corpus.vocabulary),
     "topic words, 15": lambda s, h: views.topic_words_chart(

@@ -1,5 +1,7 @@
 """Views are pure functions of the history; checked through chart.to_dict()."""
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -350,6 +352,45 @@ def test_score_chart_names_multilabel_f1_and_tells_chains_apart():
     assert d["encoding"]["y"]["title"] == "f1" and d["encoding"]["strokeDash"]["field"] == "chain"
 
 
+def _chain_legend_symbols(chart) -> list[str]:
+    """The rendered SVG's legend symbols that are drawn with a dash pattern."""
+    vl_convert = pytest.importorskip("vl_convert")
+    svg = vl_convert.vegalite_to_svg(chart.to_dict())
+    symbols = re.findall(r'role-legend-symbol"[^>]*>(<path[^>]*>)', svg)
+    return [s for s in symbols if "stroke-dasharray" in s]
+
+
+def _scores(n_sweeps, chains=2):
+    return pd.DataFrame([{"sweep": s, "metric": "train_accuracy", "value": 0.5 + 0.01 * s + c,
+                          "chain": f"chain {c}"} for c in range(chains)
+                         for s in range(1, n_sweeps + 1)])
+
+
+@pytest.mark.parametrize("n_sweeps", [5, 100], ids=["with points", "lines only"])
+def test_chain_legends_draw_each_chain_as_a_stroke_in_its_dash(n_sweeps):
+    """Lines of few sweeps get points, and a legend of dots cannot show a dash: the chains'
+    legend is strokes in each chain's dash (score, acceptance, the outer loop's panels)."""
+    from topicsup.views import ALTERNATION, alternation_chart
+    outer = pd.concat([_scores(n_sweeps).assign(metric=m) for m in ALTERNATION])
+    charts = {"score": score_chart(_scores(n_sweeps)),
+              "score, legend below": score_chart(_scores(n_sweeps), legend="bottom"),
+              "acceptance": acceptance_chart(_mh_history(n_sweeps)),
+              "alternation": alternation_chart(outer.assign(value=0.5))}
+    for name, chart in charts.items():
+        d = chart.to_dict()
+        panels = d.get("vconcat", [d])
+        for panel in panels:
+            enc = (panel["layer"][0] if "layer" in panel else panel)["encoding"]
+            legend = enc["strokeDash"]["legend"]
+            assert legend["symbolType"] == "stroke" and legend["symbolStrokeColor"], name
+        symbols = _chain_legend_symbols(chart)
+        assert len(symbols) == 2, name                  # one a chain, each a visible stroke
+        assert all(re.search(r'd="M-?[\d.]+,0L[\d.]+,0"', s) for s in symbols), name
+        assert all(' stroke="' in s and 'stroke="transparent"' not in s for s in symbols), name
+        dashes = {re.search(r'stroke-dasharray="([^"]*)"', s).group(1) for s in symbols}
+        assert len(dashes) == 2, name                   # told apart
+
+
 def test_score_chart_bad_input(binary, gibbs_history):
     with pytest.raises(ValueError, match="x must be one of"):
         score_chart(binary.history, x="time")
@@ -418,6 +459,21 @@ def test_prior_comparison_chart_puts_fits_side_by_side_with_their_sparsity():
     assert d["resolve"]["scale"]["color"] == "independent"
     rows = d["datasets"][d["hconcat"][0]["data"]["name"]]
     assert {r["feature"] for r in rows} == {"f0", "f1", "f2"}
+
+
+def test_prior_comparison_chart_wraps_three_fits_into_rows_of_two():
+    """Three panels in a row would be wider than a notebook: they wrap, two a row, each
+    panel as wide as one of two fits side by side."""
+    fit = _fit({f"class {c}": [3.0 - c, 0.0, 1.0] for c in range(10)})
+    three = pd.concat({"horseshoe": fit, "normal": fit, "Laplace": fit},
+                      names=["prior"]).reset_index(0)
+    d = prior_comparison_chart(three).to_dict()
+    assert "hconcat" not in d and d["columns"] == 2
+    assert [p["title"]["text"] for p in d["concat"]] == ["horseshoe", "normal", "Laplace"]
+    assert d["resolve"]["scale"]["color"] == "independent"
+    pair = prior_comparison_chart(three[three["prior"] != "Laplace"]).to_dict()
+    step = pair["hconcat"][0]["width"]["step"]
+    assert {p["width"]["step"] for p in d["concat"]} == {step} and step > 10
 
 
 def test_prior_comparison_chart_bad_input():

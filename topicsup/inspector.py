@@ -604,19 +604,25 @@ def topic_colours(K: int) -> list[str]:
     return out
 
 
+# a token span stays whole: a line breaks between tokens, never inside a word or before its
+# topic's subscript (the token inspector's widget keeps its tokens whole the same way)
+TOKEN_STYLE = "display:inline-block;white-space:nowrap;"
+
+
 def document_html(words: Sequence[str] | Array, topics: Sequence[int] | Array, K: int,
                   highlight: int | None = None, labels: Sequence[str] | None = None,
                   max_tokens: int = 200) -> str:
     """A document as the inspector shows it: its words as spans coloured by their assigned
     topic (``topic_colours``), each with the topic in a subscript and the topic's label in its
-    tooltip; the tokens of ``highlight`` in bold, the others faded. At most ``max_tokens``
-    words (then an ellipsis). HTML-escaped; a str to display (IPython's ``HTML``) or embed."""
+    tooltip, kept whole (``TOKEN_STYLE``: lines break between tokens only); the tokens of
+    ``highlight`` in bold, the others faded. At most ``max_tokens`` words (then an ellipsis).
+    HTML-escaped; a str to display (IPython's ``HTML``) or embed."""
     colours = topic_colours(K)
     spans = []
     for word, topic in list(zip(words, topics))[:max_tokens]:
         k = int(topic)
         name = labels[k] if labels is not None and k < len(labels) else f"topic {k}"
-        style = f"background:{colours[k]};padding:1px 4px;border-radius:3px;"
+        style = f"{TOKEN_STYLE}background:{colours[k]};padding:1px 4px;border-radius:3px;"
         if highlight is not None:
             style += "font-weight:bold;" if k == highlight else "opacity:0.45;"
         spans.append(f'<span class="topicsup-token" data-topic="{k}" '

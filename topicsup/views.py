@@ -105,15 +105,22 @@ def _chains(df: pd.DataFrame) -> list[str]:
     return ["chain"] if "chain" in df.columns else []
 
 
+# a chain's legend symbol: a stretch of line in its dash (20 px, long enough for a dash
+# pattern to show), not the dot a line with points would get, where no dash can be seen
+CHAIN_SYMBOL: dict[str, Any] = {"symbolType": "stroke", "symbolStrokeColor": "black",
+                                "symbolFillColor": "transparent", "symbolStrokeWidth": 2,
+                                "symbolSize": 400}
+
+
 def _chain_dashes(df: pd.DataFrame, below: bool = False) -> dict[str, Any]:
     """Chains told apart by dashes, for charts whose colour already names something else;
-    the legend ``below`` the plot or beside it."""
+    the legend (strokes in each chain's dash, ``CHAIN_SYMBOL``) ``below`` the plot or
+    beside it."""
     if not _chains(df):
         return {}
-    if below:
-        return {"strokeDash": alt.StrokeDash("chain:N", title="chain", legend=alt.Legend(
-            orient="bottom", direction="horizontal"))}
-    return {"strokeDash": alt.StrokeDash("chain:N", title="chain")}
+    where: dict[str, Any] = {"orient": "bottom", "direction": "horizontal"} if below else {}
+    return {"strokeDash": alt.StrokeDash("chain:N", title="chain",
+                                         legend=alt.Legend(**CHAIN_SYMBOL, **where))}
 
 
 def _line(df: pd.DataFrame, width: int, height: int, title: str | None = None) -> alt.Chart:
@@ -376,6 +383,10 @@ def alternation_chart(history: pd.DataFrame, epsilon: float | None = None, width
     top = _line(change, width, height, "Outer iterations: objective").encode(
         x=alt.X("sweep:Q", title="sweep"),
         y=alt.Y("value:Q", title="relative change", scale=alt.Scale(type="log")),
+        # a colour of its own in the legend the panels share, not the support share's blue;
+        # without a colour field, Vega-Lite would draw the chains' legend strokes (CHAIN_SYMBOL)
+        # with the mark's fill and a transparent stroke: invisible
+        color=alt.Color("what:N", title=None),
         tooltip=["sweep:Q", alt.Tooltip("value:Q", format=".2e")], **_chain_dashes(change))
     if epsilon:   # 0 (never converged by the rule) has no place on a log scale either
         rule = alt.Chart(pd.DataFrame({"epsilon": [float(epsilon)]})).mark_rule(
@@ -889,10 +900,17 @@ def topic_map_chart(topic_map: pd.DataFrame, terms: pd.DataFrame | None = None,
     return alt.hconcat(chart, bars).resolve_scale(color="independent", size="independent")
 
 
+# heatmaps a row of prior_comparison_chart holds: three with their labels would leave columns
+# too narrow to read (or past FIT_WIDTH at 20 classes)
+PANELS_PER_ROW = 2
+
+
 def prior_comparison_chart(coefficients: pd.DataFrame, by: str = "prior", top: int = 3,
-                           features: int | None = 20, cell: int = 16) -> alt.HConcatChart:
+                           features: int | None = 20, cell: int = 16
+                           ) -> alt.HConcatChart | alt.ConcatChart:
     """Topic-weight heatmaps side by side, one per value of ``by`` (DOLDA Figs. 4-6 as one
-    picture): the same corpus fitted under, say, the horseshoe and the normal prior.
+    picture): the same corpus fitted under, say, the horseshoe and the normal prior. Two
+    fits share a row; three or more wrap into rows of two, so the picture fits ``FIT_WIDTH``.
 
     Each panel is ``coefficient_heatmap`` of the topics only (the intercept and covariates
     would dominate the colour scale), with its own symmetric colour scale, titled with the
@@ -915,11 +933,13 @@ def prior_comparison_chart(coefficients: pd.DataFrame, by: str = "prior", top: i
         The strongest topics per panel (``coefficient_heatmap``'s ``top``); all if None.
     cell : int
         Pixel height of one heatmap cell; a cell is twice as wide, or narrower when the
-        panels side by side would not fit ``FIT_WIDTH`` (each panel's legend is below it).
+        panels of a row would not fit ``FIT_WIDTH`` (each panel's legend is below it).
 
     Returns
     -------
-    alt.HConcatChart
+    alt.HConcatChart or alt.ConcatChart
+        The panels in one row (two fits), or wrapped into rows of two (``alt.ConcatChart``
+        with ``columns=2``, three or more fits).
     """
     if not isinstance(by, str):
         raise TypeError(f"by must be a column name (str), got {type(by).__name__}")
@@ -928,12 +948,13 @@ def prior_comparison_chart(coefficients: pd.DataFrame, by: str = "prior", top: i
     _check_count("features", features)
     cell = check.integer("cell", cell, low=1, high=200)
     panels = []
-    # side by side within FIT_WIDTH: each panel's labels (at most 140 px) and their title
-    # take about 180 px, 20 between panels, legends below; the columns share the rest, each
-    # at most 2 cells wide
-    fits = max(coefficients[by].nunique(), 1)
+    # two panels a row within FIT_WIDTH: each panel's labels (at most 140 px) and their
+    # title take about 180 px, 20 between panels, legends below; the columns share the rest,
+    # each at most 2 cells wide
+    per_row = min(max(coefficients[by].nunique(), 1), PANELS_PER_ROW)
     tasks = max(coefficients["task"].nunique(), 1)
-    column = int(np.clip(((FIT_WIDTH - 20 * (fits - 1)) // fits - 180) // tasks, 10, cell * 2))
+    column = int(np.clip(((FIT_WIDTH - 20 * (per_row - 1)) // per_row - 180) // tasks, 10,
+                         cell * 2))
     for name, df in coefficients.groupby(by, sort=False):
         df = df[df["kind"] == "topic"].drop(columns=[by])
         if df.empty:
@@ -948,6 +969,8 @@ def prior_comparison_chart(coefficients: pd.DataFrame, by: str = "prior", top: i
     if len(panels) < 2:
         raise ValueError(f"coefficients holds one fit ({by} has one value); stack two or more "
                          f"to compare")
+    if len(panels) > PANELS_PER_ROW:
+        return alt.concat(*panels, columns=PANELS_PER_ROW).resolve_scale(color="independent")
     return alt.hconcat(*panels).resolve_scale(color="independent")
 
 
