@@ -23,8 +23,9 @@ import ipywidgets as w
 
 from topicsup import validation as check
 from topicsup import warmup
-from topicsup.inspector import (KIND_NAMES, TokenInspector, TokenStep, sampler_title,
-                                topic_colours)
+# TOKEN_STYLE: a token span stays whole (the line breaks between tokens, never in a word)
+from topicsup.inspector import (KIND_NAMES, TOKEN_STYLE, TokenInspector, TokenStep,
+                                sampler_title, topic_colours)
 from topicsup.kernels import info as info_layout
 from topicsup.models import MAX_TOPICS
 from topicsup.views import conditional_chart
@@ -34,8 +35,6 @@ from .charts import FiniteChart
 if TYPE_CHECKING:
     from topicsup.session import Session
 
-# a token span stays whole: the line breaks between tokens, never inside a word
-TOKEN_STYLE = "display:inline-block;white-space:nowrap;"
 # up to this many topics the colour key lists them all; more: those in the document
 KEY_ALL_TOPICS = 20
 # the chart's plot size in the widget (with its axis and legend about 390 x 280 px), and the
