@@ -234,6 +234,25 @@ def draw_share_chart(history: pd.DataFrame, width: int = 480,
         tooltip=["sweep:Q", alt.Tooltip("value:Q", format=".3f")])
 
 
+def _metric_frame(rows: pd.DataFrame, positive: bool = False) -> tuple[pd.DataFrame, int]:
+    """A history's ``rows`` as the tidy frame a chart gets: sweep (int), metric, value and, with
+    several chains, chain; the rows without a finite sweep and value (``positive``: and a
+    value > 0, for a log scale) left out, and how many were. Only these columns reach the
+    chart: a concatenation of histories holds NaN in ``proposal`` where one of them had None,
+    and a NaN in a chart cannot be sent to the browser as JSON."""
+    df = pd.DataFrame({
+        "sweep": pd.to_numeric(rows["sweep"], errors="coerce").to_numpy(np.float64),
+        "metric": rows["metric"].to_numpy(),
+        "value": pd.to_numeric(rows["value"], errors="coerce").to_numpy(np.float64)})
+    if "chain" in rows.columns:
+        df["chain"] = rows["chain"].astype(str).to_numpy()
+    value = df["value"].to_numpy()
+    keep = np.isfinite(df["sweep"].to_numpy()) & np.isfinite(value)
+    if positive:
+        keep &= value > 0
+    return df[keep].astype({"sweep": np.int64}), int((~keep).sum())
+
+
 TABLES = {"live_topics": "live topics", "tables": "tables (root customers)"}
 
 
@@ -261,18 +280,7 @@ def tables_chart(history: pd.DataFrame, width: int = 480, height: int = 200
     if rows.empty:
         raise ValueError("history has no live_topics rows (only PDPLDA and HDPLDA record "
                          "them)")
-    # the history's other columns stay out of the chart's data: a concatenation of
-    # histories holds NaN in ``proposal`` where one of them had None, and a NaN in a chart
-    # cannot be sent to the browser as JSON
-    df = pd.DataFrame({
-        "sweep": pd.to_numeric(rows["sweep"], errors="coerce").to_numpy(np.float64),
-        "metric": rows["metric"].to_numpy(),
-        "value": pd.to_numeric(rows["value"], errors="coerce").to_numpy(np.float64)})
-    if "chain" in rows.columns:
-        df["chain"] = rows["chain"].astype(str).to_numpy()
-    finite = np.isfinite(df["sweep"].to_numpy()) & np.isfinite(df["value"].to_numpy())
-    dropped = int((~finite).sum())
-    df = df[finite].astype({"sweep": np.int64})
+    df, dropped = _metric_frame(rows)
     chains = _chains(df)
     # colour and dashes on the one field, one legend (Vega-Lite merges them), below
     legend = alt.Legend(orient="bottom", columns=2, symbolType="stroke", symbolStrokeWidth=2.5,
@@ -321,15 +329,7 @@ def hyperparameter_chart(history: pd.DataFrame, width: int = 480, height: int = 
     if rows.empty:
         raise ValueError("history has no alpha_sum or beta rows (only a model with "
                          "optimize=... records them)")
-    df = pd.DataFrame({
-        "sweep": pd.to_numeric(rows["sweep"], errors="coerce").to_numpy(np.float64),
-        "metric": rows["metric"].to_numpy(),
-        "value": pd.to_numeric(rows["value"], errors="coerce").to_numpy(np.float64)})
-    if "chain" in rows.columns:
-        df["chain"] = rows["chain"].astype(str).to_numpy()
-    keep = np.isfinite(df["sweep"].to_numpy()) & (df["value"].to_numpy() > 0) \
-        & np.isfinite(df["value"].to_numpy())
-    df = df[keep].astype({"sweep": np.int64})
+    df, _ = _metric_frame(rows, positive=True)
     chains = _chains(df)
     shown = [m for m in HYPERPARAMETERS if (df["metric"] == m).any()]
     panel_height = height if len(shown) == 1 else height // 2 + 10
