@@ -62,6 +62,9 @@ os.environ.pop("OMP_NUM_THREADS", None)
 KS = (20, 100, 500, 1000)
 BUDGET = {20: 15.0, 100: 25.0, 500: 30.0, 1000: 40.0}
 REFERENCE = "tomotopy-2"
+# the lda part's chains, in its order (the dense partially collapsed kernel at K <= 100 only)
+LDA_CHAINS = ("gibbs", "sparse_gibbs", "light", "pc-sparse-1", "pc-sparse-2", "pc-dense-1",
+              "pc-dense-2", "tomotopy-1", "tomotopy-2")
 
 
 class Topicsup:
@@ -119,8 +122,7 @@ def run(name, corpus, K, budget, seed):
 def lda_part(corpus, ks, budgets, seed, only=None):
     traces = []
     for K in ks:
-        names = ["gibbs", "sparse_gibbs", "light", "pc-sparse-1", "pc-sparse-2"] \
-            + (["pc-dense-1", "pc-dense-2"] if K <= 100 else []) + ["tomotopy-1", "tomotopy-2"]
+        names = [n for n in LDA_CHAINS if K <= 100 or not n.startswith("pc-dense")]
         if only:   # the reference always runs: every time is measured against it
             names = [n for n in names if n in only or n == REFERENCE]
         for name in names:
@@ -366,6 +368,9 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", type=Path)
     args = ap.parse_args(argv)
+    unknown = sorted(set(args.samplers or ()) - set(LDA_CHAINS))
+    if unknown:
+        ap.error(f"--samplers: unknown {unknown}; choose from {list(LDA_CHAINS)}")
     if args.curves_only:
         out = args.out or DEFAULT_OUT / "parallel"
         save_curves(pd.read_csv(out / "curves.csv"), out)

@@ -73,6 +73,10 @@ def main(argv: list[str] | None = None) -> list[dict[str, float | str]]:
                         help="the checkout whose topicsup is measured (default: this one)")
     parser.add_argument("--inner", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    from topicsup.precompile import ALL_MODELS
+    unknown = [m for m in args.models if m not in ALL_MODELS]
+    if unknown:   # checked here, not as a traceback from a child process
+        parser.error(f"unknown models {unknown}; choose from {list(ALL_MODELS)}")
     if args.inner:
         print(first_run(args.inner))
         return []
