@@ -64,7 +64,9 @@ BUDGET = {20: 15.0, 100: 25.0, 500: 30.0, 1000: 40.0}
 REFERENCE = "tomotopy-2"
 # the lda part's chains, in its order (the dense partially collapsed kernel at K <= 100 only)
 LDA_CHAINS = ("gibbs", "sparse_gibbs", "light", "pc-sparse-1", "pc-sparse-2", "pc-dense-1",
-              "pc-dense-2", "tomotopy-1", "tomotopy-2")
+              "pc-dense-2", "part-sparse-2", "part-dense-2", "tomotopy-1", "tomotopy-2")
+# the approximate partitioned sampler (2 x 2 grid, 2 threads; samplers.partitioned), beside
+# tomotopy's own PARTITION scheme: labelled "approximate" in every table
 
 
 class Topicsup:
@@ -73,6 +75,9 @@ class Topicsup:
         if name.startswith("pc-"):
             _, kernel, threads = name.split("-")
             kw = dict(sampler="partially_collapsed", kernel=kernel, threads=int(threads))
+        elif name.startswith("part-"):
+            _, kernel, threads = name.split("-")
+            kw = dict(sampler="partitioned", partitions=2, kernel=kernel, threads=int(threads))
         else:
             exact = name in ("gibbs", "sparse_gibbs")
             kw = dict(sampler=name, **({} if exact else {"mh_steps": 2}))
@@ -122,7 +127,8 @@ def run(name, corpus, K, budget, seed):
 def lda_part(corpus, ks, budgets, seed, only=None):
     traces = []
     for K in ks:
-        names = [n for n in LDA_CHAINS if K <= 100 or not n.startswith("pc-dense")]
+        names = [n for n in LDA_CHAINS
+                 if K <= 100 or not n.startswith(("pc-dense", "part-dense"))]
         if only:   # the reference always runs: every time is measured against it
             names = [n for n in names if n in only or n == REFERENCE]
         for name in names:
@@ -293,8 +299,9 @@ def markdown(lda, pred, sweeps, meta):
         out += ["Millions of tokens per second (sweeps after the first) and the speed-up from "
                 "1 to 2 threads:", ""]
         piv = lda.pivot(index="K", columns="sampler", values="tokens_per_second") / 1e6
-        cols = [c for c in ["gibbs", "sparse_gibbs", "light", "pc-dense-1", "pc-dense-2", "pc-sparse-1",
-                            "pc-sparse-2", "tomotopy-1", "tomotopy-2"] if c in piv.columns]
+        cols = [c for c in ["gibbs", "sparse_gibbs", "light", "pc-dense-1", "pc-dense-2",
+                            "pc-sparse-1", "pc-sparse-2", "part-sparse-2", "part-dense-2",
+                            "tomotopy-1", "tomotopy-2"] if c in piv.columns]
         out.append("| K | " + " | ".join(cols) + " | pc-sparse 2/1 | pc-dense 2/1 | "
                    "tomotopy 2/1 |")
         out.append("|---:|" + "---:|" * (len(cols) + 3))
@@ -307,14 +314,20 @@ def markdown(lda, pred, sweeps, meta):
                 + f" | {ratio('pc-sparse-2', 'pc-sparse-1')} | "
                 f"{ratio('pc-dense-2', 'pc-dense-1')} | {ratio('tomotopy-2', 'tomotopy-1')} |")
         out += ["", "Seconds to reach tomotopy-2's half-budget log joint per token, and the "
-                "ratio to tomotopy-2's own time (below 1: sooner; '-': not reached):", ""]
+                "ratio to tomotopy-2's own time (below 1: sooner; '-': not reached). "
+                "**Approximate** chains (stale topic totals within a step of a 2 x 2 grid: "
+                "part-*, topicsup's `sampler=\"partitioned\"`, and tomotopy-2's PARTITION "
+                "scheme; their bias on an enumerable corpus: benchmarks/results/partition_bias) "
+                "are marked; the others are exact:", ""]
         out.append("| K | target | sampler | seconds | ratio | final ll/token |")
         out.append("|---:|---:|---|---:|---:|---:|")
         for _, r in lda.iterrows():
             t = "-" if math.isnan(r.seconds_to_target) else f"{r.seconds_to_target:.1f}"
             q = "-" if math.isnan(r.time_vs_tomotopy_2) else f"{r.time_vs_tomotopy_2:.2f}"
-            out.append(f"| {r.K} | {r.target_ll_per_token:.4f} | {r.sampler} | {t} | {q} | "
-                       f"{r.final_ll_per_token:.4f} |")
+            approx = " (approximate)" if r.sampler.startswith("part-") \
+                or r.sampler == "tomotopy-2" else ""
+            out.append(f"| {r.K} | {r.target_ll_per_token:.4f} | {r.sampler}{approx} | {t} | "
+                       f"{q} | {r.final_ll_per_token:.4f} |")
     if len(pred):
         out += ["", "20-class prediction on the test posts (LightMedLDA preset; fold-in 50 + 50 "
                 "sweeps):", "", "| K | sampler | sweeps | training s | fold-in | predict s | "

@@ -101,12 +101,13 @@ warnings.simplefilter("ignore")
 tmp = Path(sys.argv[1]); n = int(sys.argv[2])
 corpus = make_synthetic(n_docs=40, n_topics=3, doc_length=15, seed=1).corpus
 good = {}
+# "lda": sampler="auto", whose choice the file carries as the change before sweep 1
 for name, model in {"lda": LDA(K=3), "alias": LDA(K=3, sampler="alias"),
                     "stale": LDA(K=3, sampler="light", word_proposal="stale"),
-                    "light": LightMedLDA(K=3, lam=4.0)}.items():
+                    "light": LightMedLDA(K=3, lam=4.0, sampler="light")}.items():
     s = Session(model, corpus, seed=0, block_tokens=100)
     s.run(2)
-    if model.sampler != "gibbs":   # a settings change for the file to carry
+    if s.model.sampler != "gibbs":   # a settings change for the file to carry
         s.set_params(mh_steps=3)
     s.run(1)
     good[name] = s.save(tmp / f"{name}.npz")

@@ -147,7 +147,7 @@ def test_loss_and_sampler_build_the_presets_they_always_built(loss, sampler, pre
     preset trains with the sampler is SupervisedLDA with those parts."""
     est = SupervisedLDAClassifier(5, loss=loss, sampler=sampler, max_iter=10)
     assert est._model() == preset(K=5, **own, alpha=None, beta=0.01, S_gibbs=2, burn_in=5,
-                                  lda_init_sweeps=0)
+                                  lda_init_sweeps=0, sampler=sampler)
     probit = SupervisedLDAClassifier(3, loss="do_probit", sampler="gibbs")._model()
     assert type(probit) is SupervisedLDA and (probit.loss, probit.sampler, probit.weight_sampler
                                               ) == ("do_probit", "gibbs", "cholesky")
@@ -166,7 +166,7 @@ def test_a_model_given_trains_the_chain_a_session_of_it_trains(model):
     train = Corpus.from_matrix(X[:150], c.vocabulary, labels=y[:150], empty="keep")
     s = Session(model, train, seed=est.sessions_[0].seed)
     s.run(8)
-    assert est.sessions_[0].model == model and est.n_iter_ == 8
+    assert est.sessions_[0].model == s.model and est.n_iter_ == 8
     fold_in = dict(n_burn=3, n_keep=3, snapshots=[s.topic_snapshot()],
                    key=seed_state(2, stream=1000))
     np.testing.assert_array_equal(est.coefficients_, s.mean_weights())
@@ -183,7 +183,8 @@ def test_a_model_given_equal_to_the_default_trains_the_same_chain():
     X, _, y = _data("binary", 120)
     kw = dict(max_iter=6, predict_burn_in=2, predict_samples=2)
     a = SupervisedLDAClassifier(3, lam=4.0, **kw).fit(X, y)
-    b = SupervisedLDAClassifier(model=LightMedLDA(K=3, lam=4.0, burn_in=3), **kw).fit(X, y)
+    b = SupervisedLDAClassifier(model=LightMedLDA(K=3, lam=4.0, burn_in=3, sampler="light"),
+                                **kw).fit(X, y)
     assert a.sessions_[0].model == b.sessions_[0].model
     np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
     assert clone(b).get_params()["model"] == b.model and b.get_params()["model__K"] == 3

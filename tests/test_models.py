@@ -108,8 +108,8 @@ def test_lda_initialisation_runs_the_plain_lda_kernel(Model):
     the end of the last of those sweeps, and the supervised sweeps follow."""
     tr, _ = _split("multiclass")
     n = 3
-    model = Model(K=5, lam=4.0, lda_init_sweeps=n)
-    s = Session(model, tr, seed=4, block_tokens=2000)
+    s = Session(Model(K=5, lam=4.0, lda_init_sweeps=n), tr, seed=4, block_tokens=2000)
+    model = s.model   # sampler="auto" chosen
     settings = {k: v for k, v in model.topic_sampler.params().items()
                 if k != "proposal_weights"}   # LDA has no exp proposal to weigh
     lda = Session(LDA(K=5, alpha=model.alpha, beta=model.beta, sampler=model.sampler,
@@ -167,7 +167,7 @@ def test_unsupervised_lda_is_unchanged_by_the_frame():
 @pytest.mark.parametrize("kw, err, msg", [
     (dict(lam=-1.0), ValueError, "lam must be"),
     (dict(nu=0), ValueError, "nu must be"),
-    (dict(sampler="alias"), ValueError, "sampler 'gibbs' or 'light'"),
+    (dict(sampler="alias"), ValueError, "sampler 'auto' or 'gibbs' or 'light'"),
     (dict(weight_sampler="newton"), ValueError, "weight_sampler must be"),
     (dict(S_gibbs=0), ValueError, "S_gibbs must be"),
     (dict(lda_init_sweeps=-1), ValueError, "lda_init_sweeps must be"),
@@ -176,11 +176,11 @@ def test_unsupervised_lda_is_unchanged_by_the_frame():
     (dict(proposal_weights=(1, 0)), ValueError, "proposal_weights must be"),
     (dict(proposal_weights=(0, 0, 0)), ValueError, "proposal_weights must be"),
     (dict(supervised_factor="gaussian"), ValueError, "supervised_factor must be one of"),
-    (dict(mh_steps=5), ValueError, r"mh_steps=5 \(sampler='gibbs' does not use it\): would "
+    (dict(sampler="gibbs", mh_steps=5), ValueError, r"mh_steps=5 \(sampler='gibbs' does not use it\): would "
                                    r"be ignored"),
     (dict(weight_shift=True), ValueError, r"weight_shift=True \(weight_sampler='cholesky' "
                                           r"does not use it\)"),
-    (dict(S_gibbs=3, composition="mixture"), ValueError,
+    (dict(sampler="gibbs", S_gibbs=3, composition="mixture"), ValueError,
      r"S_gibbs=3 \(weight_sampler='cholesky' does not use it\); composition='mixture' "
      r"\(sampler='gibbs' does not use it\): would be ignored"),
     (dict(intercept=1), TypeError, "intercept must be"),
@@ -208,15 +208,18 @@ def test_supervised_models_need_class_labels():
 def test_default_alpha_and_presets():
     assert LightMedLDA(K=64).alpha == pytest.approx(0.1)
     m = LightMedLDA(K=10)
+    # sampler="auto" by default; the preset's settings for its light sampler kept for it
     assert (m.sampler, m.mh_steps, m.composition, m.weight_sampler, m.S_gibbs,
-            m.supervised_factor, m.proposal_weights) == \
-        ("light", 6, "cycle", "coordinate", 2, "marginal", (1.0, 1.0, 0.0))
-    assert list(m.topic_sampler.cycle_order(supervised=True)) == [0, 1]
+            m.supervised_factor, m.proposal_weights, LightMedLDA.PUBLISHED_SAMPLER) == \
+        ("auto", 6, "cycle", "coordinate", 2, "marginal", (1.0, 1.0, 0.0), "light")
+    light = m.replace(sampler="light")
+    assert (light.mh_steps, light.composition) == (6, "cycle")
+    assert list(light.topic_sampler.cycle_order(supervised=True)) == [0, 1]
     p = LightMedLDA.as_published(K=10, mh_steps=4)
-    assert (p.composition, p.supervised_factor, p.proposal_weights, p.mh_steps) == \
-        ("mixture", "augmented", (1.0, 1.0, 1.0), 4)
-    assert (MedLDA(K=10).sampler, MedLDA(K=10).weight_sampler,
-            MedLDA(K=10).supervised_factor) == ("gibbs", "cholesky", "augmented")
+    assert (p.sampler, p.composition, p.supervised_factor, p.proposal_weights, p.mh_steps) == \
+        ("light", "mixture", "augmented", (1.0, 1.0, 1.0), 4)
+    assert (MedLDA(K=10).sampler, MedLDA.PUBLISHED_SAMPLER, MedLDA(K=10).weight_sampler,
+            MedLDA(K=10).supervised_factor) == ("auto", "gibbs", "cholesky", "augmented")
 
 
 def test_prediction_rejects_mismatched_features():

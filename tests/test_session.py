@@ -70,7 +70,7 @@ def test_save_load_continue_equals_uninterrupted(corpus, tmp_path):
     path = b.save(tmp_path / "ck.npz")
     del b
     r = Session.load(path)
-    assert r.n_sweeps == 5 and r.model == LDA(K=5, alpha=0.2, beta=0.05)
+    assert r.n_sweeps == 5 and r.model == LDA(K=5, alpha=0.2, beta=0.05, sampler="gibbs")
     r.run(7)
     _same(_chain(a), _chain(r))
 
@@ -353,7 +353,7 @@ def test_set_params_rejects_what_would_change_the_posterior(corpus, params, msg)
     s = _session(corpus)
     with pytest.raises(ValueError, match=msg):
         s.set_params(**params)
-    assert s.model == LDA(K=5, alpha=0.2, beta=0.05)
+    assert s.model == LDA(K=5, alpha=0.2, beta=0.05, sampler="gibbs")
 
 
 def test_weight_trace_and_coefficient_summary(tmp_path):

@@ -601,9 +601,13 @@ def _changes(f: CheckpointReader, meta: dict[str, Any], n_sweeps: int) -> list[d
         if not isinstance(c, dict) or set(c) != set(CHANGE_COLUMNS):
             raise f.error(field, f"must be an object with the keys {CHANGE_COLUMNS}")
         if isinstance(c["sweep"], bool) or not isinstance(c["sweep"], int) \
-                or not 1 <= c["sweep"] <= n_sweeps + 1:
-            raise f.error(field, f"sweep must be an integer in 1..{n_sweeps + 1}")
+                or not 0 <= c["sweep"] <= n_sweeps + 1:
+            raise f.error(field, f"sweep must be an integer in 0..{n_sweeps + 1}")
         if not isinstance(c["parameter"], str):
             raise f.error(field, "parameter must be a name")
+        # sweep 0: only sampler="auto"'s choice, made before the chain began
+        if c["sweep"] == 0 and (c["parameter"] != "sampler" or c["old"] != "auto"
+                                or not isinstance(c["new"], str) or j != 0):
+            raise f.error(field, "only the choice of sampler='auto' is made at sweep 0 (first)")
         out.append(dict(c))
     return out

@@ -197,11 +197,12 @@ def _defaults(est: Any) -> dict[str, Any]:
 
 @functools.cache
 def _preset(loss: str, sampler: str) -> type[SupervisedLDA] | None:
-    """The first preset of ``models.presets`` whose defaults are ``loss`` and ``sampler``."""
+    """The first preset of ``models.presets`` whose loss is ``loss`` and whose paper's sampler
+    (``PUBLISHED_SAMPLER``) is ``sampler``."""
     for name in presets.__all__:
-        params = getattr(presets, name)().get_params()
-        if (params["loss"], params["sampler"]) == (loss, sampler):
-            return getattr(presets, name)
+        cls = getattr(presets, name)
+        if (cls().get_params()["loss"], cls.PUBLISHED_SAMPLER) == (loss, sampler):
+            return cast(type[SupervisedLDA], cls)
     return None
 
 
@@ -215,8 +216,8 @@ def _supervised_model(loss: str, sampler: str, **settings: Any) -> SupervisedLDA
     here."""
     kw = {k: v for k, v in settings.items() if v is not None}
     preset = _preset(loss, sampler)
-    if preset is not None:
-        return preset(**kw)
+    if preset is not None:   # the sampler named: the estimators' choice is their parameter
+        return preset(sampler=sampler, **kw)
     weights = "coordinate" if sampler == "light" else "cholesky"
     return SupervisedLDA(loss=loss, sampler=sampler, weight_sampler=weights, **kw)
 

@@ -79,6 +79,10 @@ class Part:
     # name -> field of the record (dotted for a nested record); the rest is rebuilt on load.
     # The one place a part's checkpointed arrays are named.
     SAVED: ClassVar[Mapping[str, str]] = {}
+    # a stand-in for a part of its role chosen when the model meets its corpus
+    # (``samplers.auto``): the settings of the role's other parts given with it are kept for
+    # the chosen one, not refused as ignored
+    chooses: ClassVar[bool] = False
 
     @classmethod
     def param_defaults(cls) -> dict[str, Any]:

@@ -129,9 +129,13 @@ class Session(Readouts):
         self.corpus = corpus
         self._blocks = corpus.blocks(self.block_tokens)
         if _resume is None:
+            # sampler="auto": the sampler chosen for this corpus (a copy either way: a user's
+            # set_params cannot reach the session's model)
+            resolved, choice = model.resolve(problem)
+            model = resolved if choice is not None else model.copy()
             check.allocation(f"{type(model).__name__} with K = {model.K} on this corpus",
                              model.state_bytes(problem), hint="use fewer topics K")
-            self.model = model = model.copy()   # its own: a user's set_params cannot reach it
+            self.model = model
             self.problem = problem = dataclasses.replace(problem, model=model)
             self.state = model.init_state(problem, self.rng)
             self.n_sweeps = 0          # completed sweeps
@@ -139,6 +143,8 @@ class Session(Readouts):
             self._info = np.zeros(model.info_size, dtype=np.float64)
             self._seconds = 0.0        # kernel time spent in the current sweep so far
             self._record = Record()
+            if choice is not None:   # kept with the chain (and its checkpoints) as a change
+                self._record.change(0, "sampler", "auto", choice.describe())
         else:                          # Session.load: a checked SavedSession of this chain
             self.model, self.state, self.rng = model, _resume.state, _resume.rng
             self.problem = problem
@@ -302,6 +308,17 @@ class Session(Readouts):
         them on the charts (``topicsup.views.mark_settings_changes``)."""
         with self._lock:
             return self._record.changes_frame()
+
+    @property
+    def sampler_choice(self) -> str | None:
+        """What ``sampler="auto"`` chose for this chain and why (``"gibbs: expected first
+        ..."``, ``samplers.auto``), or None when the model named its sampler. Kept with the
+        chain (its checkpoints) as the change of ``sampler`` before sweep 1."""
+        with self._lock:
+            for c in self._record.changes:
+                if c["sweep"] == 0 and c["parameter"] == "sampler" and c["old"] == "auto":
+                    return str(c["new"])
+        return None
 
     @contextlib.contextmanager
     def locked(self) -> Iterator["Session"]:
@@ -609,7 +626,7 @@ class Session(Readouts):
         """Model, corpus, progress and the latest metrics in one Series."""
         with self._lock:
             return summaries.summary(self._fit(), self._record.history.frame(), self.seed,
-                                     self.in_sweep)
+                                     self.in_sweep, self.sampler_choice)
 
     def inspector(self, doc: int = 0, seed: int = 0) -> TokenInspector:
         """A ``topicsup.inspector.TokenInspector`` on document ``doc``: resample its tokens one
@@ -699,8 +716,10 @@ class Session(Readouts):
         return heldout.score(self._fit(), targets, values)
 
     def __repr__(self) -> str:
+        choice = self.sampler_choice
+        chosen = f", sampler chosen by auto: {choice}" if choice else ""
         return (f"Session({type(self.model).__name__}{self.model.get_params()}, "
-                f"{self.corpus!r}, seed={self.seed}, sweeps={self.n_sweeps})")
+                f"{self.corpus!r}, seed={self.seed}, sweeps={self.n_sweeps}{chosen})")
 
     # ------------------------------------------------------------------ checkpoints
     def save(self, path: str | Path) -> Path:

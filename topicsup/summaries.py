@@ -529,8 +529,11 @@ def topic_sizes(fit: Fit) -> pd.DataFrame:
     return out.sort_values("share", ascending=False, kind="stable")
 
 
-def summary(fit: Fit, history: pd.DataFrame, seed: int, in_sweep: bool) -> pd.Series:
-    """Model, corpus, progress and the latest metrics in one Series."""
+def summary(fit: Fit, history: pd.DataFrame, seed: int, in_sweep: bool,
+            sampler_choice: str | None = None) -> pd.Series:
+    """Model, corpus, progress and the latest metrics in one Series; ``sampler_exact`` says
+    whether the topic sampler is exact (False: an approximation, labelled), and
+    ``sampler_choice`` what ``sampler="auto"`` chose and why ("" when it was named)."""
     h = history
     last = h[h["sweep"] == fit.n_sweeps] if len(h) else h
     lastv = {m: v for m, v, p in zip(last["metric"], last["value"], last["proposal"])
@@ -540,6 +543,8 @@ def summary(fit: Fit, history: pd.DataFrame, seed: int, in_sweep: bool) -> pd.Se
     info = {
         "model": type(fit.model).__name__,
         **{f"param.{k}": v for k, v in fit.model.get_params().items()},
+        "sampler_exact": fit.model.topic_sampler.exact,
+        "sampler_choice": sampler_choice or "",
         "n_docs": c.n_docs, "n_words": c.n_words, "n_tokens": c.n_tokens, "seed": seed,
         "sweeps": fit.n_sweeps, "in_sweep": in_sweep, "sampling_seconds": total_s,
         "log_joint": lastv.get("log_joint", np.nan),

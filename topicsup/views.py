@@ -1222,11 +1222,13 @@ def mark_settings_changes(chart: AnyChart, changes: pd.DataFrame) -> AnyChart:
     if not isinstance(chart, (alt.Chart, alt.LayerChart)):
         raise TypeError(f"chart must be an Altair Chart or LayerChart, got "
                         f"{type(chart).__name__}")
-    if changes.empty:
-        return chart
-    if not pd.api.types.is_numeric_dtype(changes["sweep"]):
+    if not changes.empty and not pd.api.types.is_numeric_dtype(changes["sweep"]):
         raise TypeError(f"changes' sweep column must hold sweep numbers, got "
                         f"{changes['sweep'].dtype}")
+    # a choice made before the first sweep (sampler="auto"'s) is the chain's start, not a change
+    changes = changes[changes["sweep"] > 0]
+    if changes.empty:
+        return chart
     df = (changes.assign(at=changes["sweep"] - 0.5,
                          change=changes["parameter"].astype(str) + ": "
                          + changes["old"].astype(str) + " -> " + changes["new"].astype(str))

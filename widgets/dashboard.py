@@ -79,6 +79,18 @@ def _menu(options: tuple[tuple[str, Any], ...], value: Any,
     return options if value in dict(options).values() else options + ((label, value),)
 
 
+def sampler_html(s: Session) -> str:
+    """The status line's sampler: its name, "(auto)" when ``sampler="auto"`` chose it (the
+    reason as the tooltip), and "approximate" when its sweeps do not leave the exact
+    posterior invariant (``TopicSampler.exact``)."""
+    ts, choice = s.model.topic_sampler, s.sampler_choice
+    label = f"sampler {html.escape(ts.name)}" + (" (auto)" if choice else "")
+    if not ts.exact:
+        label += " <b style='color:#b45309'>approximate</b>"
+    tip = choice or f"sampler={ts.name!r}, named by the model"
+    return f"<span title='{html.escape(tip, quote=True)}'>{label}</span>"
+
+
 def _tail(frame: pd.DataFrame, last: int, n_sweeps: int) -> pd.DataFrame:
     """The rows of the last ``last`` sweeps (all when 0)."""
     return frame if not last or frame.empty else frame[frame["sweep"] > n_sweeps - last]
@@ -346,7 +358,7 @@ class Dashboard:
     def _status_html(self) -> str:
         s = cast(Session, self.session)   # a Dashboard's _TARGET (ChainsDashboard has its own)
         latest = _latest(s.history)
-        parts = [f"<b>sweep {s.n_sweeps}</b>"]
+        parts = [f"<b>sweep {s.n_sweeps}</b>", sampler_html(s)]
         lj = latest.get(("log_joint_per_token", None))
         if lj is not None:
             parts.append(f"log joint / token {lj:.4f}")

@@ -41,7 +41,7 @@ def test_gibbs_leaves_exact_posterior_invariant(case):
     """Final states of 20k chains follow p(Z | W): chi-square p > 1e-3."""
     docs, K, alpha, beta = CASES[case]
     corpus, p = _target(docs, K, alpha, beta)
-    idx = sample_final_states(LDA(K=K, alpha=alpha, beta=beta), corpus, p,
+    idx = sample_final_states(LDA(K=K, alpha=alpha, beta=beta, sampler="gibbs"), corpus, p,
                               n_chains=N_CHAINS, n_sweeps=3, seed=11)
     assert_matches_target(idx, p)
 
@@ -51,7 +51,7 @@ def test_gibbs_converges_from_a_random_start():
     docs, K, alpha, beta = CASES["K2"]
     corpus, p = _target(docs, K, alpha, beta)
     uniform_start = np.full_like(p, 1.0 / len(p))
-    idx = sample_final_states(LDA(K=K, alpha=alpha, beta=beta), corpus, uniform_start,
+    idx = sample_final_states(LDA(K=K, alpha=alpha, beta=beta, sampler="gibbs"), corpus, uniform_start,
                               n_chains=N_CHAINS, n_sweeps=20, seed=12)
     assert_matches_target(idx, p)
 
@@ -61,7 +61,7 @@ def test_harness_rejects_a_perturbed_conditional(fa, fb):
     """Teeth: alpha 0.3 -> 0.4, or beta 0.2 -> 0.3, in the conditional is caught (p < 1e-8)."""
     docs, K, alpha, beta = CASES["K2"]
     corpus, p = _target(docs, K, alpha, beta)
-    mutant = PerturbedModel(LDA(K=K, alpha=alpha, beta=beta), fa, fb)
+    mutant = PerturbedModel(LDA(K=K, alpha=alpha, beta=beta, sampler="gibbs"), fa, fb)
     idx = sample_final_states(mutant, corpus, p, n_chains=N_CHAINS, n_sweeps=3, seed=11)
     gof = goodness_of_fit(idx, p)
     assert gof.pvalue < 1e-8, f"a wrong conditional went undetected: {gof}"
@@ -72,7 +72,7 @@ def test_harness_rejects_a_perturbed_conditional(fa, fb):
 def test_info_record_counts_tokens_and_changes():
     docs, K, alpha, beta = CASES["K2"]
     corpus = tiny_corpus(docs)
-    m = LDA(K=K, alpha=alpha, beta=beta)
+    m = LDA(K=K, alpha=alpha, beta=beta, sampler="gibbs")
     from topicsup.kernels.rng import seed_state
     rng = seed_state(0)
     state = m.init_state(m.bind(corpus), rng)

@@ -124,7 +124,9 @@ def _joint_pvalues(model, seed=51, n_chains=3000, n_steps=3):
 # c0 = 2: with DOLDA's c0 = 100 most scores are far from 0 and the labels nearly certain,
 # so the latents' truncation would rarely matter to the test; not 1, where a variance used
 # as a precision would go unseen
-JOINT_MODEL = dict(K=2, alpha=0.5, beta=0.5, intercept_variance=2.0)
+# the published sampler, named: the joint test is of DOLDA's partially collapsed step
+JOINT_MODEL = dict(K=2, alpha=0.5, beta=0.5, intercept_variance=2.0,
+                   sampler="partially_collapsed")
 
 
 def test_dolda_getting_it_right():
@@ -222,7 +224,7 @@ def _enumeration(model_cls=DOLDA):
     from tests.kernels.test_partially_collapsed import _phi
     corpus = tiny_corpus(ENUM_DOCS, labels=ENUM_LABELS, covariates=ENUM_X)
     K = 3
-    model = model_cls(K=K, alpha=0.7, beta=0.3)
+    model = model_cls(K=K, alpha=0.7, beta=0.3, sampler="partially_collapsed")
     Z = enumerate_assignments(corpus.n_tokens, K)
     # the target's features: the intercept's ones, then the covariate (DOLDA's, not the mutant's)
     features = np.hstack([np.ones((3, 1)), ENUM_X])

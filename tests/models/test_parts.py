@@ -97,10 +97,16 @@ def test_every_classifying_loss_prior_and_weight_step_combine(corpus, loss, prio
 
 def test_a_setting_no_chosen_part_reads_is_refused_and_a_bad_one_is_named():
     with pytest.raises(ValueError, match=r"mh_steps=5 \(sampler='gibbs' does not use it\)"):
-        MedLDA(K=3, mh_steps=5)
+        MedLDA(K=3, sampler="gibbs", mh_steps=5)
     with pytest.raises(ValueError, match="S_gibbs must be"):
         MedLDA(K=3, S_gibbs=0)
     with pytest.raises(ValueError, match=r"p_doc=0.3 \(sampler='light' on LightMedLDA"):
+        LightMedLDA(K=3, sampler="light", p_doc=0.3)
+    # sampler="auto" keeps a sampler's setting for the samplers that read it, and refuses one
+    # that none of them would use, naming why
+    assert MedLDA(K=3, mh_steps=5).deferred_settings("sampler") == {"mh_steps": 5}
+    with pytest.raises(ValueError, match=r"sampler='auto' has no candidate that uses "
+                       r"p_doc=0.3: .*\(sampler='light' on LightMedLDA"):
         LightMedLDA(K=3, p_doc=0.3)
     with pytest.raises(ValueError, match=r"proposal_weights=.*sampler='light' on LDA"):
         LDA(K=3, sampler="light", proposal_weights=(1, 1, 0))
@@ -111,10 +117,12 @@ def test_a_setting_no_chosen_part_reads_is_refused_and_a_bad_one_is_named():
 def test_live_settings_and_views_come_from_the_parts():
     assert LDA(K=3).live_params == () and LDA(K=3).views == ("loglik", "throughput")
     assert LDA(K=3, sampler="light").live_params == ("mh_steps", "composition", "p_doc")
-    assert LightMedLDA(K=3).live_params == ("mh_steps", "composition", "proposal_weights",
-                                            "S_gibbs", "weight_shift", "supervised_factor")
+    assert LDA(K=3, sampler="auto").live_params == ()   # chosen with the corpus
+    assert LightMedLDA(K=3, sampler="light").live_params == (
+        "mh_steps", "composition", "proposal_weights", "S_gibbs", "weight_shift",
+        "supervised_factor")
     assert MedLDA(K=3).live_params == ("supervised_factor",)
-    assert LightMedLDA(K=3).views == ("loglik", "acceptance", "score", "coefficients",
+    assert LightMedLDA(K=3, sampler="light").views == ("loglik", "acceptance", "score", "coefficients",
                                       "throughput", "time")
 
 

@@ -86,8 +86,13 @@ class Model:
         object.__setattr__(self, "_parts", parts)
         object.__setattr__(self, "_params", {})
         values = {**own, **{role: part.name for role, part in parts.items()}}
-        for part in parts.values():
+        for role, part in parts.items():
             values.update(part.params())
+            if part.chooses:   # kept for the part chosen later (each checked by its owner):
+                # the settings given and the class's defaults for its role's parts
+                values.update({k: v for k, v in merged.items()
+                               if k in part_params and part_params[k][0] == role
+                               and (k in given or k in defaults)})
         # keep the caller's own object where it is already the checked value, so that
         # sklearn.base.clone finds the very objects it passed in
         for k, v in values.items():
@@ -96,6 +101,30 @@ class Model:
         object.__setattr__(self, "_params", values)
         self._refuse_ignored(given, defaults, part_params)
         self._check_parts()
+        for role, part in parts.items():
+            if part.chooses:
+                self._check_deferred(role)
+
+    def _check_deferred(self, role: str) -> None:
+        """Refuse settings given for a part chosen later that no part of ``role`` would use
+        (with the reason one that reads them gives)."""
+        given = self.deferred_settings(role)
+        if not given:
+            return
+        why = ""
+        for name in type(self).ROLES[role].names():
+            part_cls = type(self).ROLES[role].get(name)
+            if part_cls.chooses or not set(given) <= set(part_cls.param_defaults()):
+                continue
+            try:   # built afresh: a copy of this model would check its settings again
+                type(self)(**{**self._params, role: name})
+            except ValueError as e:
+                why = why or str(e)
+                continue
+            return
+        what = ", ".join(f"{k}={v!r}" for k, v in sorted(given.items()))
+        raise ValueError(f"{role}={self._parts[role].name!r} has no candidate that uses "
+                         f"{what}: {why or 'no ' + role + ' reads them all'}")
 
     def _check_own(self, own: dict[str, Any]) -> dict[str, Any]:
         """Check and normalise the model's own parameters."""
@@ -122,7 +151,7 @@ class Model:
                 # checked by a part that reads it, so a bad value is named as such
                 owner = type(self).ROLES[role].get(next(iter(by_part)))
                 owner(**{name: value})
-                if not _same(value, default):
+                if not _same(value, default) and not chosen.chooses:
                     out[name] = f"{role}={chosen.name!r}"
         return out
 
@@ -134,6 +163,16 @@ class Model:
                              for name, part in sorted(ignored.items()))
             raise ValueError(f"{what}: would be ignored; leave such settings at their defaults "
                              f"or choose parts that use them")
+
+    def deferred_settings(self, role: str) -> dict[str, Any]:
+        """The settings given for the part chosen later in ``role`` (a part that
+        ``chooses``, e.g. ``sampler="auto"``): parameters of the role's other parts."""
+        part_params = type(self)._part_params()
+        own = self._parts[role].param_defaults()
+        defaults = type(self)._class_defaults()
+        return {k: v for k, v in self._params.items()
+                if k in part_params and part_params[k][0] == role and k not in own
+                and not (k in defaults and _same(v, defaults[k]))}
 
     # ------------------------------------------------------------------ the idiom
     def get_params(self, deep: bool = True) -> dict[str, Any]:

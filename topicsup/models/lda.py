@@ -35,6 +35,7 @@ from ..arrays import F64, Array, Rng, Row
 from ..parts import LiveSetting, Registry
 from ..problem import Problem
 from ..samplers import REGISTRY as SAMPLERS, TopicSampler
+from ..samplers.auto import Choice, choose
 from ..tasks import Task
 from .base import Model, register
 
@@ -167,7 +168,10 @@ class LDA(Model):
     OWN: ClassVar[dict[str, Any]] = {"K": 20, "alpha": 0.1, "beta": 0.01, "optimize": None,
                                      "optimize_every": 10, "optimize_burn_in": 0}
     ROLES: ClassVar[dict[str, Registry[Any]]] = {"sampler": SAMPLERS}
-    DEFAULTS: ClassVar[dict[str, Any]] = {"sampler": "gibbs"}
+    DEFAULTS: ClassVar[dict[str, Any]] = {"sampler": "auto"}
+    # the sampler of the model's paper, available by name, and auto's choice where nothing
+    # was measured for the model
+    PUBLISHED_SAMPLER: ClassVar[str] = "gibbs"
     # the arrays trace_arrays records after every sweep
     trace_names: tuple[str, ...] = ()
     supervised = False
@@ -275,6 +279,21 @@ class LDA(Model):
         return Problem(self, corpus, tokens_of(corpus.words, corpus.doc_ptr, corpus.n_words),
                        self.K, alpha, symmetric, self.beta, task, targets, names, covariates,
                        covariate_names)
+
+    def resolve(self, problem: Problem) -> tuple["LDA", Choice | None]:
+        """The model to sample ``problem`` with: with ``sampler="auto"`` a copy with the
+        sampler chosen for it (``samplers.auto``) and the choice; else itself and None."""
+        if not self.topic_sampler.chooses:
+            return self, None
+        def accepts(sampler: str, settings: dict[str, Any]) -> bool:
+            try:
+                self.replace(sampler=sampler, **settings)
+            except ValueError:   # it would ignore a setting given, or cannot sample this model
+                return False
+            return True
+
+        choice = choose(self, problem, self.deferred_settings("sampler"), accepts)
+        return self.replace(sampler=choice.sampler, **choice.settings), choice
 
     def dirichlet(self) -> tuple[F64, bool]:
         """The documents' Dirichlet parameters as K values, and whether they are one

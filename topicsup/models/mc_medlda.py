@@ -218,7 +218,8 @@ class MCMedLDA(SupervisedLDA):
         **LDA.ROLES, "loss": OwnParts("loss", CrammerSinger),
              "prior": OwnParts("prior", Normal),
              "weight_sampler": OwnParts("weight_sampler", SVMDual)}
-    DEFAULTS: ClassVar[dict[str, Any]] = {"sampler": "gibbs", "loss": "crammer_singer",
+    PUBLISHED_SAMPLER: ClassVar[str] = "gibbs"   # "auto" keeps it: nothing else measured
+    DEFAULTS: ClassVar[dict[str, Any]] = {"sampler": "auto", "loss": "crammer_singer",
                                           "prior": "normal", "weight_sampler": "svm_dual"}
     trace_names = ("eta",)
 

@@ -1,4 +1,9 @@
-"""Presets: the models of the papers as defaults of ``SupervisedLDA``, a few lines each."""
+"""Presets: the models of the papers as defaults of ``SupervisedLDA``, a few lines each.
+
+Each samples its topics with ``sampler="auto"`` (chosen by measurement when the model meets
+its corpus, ``samplers.auto``); its paper's sampler is ``PUBLISHED_SAMPLER``, available by
+name (``DOLDA(sampler="partially_collapsed")``) and auto's choice where nothing was measured.
+"""
 
 from __future__ import annotations
 
@@ -20,7 +25,8 @@ class MedLDA(SupervisedLDA):
     102.4 by default, ``HINGE_LAM``), normal prior, exact collapsed Gibbs topics (O(K T) per
     token), exact Cholesky weights."""
 
-    DEFAULTS: ClassVar[dict[str, Any]] = {"sampler": "gibbs", "weight_sampler": "cholesky",
+    PUBLISHED_SAMPLER: ClassVar[str] = "gibbs"
+    DEFAULTS: ClassVar[dict[str, Any]] = {"sampler": "auto", "weight_sampler": "cholesky",
                                           "lam": HINGE_LAM}
 
 
@@ -41,8 +47,9 @@ class LightMedLDA(SupervisedLDA):
     proposals. Both sample the same posterior.
     """
 
+    PUBLISHED_SAMPLER: ClassVar[str] = "light"
     DEFAULTS: ClassVar[dict[str, Any]] = {
-        "sampler": "light", "mh_steps": 6, "composition": "cycle", "lam": HINGE_LAM,
+        "sampler": "auto", "mh_steps": 6, "composition": "cycle", "lam": HINGE_LAM,
         "weight_sampler": "coordinate", "supervised_factor": "marginal",
         "proposal_weights": (1.0, 1.0, 0.0)}
 
@@ -51,7 +58,8 @@ class LightMedLDA(SupervisedLDA):
         """The sampler of Zheng et al. 2015 (sec. 3.3, 5): the augmented factor
         exp(b s - w s^2 / 2) (eq. 15-17) and a uniform mixture of the doc, word and exp
         proposals (eq. 19-21); ``params`` as for ``LightMedLDA`` on top."""
-        return cls(**{"supervised_factor": "augmented", "composition": "mixture",
+        return cls(**{"sampler": "light", "supervised_factor": "augmented",
+                       "composition": "mixture",
                       "proposal_weights": (1.0, 1.0, 1.0), **params})
 
 
@@ -62,7 +70,8 @@ class GSLDA(SupervisedLDA):
     and Polya-Gamma augmentation (``losses.logistic``), normal prior, exact Gibbs topics,
     Cholesky weights. c = 1 is the standard logistic sLDA; ``GSLDA.plus()`` is gSLDA+ (c = 25)."""
 
-    DEFAULTS: ClassVar[dict[str, Any]] = {"loss": "logistic", "sampler": "gibbs",
+    PUBLISHED_SAMPLER: ClassVar[str] = "gibbs"
+    DEFAULTS: ClassVar[dict[str, Any]] = {"loss": "logistic", "sampler": "auto",
                                           "weight_sampler": "cholesky"}
 
     @classmethod
@@ -79,7 +88,8 @@ class LightSLDA(SupervisedLDA):
     """Light-sLDA (Zheng et al. 2015 Fig. 4): gSLDA's logistic loss with the light sampler's
     Metropolis-Hastings proposals and coordinate-Gibbs weights."""
 
-    DEFAULTS: ClassVar[dict[str, Any]] = {"loss": "logistic", "sampler": "light", "mh_steps": 6,
+    PUBLISHED_SAMPLER: ClassVar[str] = "light"
+    DEFAULTS: ClassVar[dict[str, Any]] = {"loss": "logistic", "sampler": "auto", "mh_steps": 6,
                                           "weight_sampler": "coordinate"}
 
 
@@ -89,7 +99,8 @@ class SLDA(SupervisedLDA):
     """Supervised LDA with a Gaussian response (Blei & McAuliffe 2007): y ~ N(eta . zbar,
     ``sigma2``) (``losses.gaussian``), normal prior, exact Gibbs topics, Cholesky weights."""
 
-    DEFAULTS: ClassVar[dict[str, Any]] = {"loss": "gaussian", "sampler": "gibbs",
+    PUBLISHED_SAMPLER: ClassVar[str] = "gibbs"
+    DEFAULTS: ClassVar[dict[str, Any]] = {"loss": "gaussian", "sampler": "auto",
                                           "weight_sampler": "cholesky"}
 
 
@@ -101,7 +112,8 @@ class MedLDARegression(SupervisedLDA):
     augmentations (``losses.epsilon_insensitive``), normal prior, exact Gibbs topics, Cholesky
     weights."""
 
-    DEFAULTS: ClassVar[dict[str, Any]] = {"loss": "epsilon_insensitive", "sampler": "gibbs",
+    PUBLISHED_SAMPLER: ClassVar[str] = "gibbs"
+    DEFAULTS: ClassVar[dict[str, Any]] = {"loss": "epsilon_insensitive", "sampler": "auto",
                                           "weight_sampler": "cholesky"}
 
 
@@ -139,8 +151,9 @@ class DOLDA(SupervisedLDA):
     serial), which reach MedLDA's accuracy within a few points where it lags
     (benchmarks/results/dolda)."""
 
+    PUBLISHED_SAMPLER: ClassVar[str] = "partially_collapsed"
     DEFAULTS: ClassVar[dict[str, Any]] = {
-        "loss": "do_probit", "prior": "horseshoe", "sampler": "partially_collapsed",
+        "loss": "do_probit", "prior": "horseshoe", "sampler": "auto",
         "weight_sampler": "cholesky", "intercept": True, "alpha": 0.01, "beta": 0.01}
 
     @classmethod

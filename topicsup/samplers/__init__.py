@@ -54,6 +54,9 @@ class TopicSampler(Part):
     # whether it takes a label term linear in zbar (w = 0: Monte Carlo MedLDA's tilt); the
     # samplers that take any label term (``supports_supervision``) take this one
     supports_tilt: ClassVar[bool] = False
+    # whether each sweep leaves the exact posterior invariant (False for an approximation
+    # such as the partitioned sampler's stale topic totals)
+    exact: ClassVar[bool] = True
 
     def kinds(self, supervised: bool) -> tuple[str, ...]:
         """The Metropolis-Hastings proposal kinds it records acceptance for."""

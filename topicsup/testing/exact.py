@@ -209,8 +209,11 @@ def sample_final_states(model: Any, corpus: Corpus, target: np.ndarray, *,
     Z = enumerate_assignments(corpus.n_tokens, K)
     starts = np.random.default_rng(seed).choice(len(target), size=n_chains, p=target)
     out = np.empty(n_chains, dtype=np.int64)
-    info = np.zeros(model.info_size, dtype=np.float64)
     problem = model.bind(corpus)
+    resolved, choice = model.resolve(problem)
+    if choice is not None:   # sampler="auto": the sampler a Session would run
+        model = resolved
+    info = np.zeros(model.info_size, dtype=np.float64)
     for c in range(n_chains):
         state = model.allocate_state(problem)
         state.z[:] = Z[starts[c]]
@@ -278,6 +281,8 @@ class PerturbedModel:
     exact-target test must reject it; that is how a test proves it has teeth."""
 
     def __init__(self, model: Any, alpha_factor: float = 1.0, beta_factor: float = 1.0):
+        if model.topic_sampler.chooses:   # the harness would run the chosen sampler, unperturbed
+            raise ValueError("a mutant perturbs a named sampler: give the model sampler=...")
         a = model.alpha
         wrong_alpha = (tuple(x * alpha_factor for x in a) if isinstance(a, tuple)
                        else a * alpha_factor)

@@ -173,9 +173,12 @@ def sample_final_table_states(model: Any, corpus: Corpus, Z: np.ndarray, R: np.n
     may change each fresh state's sampler arrays (e.g. tables rebuilt before every draw)."""
     index = {(tuple(z), tuple(r)): j for j, (z, r) in enumerate(zip(Z, R))}
     starts = np.random.default_rng(seed).choice(len(p), size=n_chains, p=p)
+    problem = model.bind(corpus)
+    resolved, choice = model.resolve(problem)
+    if choice is not None:   # sampler="auto": the sampler a Session would run
+        model = resolved
     info = np.zeros(model.info_size)
     out = np.empty(n_chains, np.int64)
-    problem = model.bind(corpus)
     for c in range(n_chains):
         state = model.allocate_state(problem)
         if prepare is not None:

@@ -1,0 +1,286 @@
+"""The cost model behind ``sampler="auto"``: measure, fit, and write the table it reads.
+
+Run from the repository root with the project's virtualenv, on an otherwise idle machine::
+
+    python benchmarks/bench_auto.py              # measure (about 10 min, both cores), fit, write
+    python benchmarks/bench_auto.py --fit-only   # refit from the saved measurements
+
+What ``sampler="auto"`` predicts for an unsupervised model is the time a chain needs to reach a
+given log joint: sweeps needed x seconds per sweep. Both are fitted here.
+
+* **Seconds per sweep** of each exact LDA sampler, measured on three corpora that differ in
+  what a sweep's cost can grow with: 20 Newsgroups train (N = 1.36 M tokens, D = 11,291
+  documents, V = 25,139 words), the same posts joined four at a time (the same N and V,
+  a quarter of the documents, four times longer), its first half (about half of N and
+  D, most of V) and four copies of every post (four times N and D, the same V); K in
+  {20, 50, 100, 200, 500, 1000}; the median of 3 sweeps after a warm-up sweep, on 2 numba
+  threads (the parallel sampler's threads setting 0: all of them). Per
+  sampler a non-negative least-squares fit of
+
+      seconds per sweep = c_N N + c_NK N K + c_NsqrtK N sqrt(K) + c_DK D K + c_VK V K
+
+  (the terms its kernel has: O(1), O(K) or about O(sqrt K) per token, O(K) per document,
+  O(VK) per sweep for the Phi draw and the word tables), weighted by 1/seconds (relative
+  error), so the model extrapolates by structure, not by a curve through four points.
+* **Sweeps to a level, relative to collapsed Gibbs**, from the log-joint traces of
+  benchmarks/results/parallel/curves.csv (the 2-core race on 20 Newsgroups, K = 20 to 1000):
+  for each chain, the sweeps it needs to reach the level collapsed Gibbs reaches at half its
+  run, over Gibbs's own; the median over K. The exact collapsed samplers (``gibbs``,
+  ``sparse_gibbs``) share one chain law, so 1; the light sampler's MH steps and the partially
+  collapsed sampler's Phi draw cost sweeps. Chains that never reached the level are left out
+  (said in the output).
+
+The fit is written to ``topicsup/samplers/_auto_costs.py`` (the package reads it; a test
+checks that it is what this script fits from the committed measurements) and the tables to
+benchmarks/results/auto/README.md with the choice it implies on a grid of corpus shapes.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ["NUMBA_NUM_THREADS"] = "2"   # before numba is imported: both cores
+
+import argparse  # noqa: E402
+import datetime as _dt  # noqa: E402
+import gc  # noqa: E402
+import shlex  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from scipy.optimize import nnls  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(ROOT))
+from bench_lda import ALPHA, BETA, archive_or_skip, cpu_model, versions  # noqa: E402
+
+os.environ["NUMBA_NUM_THREADS"] = "2"   # bench_lda sets 1 on import; numba is not loaded yet
+os.environ.pop("OMP_NUM_THREADS", None)
+
+OUT = ROOT / "benchmarks" / "results" / "auto"
+TABLE = ROOT / "topicsup" / "samplers" / "_auto_costs.py"
+CURVES = ROOT / "benchmarks" / "results" / "parallel" / "curves.csv"
+KS = (20, 50, 100, 200, 500, 1000)
+# the candidates: name -> (sampler, settings); the race's chain names where they ran there
+CANDIDATES: dict[str, tuple[str, dict[str, object]]] = {
+    "gibbs": ("gibbs", {}),
+    "sparse_gibbs": ("sparse_gibbs", {}),
+    "light": ("light", {"mh_steps": 2}),
+    "pc-sparse-2": ("partially_collapsed", {"kernel": "sparse", "threads": 0}),
+    "pc-dense-2": ("partially_collapsed", {"kernel": "dense", "threads": 0}),
+}
+FEATURES = ("N", "NK", "NsqrtK", "DK", "VK")
+TERMS: dict[str, tuple[str, ...]] = {   # the terms each kernel's cost has
+    "gibbs": ("N", "NK", "DK"),
+    "sparse_gibbs": ("N", "NsqrtK", "DK"),
+    "light": ("N", "NsqrtK", "DK", "VK"),
+    "pc-sparse-2": ("N", "NsqrtK", "DK", "VK"),
+    "pc-dense-2": ("N", "NK", "DK", "VK"),
+}
+
+
+def features(N: float, D: float, V: float, K: float) -> dict[str, float]:
+    return {"N": N, "NK": N * K, "NsqrtK": N * np.sqrt(K), "DK": D * K, "VK": V * K}
+
+
+def corpora(archive: Path):
+    from topicsup import Corpus
+    from topicsup.datasets import load_20newsgroups
+    full = load_20newsgroups("train", path=archive)
+    docs = [full.document(d) for d in range(full.n_docs)]
+    joined = [sum(docs[i:i + 4], []) for i in range(0, len(docs), 4)]
+    vocab = list(full.vocabulary)
+    return {"20news": full,
+            "20news-joined4": Corpus.from_tokens(joined, vocabulary=vocab),
+            "20news-half": full.take(np.arange(full.n_docs // 2)),
+            # four copies of every post: N and D four times, the same V (towards N >> V K)
+            "20news-x4": Corpus.from_tokens(docs * 4, vocabulary=vocab)}
+
+
+def measure(archive: Path, ks, sweeps: int) -> pd.DataFrame:
+    from topicsup import LDA, Session
+    rows = []
+    for cname, corpus in corpora(archive).items():
+        for K in ks:
+            for name, (sampler, settings) in CANDIDATES.items():
+                s = Session(LDA(K=K, alpha=ALPHA, beta=BETA, sampler=sampler, **settings),
+                            corpus, seed=0, log_joint_every=0)
+                s.sweep(1)     # compiles; the first sweep from a random start is not typical
+                times = []
+                for _ in range(sweeps):
+                    t0 = time.perf_counter()
+                    s.sweep(1)
+                    times.append(time.perf_counter() - t0)
+                rows.append({"corpus": cname, "N": corpus.n_tokens, "D": corpus.n_docs,
+                             "V": int(np.count_nonzero(np.bincount(corpus.words,
+                                                                   minlength=corpus.n_words))),
+                             "K": K, "chain": name, "seconds": float(np.median(times))})
+                print(f"{cname:15s} K={K:5d} {name:13s} {rows[-1]['seconds']:.4f} s/sweep",
+                      flush=True)
+                del s
+                gc.collect()
+    return pd.DataFrame(rows)
+
+
+def fit_costs(m: pd.DataFrame) -> dict[str, dict[str, float]]:
+    """Per chain, the non-negative coefficients of its terms (seconds per unit)."""
+    out = {}
+    for name, g in m.groupby("chain"):
+        terms = TERMS[name]
+        X = np.array([[features(r.N, r.D, r.V, r.K)[t] for t in terms] for r in g.itertuples()])
+        y = g["seconds"].to_numpy()
+        w = 1.0 / y                       # relative error
+        scale = X.max(axis=0)
+        coef, _ = nnls(X / scale * w[:, None], y * w)
+        out[str(name)] = {t: float(c / s) for t, c, s in zip(terms, coef, scale)}
+    return out
+
+
+def predict(costs: dict[str, float], N: float, D: float, V: float, K: float) -> float:
+    f = features(N, D, V, K)
+    return sum(c * f[t] for t, c in costs.items())
+
+
+def sweep_factors(curves: pd.DataFrame) -> tuple[dict[str, float], pd.DataFrame]:
+    """Sweeps each chain needs to reach the level Gibbs reaches at half its run, over Gibbs's
+    own, per K; the median over K of those that reached it."""
+    rows = []
+    for K, ck in curves.groupby("K"):
+        g = ck[ck["sampler"] == "gibbs"].dropna(subset=["ll_per_token"])
+        half = g["sweep"].max() / 2
+        level = float(np.interp(half, g["sweep"], g["ll_per_token"]))
+        for name, tr in ck.groupby("sampler"):
+            tr = tr.dropna(subset=["ll_per_token"])
+            hit = tr[tr["ll_per_token"] >= level]
+            rows.append({"K": int(K), "chain": str(name),
+                         "factor": float(hit["sweep"].min() / half) if len(hit) else np.nan})
+    df = pd.DataFrame(rows)
+    factors = {"gibbs": 1.0, "sparse_gibbs": 1.0}   # the same chain law: the same sweeps
+    for name in ("light", "pc-sparse-2", "pc-dense-2"):
+        f = df[(df["chain"] == name)]["factor"].dropna()
+        factors[name] = float(np.median(f))
+    return factors, df
+
+
+def write_table(costs, factors, meta: str, curves: str) -> None:
+    lines = ['"""The fitted cost model of ``sampler="auto"`` (``samplers.auto``), written by',
+             "benchmarks/bench_auto.py from benchmarks/results/auto/measurements.csv and",
+             f"{curves}: do not edit by hand, rerun the script.",
+             "",
+             f"{meta}", '"""', "",
+             "from typing import Any", "",
+             "# chain -> (sampler, settings)",
+             f"CANDIDATES: dict[str, tuple[str, dict[str, Any]]] = {CANDIDATES!r}",
+             "# chain -> term -> seconds per unit of the term (N, NK = N K, NsqrtK = N sqrt(K),",
+             "# DK = D K, VK = V K) per sweep",
+             "COSTS: dict[str, dict[str, float]] = {"]
+    for name, c in costs.items():
+        lines.append(f"    {name!r}: {{" + ", ".join(f"{t!r}: {v:.6g}" for t, v in c.items())
+                     + "},")
+    lines += ["}", "# chain -> sweeps to a level relative to collapsed Gibbs",
+              "SWEEPS: dict[str, float] = {"]
+    for name, f in factors.items():
+        lines.append(f"    {name!r}: {f:.3g},")
+    lines += ["}", "# the race's traces the sweeps factors were fitted on (--check refits from them)",
+              f"CURVES = {curves!r}", ""]
+    TABLE.write_text("\n".join(lines))
+
+
+def readme(m, costs, factors, fdf, meta) -> str:
+    out = ["# The cost model of `sampler=\"auto\"`", "",
+           "Seconds per sweep, measured (median of 3 after a warm-up sweep) and fitted "
+           "(`benchmarks/bench_auto.py`):", "",
+           "| corpus | N | D | K | chain | measured s | fitted s |",
+           "|---|---:|---:|---:|---|---:|---:|"]
+    for r in m.itertuples():
+        fit = predict(costs[r.chain], r.N, r.D, r.V, r.K)
+        out.append(f"| {r.corpus} | {r.N} | {r.D} | {r.K} | {r.chain} | {r.seconds:.4f} | "
+                   f"{fit:.4f} |")
+    rel = [abs(predict(costs[r.chain], r.N, r.D, r.V, r.K) / r.seconds - 1)
+           for r in m.itertuples()]
+    out += ["", f"Fit: median relative error {np.median(rel):.1%}, largest {max(rel):.1%}.", "",
+            "Sweeps to the level collapsed Gibbs reaches at half its run, over Gibbs's "
+            "(benchmarks/results/parallel/curves.csv; '-': not reached in the race's budget):",
+            "", "| K | " + " | ".join(sorted(fdf["chain"].unique())) + " |",
+            "|---:|" + "---:|" * fdf["chain"].nunique()]
+    for K, g in fdf.groupby("K"):
+        vals = dict(zip(g["chain"], g["factor"]))
+        out.append(f"| {K} | " + " | ".join("-" if not np.isfinite(vals.get(c, np.nan))
+                                            else f"{vals[c]:.2f}"
+                                            for c in sorted(fdf["chain"].unique())) + " |")
+    out += ["", "Factors used: " + ", ".join(f"{k} {v:.2f}" for k, v in factors.items()), "",
+            "The choice this implies (expected time to a level relative to the best; the "
+            "`auto` column is what `sampler=\"auto\"` picks):", "",
+            "| N | D | V | K | " + " | ".join(CANDIDATES) + " | auto |",
+            "|---:|---:|---:|---:|" + "---:|" * len(CANDIDATES) + "---|"]
+    for N, D, V in ((1_360_021, 11_291, 25_139), (1e5, 1e3, 1e4), (1e7, 5e4, 5e4),
+                    (1e8, 5e5, 5e4)):
+        for K in (20, 50, 100, 500, 1000):
+            t = {c: predict(costs[c], N, D, V, K) * factors[c] for c in CANDIDATES}
+            best = min(t, key=t.__getitem__)
+            out.append(f"| {N:.3g} | {D:.3g} | {V:.3g} | {K} | "
+                       + " | ".join(f"{t[c] / t[best]:.2f}" for c in CANDIDATES)
+                       + f" | {best} |")
+    out += ["", meta, ""]
+    return "\n".join(out)
+
+
+def check_table(m: pd.DataFrame, curves: pd.DataFrame) -> int:
+    """0 if ``topicsup/samplers/_auto_costs.py`` holds the fit of these measurements."""
+    from topicsup.samplers import _auto_costs as table
+    costs, (factors, _) = fit_costs(m), sweep_factors(curves)
+    bad = [f"{c}.{t}" for c in costs for t in costs[c]
+           if not np.isclose(costs[c][t], table.COSTS[c][t], rtol=1e-4, atol=1e-18)]
+    bad += [f"sweeps {c}" for c in factors
+            if not np.isclose(factors[c], table.SWEEPS[c], rtol=2e-3)]
+    if set(costs) != set(table.COSTS) or bad:
+        print(f"the table differs from the fit: {bad or sorted(set(costs) ^ set(table.COSTS))}")
+        return 1
+    print("the table is the fit of the measurements")
+    return 0
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data")
+    ap.add_argument("--fit-only", action="store_true")
+    ap.add_argument("--check", action="store_true",
+                    help="refit from the saved measurements and exit 1 if the package's "
+                         "table differs (tests/test_auto.py)")
+    ap.add_argument("--sweeps", type=int, default=3)
+    ap.add_argument("--ks", type=lambda s: tuple(int(x) for x in s.split(",")), default=KS)
+    ap.add_argument("--curves", type=Path, default=CURVES,
+                    help="the race's log-joint traces (bench_parallel.py's curves.csv); "
+                         "--check uses the ones the table names")
+    args = ap.parse_args(argv)
+    OUT.mkdir(parents=True, exist_ok=True)
+    meas = OUT / "measurements.csv"
+    if args.check:
+        from topicsup.samplers import _auto_costs as table
+        return check_table(pd.read_csv(meas), pd.read_csv(ROOT / table.CURVES))
+    if not args.fit_only:
+        archive = archive_or_skip(args.data)
+        if archive is None:
+            return 0
+        m = measure(archive, args.ks, args.sweeps)
+        m.to_csv(meas, index=False)
+        (OUT / "measurements.meta").write_text(
+            f"`python {shlex.join(['benchmarks/bench_auto.py', *(argv or sys.argv[1:])])}`, "
+            f"{_dt.datetime.now().isoformat(timespec='seconds')}, {cpu_model()}, "
+            f"{os.cpu_count()} cores, NUMBA_NUM_THREADS=2, {versions()}")
+    m = pd.read_csv(meas)
+    costs = fit_costs(m)
+    factors, fdf = sweep_factors(pd.read_csv(args.curves))
+    meta = "Measured: " + (OUT / "measurements.meta").read_text().strip()
+    write_table(costs, factors, meta, args.curves.resolve().relative_to(ROOT).as_posix())
+    (OUT / "README.md").write_text(readme(m, costs, factors, fdf, meta))
+    print((OUT / "README.md").read_text())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

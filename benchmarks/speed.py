@@ -1,0 +1,129 @@
+"""Every speed table of topicsup beside tomotopy, in one run: one command.
+
+Run from the repository root with the project's virtualenv and the benchmark extra
+(``pip install -e ".[bench]"``), on an otherwise idle machine (both cores)::
+
+    python benchmarks/speed.py                        # every part (about 100 min)
+    python benchmarks/speed.py --parts race,bias      # some parts
+    python benchmarks/speed.py --sizes 1e6,1e7        # the scaling part on fewer sizes
+
+The parts run one after another (never two at once: each measures time), each the benchmark
+script that owns it, with its output under benchmarks/results/speed/<part>/; this script then
+writes benchmarks/results/speed/README.md, the parts' tables in one page with the command,
+the machine and each part's wall time. The parts:
+
+* ``per-core``: collapsed Gibbs per core, the dense and the sparse exact kernel against
+  tomotopy with 1 worker, K in {20, 100, 500, 1000} (``bench_samplers.py``);
+* ``race``: the 2-core race, time to tomotopy-2's half-budget log joint per token at K in
+  {20, 100, 500, 1000}: the exact chains (``gibbs``, ``sparse_gibbs`` on one core, the
+  partially collapsed sampler on two) and the approximate partitioned sampler (labelled),
+  beside tomotopy-1 and tomotopy-2 (``bench_parallel.py --parts lda``);
+* ``bias``: the partitioned sampler's and tomotopy's PARTITION scheme's bias against the
+  enumerated posterior of a tiny corpus (``bench_partition_bias.py``);
+* ``hyper``: learned alpha and beta against tomotopy's optimisation, held-out perplexity
+  (``bench_hyper.py``);
+* ``supervised``: DOLDA's, MedLDA's and gSLDA's 20-class accuracy against wall-clock time on
+  2 cores at K in {20, 50, 100}, per topic sampler (``bench_supervised_time.py``);
+* ``scaling``: cost against corpus size on synthetic LDA corpora (``bench_scaling.py``);
+* ``auto``: the cost model of ``sampler="auto"`` measured and fitted, from this run's race
+  curves (``bench_auto.py``; it rewrites ``topicsup/samplers/_auto_costs.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import os
+import shlex
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "benchmarks" / "results" / "speed"
+PARTS = ("per-core", "race", "bias", "hyper", "supervised", "scaling", "auto")
+TITLES = {"per-core": "Collapsed Gibbs per core against tomotopy-1",
+          "race": "The 2-core race against tomotopy-2",
+          "bias": "The approximate partitioned mode's bias",
+          "hyper": "Learned Dirichlet parameters",
+          "supervised": "Supervised models: accuracy against wall-clock time",
+          "scaling": "Cost against corpus size",
+          "auto": "The cost model of sampler=\"auto\""}
+
+
+def commands(args) -> dict[str, list[str]]:
+    py, b = sys.executable, "benchmarks/"
+    data = ["--data", args.data] if args.data else []
+    return {
+        "per-core": [py, b + "bench_samplers.py", *data, "--samplers",
+                     "gibbs,sparse_gibbs,tomotopy", "--ks", "20,100,500,1000", "--budget",
+                     str(15 * args.budget_scale), "--out", str(OUT / "per-core")],
+        "race": [py, b + "bench_parallel.py", *data, "--parts", "lda", "--ks",
+                 "20,100,500,1000", "--samplers",
+                 "gibbs,sparse_gibbs,pc-sparse-2,part-sparse-2,part-dense-2,tomotopy-1",
+                 "--out", str(OUT / "race")],
+        "bias": [py, b + "bench_partition_bias.py", "--out", str(OUT / "bias")],
+        "hyper": [py, b + "bench_hyper.py", *data, "--out", str(OUT / "hyper")],
+        "supervised": [py, b + "bench_supervised_time.py", *data, "--out",
+                       str(OUT / "supervised"),
+                       *(["--budget", str(20 * args.budget_scale)])],
+        "scaling": [py, b + "bench_scaling.py", "--out", str(OUT / "scaling"),
+                    *(["--sizes", args.sizes] if args.sizes else []),
+                    "--budget", str(20 * args.budget_scale)],
+        "auto": [py, b + "bench_auto.py", *data, "--curves",
+                 str(OUT / "race" / "curves.csv")],
+    }
+
+
+def readme(done: dict[str, float], argv: list[str]) -> str:
+    out = ["# Speed: topicsup beside tomotopy, every table in one run", "",
+           f"`python {shlex.join(['benchmarks/speed.py', *argv])}`, "
+           f"{_dt.datetime.now().isoformat(timespec='seconds')}, {os.cpu_count()} cores.", "",
+           "| part | wall time | tables |", "|---|---:|---|"]
+    for part in PARTS:
+        if part in done:
+            where = "benchmarks/results/auto" if part == "auto" else f"{part}/README.md"
+            out.append(f"| {part} | {done[part] / 60:.1f} min | {where} |")
+    for part in PARTS:
+        src = (ROOT / "benchmarks" / "results" / "auto" / "README.md" if part == "auto"
+               else OUT / part / "README.md")
+        if part not in done or not src.exists():
+            continue
+        body = src.read_text().splitlines()
+        body = [("##" + line if line.startswith("#") else line) for line in body]
+        out += ["", f"## {TITLES[part]}", "", *body[1:]]
+    return "\n".join(out) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--parts", type=lambda s: tuple(s.split(",")), default=PARTS)
+    ap.add_argument("--data", help="20news-bydate.tar.gz (default: found as the loaders do)")
+    ap.add_argument("--sizes", help="scaling: tokens N, e.g. 1e6,1e7 (default its own)")
+    ap.add_argument("--budget-scale", type=float, default=1.0,
+                    help="multiplies the per-core, supervised and scaling budgets")
+    args = ap.parse_args(argv)
+    unknown = sorted(set(args.parts) - set(PARTS))
+    if unknown:
+        ap.error(f"--parts: unknown {unknown}; choose from {list(PARTS)}")
+    OUT.mkdir(parents=True, exist_ok=True)
+    cmds, done = commands(args), {}
+    for part in PARTS:
+        if part not in args.parts:
+            continue
+        print(f"== {part}: {shlex.join(cmds[part])}", flush=True)
+        t0 = time.perf_counter()
+        rc = subprocess.call(cmds[part], cwd=ROOT)
+        if rc != 0:
+            print(f"== {part} failed (exit {rc}); the other parts go on", flush=True)
+            continue
+        done[part] = time.perf_counter() - t0
+    (OUT / "README.md").write_text(readme(done, argv))
+    print(f"wrote {OUT / 'README.md'}")
+    return 0 if len(done) == len(args.parts) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,138 @@
+"""``sampler="auto"`` (topicsup.samplers.auto): the choice is the cost model's argmin over the
+exact candidates, a function of the model and the corpus's shape alone; it is shown and kept
+with the chain; settings given with it restrict it; the fitted table is what the benchmark
+fits from the committed measurements."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+
+from topicsup import DOLDA, LDA, LightMedLDA, MedLDA, Session
+from topicsup.checkpoint import checksum
+from topicsup.datasets import make_synthetic
+from topicsup.samplers import auto
+from topicsup.samplers._auto_costs import CANDIDATES
+
+ROOT = Path(__file__).resolve().parents[1]
+NEWS = (1_360_021, 11_291, 25_139)   # 20 Newsgroups train: N, D, V
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return make_synthetic(n_docs=60, n_topics=3, doc_length=15, task="multiclass",
+                          seed=1).corpus
+
+
+def _best(N, D, V, K):
+    t = {c: auto.expected_seconds(c, N, D, V, K) for c in CANDIDATES}
+    return CANDIDATES[min(t, key=t.__getitem__)][0]
+
+
+def test_the_choice_is_the_cost_models_argmin_and_is_recorded(corpus):
+    for K in (3, 200, 1000):
+        s = Session(LDA(K=K), corpus, seed=0)
+        N, D, V = corpus.n_tokens, corpus.n_docs, corpus.n_words
+        assert s.model.sampler == _best(N, D, V, K)
+        choice = s.sampler_choice
+        assert choice is not None and choice.startswith(f"{s.model.sampler}: ")
+        assert f"K = {K}" in choice and f"{N:,} tokens" in choice
+        assert "sampler chosen by auto" in repr(s)
+        assert s.summary()["sampler_choice"] == choice and s.summary()["sampler_exact"]
+        row = s.settings_changes.iloc[0]
+        assert (row["sweep"], row["parameter"], row["old"]) == (0, "sampler", "auto")
+    named = Session(LDA(K=3, sampler="gibbs"), corpus, seed=0)
+    assert named.sampler_choice is None and named.settings_changes.empty
+
+
+def test_the_measured_facts_it_encodes():
+    """On 20 Newsgroups' shape the dense kernel at small K and the sparse one at large K (per
+    core 26 against 22 M tokens/s at K = 20; 1.1 against 5.4 at K = 1000,
+    benchmarks/results/gibbs_per_core); the slower-mixing samplers never there."""
+    assert _best(*NEWS, 20) == "gibbs"
+    assert _best(*NEWS, 1000) == "sparse_gibbs"
+    t = {c: auto.expected_seconds(c, *NEWS, 1000) for c in CANDIDATES}
+    assert t["gibbs"] > 2 * t["sparse_gibbs"]
+
+
+def test_the_choice_does_not_depend_on_the_machine(corpus):
+    """A function of the model and the corpus alone: the same in a process with one numba
+    thread (the chain then is the same too)."""
+    code = ("import numba, sys\nfrom topicsup import LDA, Session\n"
+            "from topicsup.datasets import make_synthetic\n"
+            "c = make_synthetic(n_docs=60, n_topics=3, doc_length=15, task='multiclass', "
+            "seed=1).corpus\n"
+            "s = Session(LDA(K=200), c, seed=0); s.run(2)\n"
+            "print(numba.get_num_threads(), s.sampler_choice, int(s.state.z.sum()))")
+    outs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           env={**__import__("os").environ, "NUMBA_NUM_THREADS": n},
+                           cwd=ROOT, check=True).stdout.split(" ", 1) for n in ("1", "2")]
+    assert outs[0][0] == "1" and outs[1][0] == "2"
+    assert outs[0][1] == outs[1][1]
+
+
+def test_settings_given_restrict_the_choice_and_are_kept(corpus):
+    s = Session(LDA(K=3, mh_steps=3), corpus, seed=0)
+    assert (s.model.sampler, s.model.mh_steps) == ("light", 3)
+    s = Session(LDA(K=3, kernel="dense"), corpus, seed=0)
+    assert (s.model.sampler, s.model.kernel) == ("partially_collapsed", "dense")
+    m = LDA(K=3, mh_steps=3)
+    assert m.deferred_settings("sampler") == {"mh_steps": 3}
+    assert clone(m).get_params()["mh_steps"] == 3 and clone(m).sampler == "auto"
+    with pytest.raises(ValueError, match=r"sampler='auto' has no candidate that uses "
+                                         r"kernel='dense', mh_steps=3"):
+        LDA(K=3, mh_steps=3, kernel="dense")
+    with pytest.raises(ValueError, match="mh_steps must be"):
+        LDA(K=3, mh_steps=0)
+    # a preset's defaults for its paper's sampler are kept for it, and restrict nothing
+    assert LightMedLDA(K=3).deferred_settings("sampler") == {}
+    assert LightMedLDA(K=3).replace(sampler="light").mh_steps == 6
+
+
+def test_supervised_models_take_the_measured_choice_at_the_nearest_k(corpus, monkeypatch):
+    monkeypatch.setattr(auto, "SUPERVISED", {"MedLDA": {
+        20: ("light", {"mh_steps": 4}, "measured"), 100: ("gibbs", {}, "measured")}})
+    m = MedLDA(K=30, lam=2.0)
+    p = m.bind(corpus)
+    resolved, choice = m.resolve(p)
+    assert (resolved.sampler, resolved.mh_steps) == ("light", 4) and "K = 20" in choice.reason
+    m = MedLDA(K=70, lam=2.0)
+    resolved, choice = m.resolve(m.bind(corpus))
+    assert resolved.sampler == "gibbs" and "K = 100" in choice.reason
+    # nothing measured for the model: its paper's sampler
+    resolved, choice = DOLDA(K=3).resolve(DOLDA(K=3).bind(corpus))
+    assert resolved.sampler == DOLDA.PUBLISHED_SAMPLER == "partially_collapsed"
+    assert "published" in choice.reason
+
+
+def test_the_choice_survives_a_checkpoint_and_a_forged_one_is_refused(corpus, tmp_path):
+    s = Session(LDA(K=3), corpus, seed=0)
+    s.run(2)
+    path = s.save(tmp_path / "auto.npz")
+    r = Session.load(path)
+    assert r.sampler_choice == s.sampler_choice and r.model == s.model
+    with np.load(path) as z:
+        members = {k: z[k] for k in z.files}
+    meta = json.loads(members.pop("meta").tobytes())
+    for forged in ({"sweep": 0, "parameter": "mh_steps", "old": "2", "new": "3"},
+                   {"sweep": 0, "parameter": "sampler", "old": "gibbs", "new": "light"}):
+        m = {**meta, "settings_changes": [forged]}
+        m["checksum"] = {"algorithm": "sha256", "digest": checksum(members)}
+        out = tmp_path / "forged.npz"
+        np.savez(out, meta=np.frombuffer(json.dumps(m).encode(), np.uint8), **members)
+        with pytest.raises(ValueError, match="only the choice of sampler='auto'"):
+            Session.load(out)
+
+
+def test_the_package_table_is_the_fit_of_the_committed_measurements():
+    """benchmarks/bench_auto.py --check refits from benchmarks/results/auto/measurements.csv
+    and the race's curves and compares with topicsup/samplers/_auto_costs.py."""
+    r = subprocess.run([sys.executable, "benchmarks/bench_auto.py", "--check"], cwd=ROOT,
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr

@@ -1,0 +1,149 @@
+"""``sampler="auto"``, every model's default: the exact topic sampler expected to reach a
+given fit first, chosen when the model meets its corpus (``LDA.resolve``, which a Session
+calls), and the reason, which the Session keeps (``Session.sampler_choice``) and shows.
+
+Unsupervised, by a cost model fitted to measurements (``_auto_costs``, written by
+benchmarks/bench_auto.py; docs/samplers.md has the table): the time to a level of the log
+joint is
+
+    sweeps to the level (relative to collapsed Gibbs)  x  seconds per sweep(N, D, V, K),
+
+the second a sum of the terms the sampler's kernel has (per token, per token x K or sqrt K, per
+document x K, per sweep x V K), each coefficient fitted on three corpora at six K; the
+candidate with the least expected time is chosen. Supervised, by the measured accuracy at
+equal wall-clock time of each sampler on 20 Newsgroups' 20 classes (``SUPERVISED``, from
+benchmarks/results/supervised_time), the model's published sampler where nothing was
+measured.
+
+Only exact samplers are candidates (never an approximate one such as ``partitioned``), and the
+choice is a function of the model's parameters and the corpus's shape alone, never of the
+machine (its cores, its CPU): the same seed gives the same chain everywhere. The cost model
+was fitted on a 2-core machine, and the parallel candidate is costed on 2 threads.
+
+A setting of a particular sampler given with ``sampler="auto"`` (``mh_steps=4``,
+``kernel="dense"``) restricts the choice to the samplers that read it, and is passed on.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..arrays import F64, Rng
+from ..kernels.counts import Counts
+from ..kernels.supervised import Term
+from ..problem import Problem
+from . import REGISTRY, TopicSampler
+from ._auto_costs import CANDIDATES, COSTS, SWEEPS
+
+# Supervised models: per model class, K measured -> (sampler, settings, why), the best
+# configuration at equal wall-clock time on 20 Newsgroups' 20 classes on 2 cores
+# (benchmarks/bench_supervised_time.py, results/supervised_time/choice.csv); the nearest
+# measured K (on a log scale) is used
+SUPERVISED: dict[str, dict[int, tuple[str, dict[str, Any], str]]] = {}
+MEASURED_ON = "20 Newsgroups' 20 classes on 2 cores (benchmarks/results/supervised_time)"
+
+
+@dataclass(frozen=True)
+class Choice:
+    """What ``sampler="auto"`` chose: the ``sampler`` and its ``settings``, the ``reason`` in
+    a sentence, and for a cost-model choice the ``expected`` time to the level of each
+    candidate relative to the chosen one (chain name -> ratio, 1 for the chosen)."""
+
+    sampler: str
+    settings: dict[str, Any]
+    reason: str
+    expected: dict[str, float] = field(default_factory=dict)
+
+    def describe(self) -> str:
+        """The choice in one line: ``"sparse_gibbs: <reason>"``."""
+        return f"{self.sampler}: {self.reason}"
+
+
+@REGISTRY.register
+@dataclass(frozen=True)
+class Auto(TopicSampler):
+    """The sampler chosen when the model meets its corpus (``samplers.auto``: a cost model
+    fitted to measurements, unsupervised; the measured best at equal time, supervised). A
+    model with ``sampler="auto"`` is a description; ``LDA.resolve(problem)`` (a Session calls
+    it) gives the model with the chosen sampler."""
+
+    name = "auto"
+    chooses = True
+
+    def sweep(self, problem: Problem, counts: Counts, own: Any, term: Term, supervised: bool,
+              rng: Rng, d_start: int, d_end: int, info: F64) -> None:
+        raise RuntimeError("sampler='auto' is chosen when the model meets its corpus: run it "
+                           "in a Session, or sample with model.resolve(problem)[0]")
+
+
+def features(N: float, D: float, V: float, K: float) -> dict[str, float]:
+    """The cost model's terms (benchmarks/bench_auto.py)."""
+    return {"N": N, "NK": N * K, "NsqrtK": N * math.sqrt(K), "DK": D * K, "VK": V * K}
+
+
+def expected_seconds(chain: str, N: float, D: float, V: float, K: float) -> float:
+    """Expected seconds to the level, in units of collapsed Gibbs's sweeps to it: seconds
+    per sweep times the chain's sweeps factor."""
+    f = features(N, D, V, K)
+    return SWEEPS[chain] * sum(c * f[t] for t, c in COSTS[chain].items())
+
+
+# settings that make a candidate what it is (the parallel sampler's kernel); the others
+# (mh_steps, threads) are a candidate's defaults, which settings given override
+DEFINING = ("kernel",)
+
+
+def _agrees(settings: dict[str, Any], given: dict[str, Any]) -> bool:
+    return all(given[k] == settings[k] for k in DEFINING if k in given and k in settings)
+
+
+def choose(model: Any, problem: Problem, given: dict[str, Any],
+           accepts: Callable[[str, dict[str, Any]], bool]) -> Choice:
+    """The sampler for ``model`` (an LDA-family model with ``sampler="auto"``) on ``problem``;
+    ``given`` are the sampler settings the user gave (they restrict the candidates and are
+    kept); ``accepts(sampler, settings)`` says whether the model takes that sampler with
+    those settings (a sampler that would ignore a given setting is no candidate)."""
+    if model.supervised:
+        return _choose_supervised(model, problem, given, accepts)
+    N, D, V, K = (problem.n_tokens, problem.n_docs, problem.n_words, problem.K)
+    cands = {c: (s, st) for c, (s, st) in CANDIDATES.items()
+             if _agrees(st, given) and accepts(s, {**st, **given})}
+    if not cands:
+        return _published(model, given, "no measured sampler reads the settings given",
+                          accepts)
+    t = {c: expected_seconds(c, N, D, V, K) for c in cands}
+    best = min(t, key=t.__getitem__)
+    sampler, settings = cands[best]
+    ranked = sorted(t, key=t.__getitem__)
+    runner = (f"; next {ranked[1]} x{t[ranked[1]] / t[best]:.2f}" if len(ranked) > 1 else "")
+    reason = (f"expected first to the fit by the cost model (K = {K}, {N:,} tokens, {D:,} "
+              f"documents, {V:,} words{runner})")
+    return Choice(sampler, {**settings, **given}, reason,
+                  {c: t[c] / t[best] for c in ranked})
+
+
+def _choose_supervised(model: Any, problem: Problem, given: dict[str, Any],
+                       accepts: Callable[[str, dict[str, Any]], bool]) -> Choice:
+    table = SUPERVISED.get(type(model).__name__, {})
+    usable = {k: v for k, v in table.items()
+              if _agrees(v[1], given) and accepts(v[0], {**v[1], **given})}
+    if not usable:
+        return _published(model, given, f"no measurement for {type(model).__name__} "
+                          f"with these settings: its published sampler", accepts)
+    K = problem.K
+    k_near = min(usable, key=lambda k: (abs(math.log(k / K)), k))
+    sampler, settings, why = usable[k_near]
+    return Choice(sampler, {**settings, **given},
+                  f"the best at equal wall-clock time at K = {k_near} on {MEASURED_ON}: {why}")
+
+
+def _published(model: Any, given: dict[str, Any], why: str,
+               accepts: Callable[[str, dict[str, Any]], bool]) -> Choice:
+    sampler = type(model).PUBLISHED_SAMPLER
+    if not accepts(sampler, given):
+        what = ", ".join(f"{k}={v!r}" for k, v in sorted(given.items()))
+        raise ValueError(f"sampler='auto' has no candidate that uses {what}: name the sampler "
+                         f"(sampler=...) whose settings these are")
+    return Choice(sampler, dict(given), why)
