@@ -63,7 +63,11 @@ os.environ.pop("OMP_NUM_THREADS", None)
 
 OUT = ROOT / "benchmarks" / "results" / "auto"
 TABLE = ROOT / "topicsup" / "samplers" / "_auto_costs.py"
-CURVES = ROOT / "benchmarks" / "results" / "parallel" / "curves.csv"
+# the races' log-joint traces, newest first: a chain's sweeps factor comes from the first
+# that ran it (this run's race has the exact and partitioned chains, the older one light and
+# the dense partially collapsed kernel)
+CURVES = (ROOT / "benchmarks" / "results" / "speed" / "race" / "curves.csv",
+          ROOT / "benchmarks" / "results" / "parallel" / "curves.csv")
 KS = (20, 50, 100, 200, 500, 1000)
 # the candidates: name -> (sampler, settings); the race's chain names where they ran there
 CANDIDATES: dict[str, tuple[str, dict[str, object]]] = {
@@ -73,6 +77,15 @@ CANDIDATES: dict[str, tuple[str, dict[str, object]]] = {
     "pc-sparse-2": ("partially_collapsed", {"kernel": "sparse", "threads": 0}),
     "pc-dense-2": ("partially_collapsed", {"kernel": "dense", "threads": 0}),
 }
+SUPERVISED_CURVES = ROOT / "benchmarks" / "results" / "speed" / "supervised" / "curves.csv"
+# bench_supervised_time.py's sampler names -> (sampler, settings), and its models as shipped
+SUPERVISED_CHAINS: dict[str, tuple[str, dict[str, object]]] = {
+    "gibbs": ("gibbs", {}), "light": ("light", {}),
+    "pc-sparse-2": ("partially_collapsed", {"kernel": "sparse", "threads": 0}),
+    "pc-dense-2": ("partially_collapsed", {"kernel": "dense", "threads": 0})}
+SHIPPED = {"dolda": "DOLDA", "medlda": "MedLDA", "lightmedlda": "LightMedLDA",
+           "gslda": "GSLDA"}
+MARGIN_POINTS = 1.0   # the paper's sampler is kept unless another beat it by more
 FEATURES = ("N", "NK", "NsqrtK", "DK", "VK")
 TERMS: dict[str, tuple[str, ...]] = {   # the terms each kernel's cost has
     "gibbs": ("N", "NK", "DK"),
@@ -145,15 +158,32 @@ def predict(costs: dict[str, float], N: float, D: float, V: float, K: float) -> 
     return sum(c * f[t] for t, c in costs.items())
 
 
+def read_curves(paths) -> pd.DataFrame:
+    """The traces of several races, each chain from the first file that ran it (its gibbs
+    chain, the reference, from the same file)."""
+    out, seen = [], set()
+    for path in paths:
+        c = pd.read_csv(path)
+        c["source"] = Path(path).resolve().relative_to(ROOT).as_posix()
+        new = [n for n in c["sampler"].unique() if n not in seen]
+        seen.update(new)
+        out.append(c[c["sampler"].isin(new + ["gibbs"])])
+    return pd.concat(out, ignore_index=True)
+
+
 def sweep_factors(curves: pd.DataFrame) -> tuple[dict[str, float], pd.DataFrame]:
     """Sweeps each chain needs to reach the level Gibbs reaches at half its run, over Gibbs's
-    own, per K; the median over K of those that reached it."""
+    own, per K (Gibbs of the same race); the median over K of those that reached it."""
+    if "source" not in curves:
+        curves = curves.assign(source="")
     rows = []
-    for K, ck in curves.groupby("K"):
+    for (K, _), ck in curves.groupby(["K", "source"]):
         g = ck[ck["sampler"] == "gibbs"].dropna(subset=["ll_per_token"])
         half = g["sweep"].max() / 2
         level = float(np.interp(half, g["sweep"], g["ll_per_token"]))
         for name, tr in ck.groupby("sampler"):
+            if name == "gibbs" and ck["source"].iloc[0] != curves["source"].iloc[0]:
+                continue   # the reference of a later file: counted once, from the first
             tr = tr.dropna(subset=["ll_per_token"])
             hit = tr[tr["ll_per_token"] >= level]
             rows.append({"K": int(K), "chain": str(name),
@@ -166,7 +196,34 @@ def sweep_factors(curves: pd.DataFrame) -> tuple[dict[str, float], pd.DataFrame]
     return factors, df
 
 
-def write_table(costs, factors, meta: str, curves: str) -> None:
+def supervised_table(curves: pd.DataFrame) -> dict[str, dict[int, tuple]]:
+    """Per preset (as shipped) and K: the sampler with the best test accuracy at the full
+    budget, unless the paper's sampler is within ``MARGIN_POINTS`` of it (then the paper's)."""
+    import topicsup.models as models
+    last = curves.sort_values("seconds").groupby(["model", "K", "sampler"]).tail(1)
+    out: dict[str, dict[int, tuple]] = {}
+    for (key, K), g in last.groupby(["model", "K"]):
+        if key not in SHIPPED:
+            continue
+        cls = SHIPPED[key]
+        published = getattr(models, cls).PUBLISHED_SAMPLER
+        pub_chain = {"partially_collapsed": "pc-sparse-2"}.get(published, published)
+        acc = dict(zip(g["sampler"], g["accuracy"]))
+        best = max(acc, key=acc.__getitem__)
+        secs = float(g["seconds"].max())
+        if pub_chain in acc and 100 * (acc[best] - acc[pub_chain]) <= MARGIN_POINTS:
+            best = pub_chain
+        why = (f"{best} {acc[best]:.3f} test accuracy after {secs:.0f} s"
+               + (f", the paper's {pub_chain} {acc[pub_chain]:.3f}" if best != pub_chain
+                  and pub_chain in acc else ""))
+        sampler, settings = SUPERVISED_CHAINS[best]
+        out.setdefault(cls, {})[int(K)] = (sampler, settings, why)
+    return out
+
+
+def write_table(costs, factors, meta: str, curves: str,
+                supervised: dict[str, dict[int, tuple]] | None = None,
+                supervised_source: str = "") -> None:
     lines = ['"""The fitted cost model of ``sampler="auto"`` (``samplers.auto``), written by',
              "benchmarks/bench_auto.py from benchmarks/results/auto/measurements.csv and",
              f"{curves}: do not edit by hand, rerun the script.",
@@ -186,11 +243,20 @@ def write_table(costs, factors, meta: str, curves: str) -> None:
     for name, f in factors.items():
         lines.append(f"    {name!r}: {f:.3g},")
     lines += ["}", "# the race's traces the sweeps factors were fitted on (--check refits from them)",
-              f"CURVES = {curves!r}", ""]
+              f"CURVES = {curves!r}",
+              "# supervised presets: class -> K measured -> (sampler, settings, why), from",
+              f"SUPERVISED_SOURCE = {supervised_source!r}",
+              "SUPERVISED: dict[str, dict[int, tuple[str, dict[str, Any], str]]] = {"]
+    for cls, rows in (supervised or {}).items():
+        lines.append(f"    {cls!r}: {{")
+        for K, row in sorted(rows.items()):
+            lines.append(f"        {K}: {row!r},")
+        lines.append("    },")
+    lines += ["}", ""]
     TABLE.write_text("\n".join(lines))
 
 
-def readme(m, costs, factors, fdf, meta) -> str:
+def readme(m, costs, factors, fdf, meta, fdf_sources=()) -> str:
     out = ["# The cost model of `sampler=\"auto\"`", "",
            "Seconds per sweep, measured (median of 3 after a warm-up sweep) and fitted "
            "(`benchmarks/bench_auto.py`):", "",
@@ -204,7 +270,7 @@ def readme(m, costs, factors, fdf, meta) -> str:
            for r in m.itertuples()]
     out += ["", f"Fit: median relative error {np.median(rel):.1%}, largest {max(rel):.1%}.", "",
             "Sweeps to the level collapsed Gibbs reaches at half its run, over Gibbs's "
-            "(benchmarks/results/parallel/curves.csv; '-': not reached in the race's budget):",
+            "(" + ", ".join(sorted(fdf_sources)) + "; '-': not reached in the race's budget):",
             "", "| K | " + " | ".join(sorted(fdf["chain"].unique())) + " |",
             "|---:|" + "---:|" * fdf["chain"].nunique()]
     for K, g in fdf.groupby("K"):
@@ -229,10 +295,15 @@ def readme(m, costs, factors, fdf, meta) -> str:
     return "\n".join(out)
 
 
-def check_table(m: pd.DataFrame, curves: pd.DataFrame) -> int:
+def check_table(m: pd.DataFrame, curves: pd.DataFrame,
+                supervised: pd.DataFrame | None) -> int:
     """0 if ``topicsup/samplers/_auto_costs.py`` holds the fit of these measurements."""
     from topicsup.samplers import _auto_costs as table
     costs, (factors, _) = fit_costs(m), sweep_factors(curves)
+    expect = supervised_table(supervised) if supervised is not None else {}
+    if expect != table.SUPERVISED:
+        print("the supervised table differs from the measurements' choice")
+        return 1
     bad = [f"{c}.{t}" for c in costs for t in costs[c]
            if not np.isclose(costs[c][t], table.COSTS[c][t], rtol=1e-4, atol=1e-18)]
     bad += [f"sweeps {c}" for c in factors
@@ -253,7 +324,9 @@ def main(argv=None) -> int:
                          "table differs (tests/test_auto.py)")
     ap.add_argument("--sweeps", type=int, default=3)
     ap.add_argument("--ks", type=lambda s: tuple(int(x) for x in s.split(",")), default=KS)
-    ap.add_argument("--curves", type=Path, default=CURVES,
+    ap.add_argument("--supervised", type=Path, default=SUPERVISED_CURVES,
+                    help="bench_supervised_time.py's curves.csv (skipped if missing)")
+    ap.add_argument("--curves", type=Path, nargs="+", default=CURVES,
                     help="the race's log-joint traces (bench_parallel.py's curves.csv); "
                          "--check uses the ones the table names")
     args = ap.parse_args(argv)
@@ -261,7 +334,9 @@ def main(argv=None) -> int:
     meas = OUT / "measurements.csv"
     if args.check:
         from topicsup.samplers import _auto_costs as table
-        return check_table(pd.read_csv(meas), pd.read_csv(ROOT / table.CURVES))
+        sup = ROOT / table.SUPERVISED_SOURCE if table.SUPERVISED_SOURCE else None
+        return check_table(pd.read_csv(meas), read_curves(ROOT / c for c in table.CURVES),
+                           pd.read_csv(sup) if sup is not None else None)
     if not args.fit_only:
         archive = archive_or_skip(args.data)
         if archive is None:
@@ -270,14 +345,22 @@ def main(argv=None) -> int:
         m.to_csv(meas, index=False)
         (OUT / "measurements.meta").write_text(
             f"`python {shlex.join(['benchmarks/bench_auto.py', *(argv or sys.argv[1:])])}`, "
+            .replace(str(ROOT) + "/", "") +
             f"{_dt.datetime.now().isoformat(timespec='seconds')}, {cpu_model()}, "
             f"{os.cpu_count()} cores, NUMBA_NUM_THREADS=2, {versions()}")
     m = pd.read_csv(meas)
     costs = fit_costs(m)
-    factors, fdf = sweep_factors(pd.read_csv(args.curves))
-    meta = "Measured: " + (OUT / "measurements.meta").read_text().strip()
-    write_table(costs, factors, meta, args.curves.resolve().relative_to(ROOT).as_posix())
-    (OUT / "README.md").write_text(readme(m, costs, factors, fdf, meta))
+    curves = read_curves(args.curves)
+    factors, fdf = sweep_factors(curves)
+    meta = "Measured: " + (OUT / "measurements.meta").read_text().strip() \
+        .replace(str(ROOT) + "/", "")
+    sup = args.supervised.resolve() if args.supervised.exists() else None
+    write_table(costs, factors, meta,
+                [Path(c).resolve().relative_to(ROOT).as_posix() for c in args.curves],
+                supervised_table(pd.read_csv(sup)) if sup is not None else None,
+                sup.relative_to(ROOT).as_posix() if sup is not None else "")
+    (OUT / "README.md").write_text(readme(m, costs, factors, fdf, meta,
+                                          set(curves["source"])))
     print((OUT / "README.md").read_text())
     return 0
 

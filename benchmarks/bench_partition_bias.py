@@ -194,7 +194,7 @@ def main(argv=None) -> int:
         "",
         f"Generated {_dt.date.today().isoformat()} by `python benchmarks/bench_partition_bias.py"
         f"{' ' + shlex.join(sys.argv[1:]) if sys.argv[1:] else ''}` "
-        f"({time.perf_counter() - started:.0f} s; {cpu_model()}; shared machine).",
+        f"({time.perf_counter() - started:.0f} s; {cpu_model()}; {os.cpu_count()} cores).",
         "",
         f"Corpus: {len(DOCS)} documents {DOCS}, V = 6, {corpus.n_tokens} tokens; K = {K}, "
         f"alpha = {ALPHA}, beta (eta) = {BETA}: {len(p):,} assignments, posterior enumerated. "

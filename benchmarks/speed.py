@@ -54,40 +54,61 @@ TITLES = {"per-core": "Collapsed Gibbs per core against tomotopy-1",
 
 def commands(args) -> dict[str, list[str]]:
     py, b = sys.executable, "benchmarks/"
+    rel = OUT.relative_to(ROOT)   # paths relative to the repository: they land in the READMEs
     data = ["--data", args.data] if args.data else []
     return {
         "per-core": [py, b + "bench_samplers.py", *data, "--samplers",
                      "gibbs,sparse_gibbs,tomotopy", "--ks", "20,100,500,1000", "--budget",
-                     str(15 * args.budget_scale), "--out", str(OUT / "per-core")],
+                     str(15 * args.budget_scale), "--out", str(rel / "per-core")],
         "race": [py, b + "bench_parallel.py", *data, "--parts", "lda", "--ks",
                  "20,100,500,1000", "--samplers",
                  "gibbs,sparse_gibbs,pc-sparse-2,part-sparse-2,part-dense-2,tomotopy-1",
-                 "--out", str(OUT / "race")],
-        "bias": [py, b + "bench_partition_bias.py", "--out", str(OUT / "bias")],
-        "hyper": [py, b + "bench_hyper.py", *data, "--out", str(OUT / "hyper")],
+                 "--out", str(rel / "race")],
+        "bias": [py, b + "bench_partition_bias.py", "--out", str(rel / "bias")],
+        "hyper": [py, b + "bench_hyper.py", *data, "--out", str(rel / "hyper")],
         "supervised": [py, b + "bench_supervised_time.py", *data, "--out",
-                       str(OUT / "supervised"),
+                       str(rel / "supervised"),
                        *(["--budget", str(20 * args.budget_scale)])],
-        "scaling": [py, b + "bench_scaling.py", "--out", str(OUT / "scaling"),
+        "scaling": [py, b + "bench_scaling.py", "--out", str(rel / "scaling"),
                     *(["--sizes", args.sizes] if args.sizes else []),
                     "--budget", str(20 * args.budget_scale)],
         "auto": [py, b + "bench_auto.py", *data, "--curves",
-                 str(OUT / "race" / "curves.csv")],
+                 str(rel / "race" / "curves.csv")],
     }
 
 
-def readme(done: dict[str, float], argv: list[str]) -> str:
-    out = ["# Speed: topicsup beside tomotopy, every table in one run", "",
-           f"`python {shlex.join(['benchmarks/speed.py', *argv])}`, "
-           f"{_dt.datetime.now().isoformat(timespec='seconds')}, {os.cpu_count()} cores.", "",
+# each part's page (its script's name for it)
+PAGES = {"per-core": "per-core/samplers_throughput.md", "auto": "../auto/README.md"}
+
+
+def _page(part: str) -> Path:
+    return OUT / PAGES.get(part, f"{part}/README.md")
+
+
+def _wall_times() -> dict[str, float]:
+    """The wall times the last run's page recorded (for --readme-only)."""
+    out: dict[str, float] = {}
+    page = OUT / "README.md"
+    for line in page.read_text().splitlines() if page.exists() else []:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) == 3 and cells[0] in PARTS and cells[1].endswith(" min"):
+            out[cells[0]] = 60 * float(cells[1].split()[0])
+    return out
+
+
+def readme(done: dict[str, float], argv: list[str], run: str = "") -> str:
+    run = run or (f"`python {shlex.join(['benchmarks/speed.py', *argv])}`, "
+                  f"{_dt.datetime.now().isoformat(timespec='seconds')}, {os.cpu_count()} cores.")
+    out = ["# Speed: topicsup beside tomotopy, every table in one run", "", run, "",
            "| part | wall time | tables |", "|---|---:|---|"]
     for part in PARTS:
         if part in done:
-            where = "benchmarks/results/auto" if part == "auto" else f"{part}/README.md"
+            where = _page(part).resolve().relative_to(ROOT).as_posix()
             out.append(f"| {part} | {done[part] / 60:.1f} min | {where} |")
+        else:
+            out.append(f"| {part} | not run | |")
     for part in PARTS:
-        src = (ROOT / "benchmarks" / "results" / "auto" / "README.md" if part == "auto"
-               else OUT / part / "README.md")
+        src = _page(part)
         if part not in done or not src.exists():
             continue
         body = src.read_text().splitlines()
@@ -104,7 +125,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sizes", help="scaling: tokens N, e.g. 1e6,1e7 (default its own)")
     ap.add_argument("--budget-scale", type=float, default=1.0,
                     help="multiplies the per-core, supervised and scaling budgets")
+    ap.add_argument("--readme-only", action="store_true",
+                    help="rewrite the page from the parts' pages and the last run's times")
     args = ap.parse_args(argv)
+    if args.readme_only:   # the run's own line kept: it says what ran, when
+        page = OUT / "README.md"
+        run = page.read_text().splitlines()[2] if page.exists() else ""
+        page.write_text(readme(_wall_times(), argv, run))
+        return 0
     unknown = sorted(set(args.parts) - set(PARTS))
     if unknown:
         ap.error(f"--parts: unknown {unknown}; choose from {list(PARTS)}")

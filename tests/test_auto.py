@@ -98,6 +98,15 @@ def test_settings_given_restrict_the_choice_and_are_kept(corpus):
 def test_supervised_models_take_the_measured_choice_at_the_nearest_k(corpus, monkeypatch):
     monkeypatch.setattr(auto, "SUPERVISED", {"MedLDA": {
         20: ("light", {"mh_steps": 4}, "measured"), 100: ("gibbs", {}, "measured")}})
+    # outside what was measured (a corpus under a tenth of its tokens, K beyond a factor 2):
+    # the paper's sampler
+    for K in (30, 500):
+        m = MedLDA(K=K, lam=2.0)
+        resolved, choice = m.resolve(m.bind(corpus))
+        assert resolved.sampler == "gibbs" and "outside" in choice.reason
+    monkeypatch.setattr(auto, "MEASURED_TOKENS", corpus.n_tokens)
+    m = MedLDA(K=500, lam=2.0)
+    assert "outside" in m.resolve(m.bind(corpus))[1].reason
     m = MedLDA(K=30, lam=2.0)
     p = m.bind(corpus)
     resolved, choice = m.resolve(p)

@@ -138,9 +138,13 @@ class LDA(Model):
     beta : float
         Symmetric topic-word Dirichlet parameter.
     sampler : str
-        The topic sampler, by name: any in ``topicsup.samplers.REGISTRY`` (default
-        ``"gibbs"``; each sampler's class docstring describes it, docs/math.md secs. 2-3 its
-        mathematics). For example ``"gibbs"``, the exact conditional, O(K) per token;
+        The topic sampler, by name: any in ``topicsup.samplers.REGISTRY`` (each sampler's
+        class docstring describes it, docs/math.md secs. 2-3 its mathematics). The default
+        ``"auto"`` chooses when the model meets its corpus (``resolve``; a Session shows the
+        choice and why): the exact sampler a cost model fitted to measurements expects to
+        reach the fit first (``topicsup.samplers.auto``, docs/samplers.md); settings of a
+        particular sampler given with it restrict the choice to the samplers that read them.
+        For example ``"gibbs"``, the exact conditional, O(K) per token;
         ``"light"``, LightLDA's doc and word proposals, O(1) (Zheng et al. 2015 sec. 2.3);
         ``"partially_collapsed"``, Phi drawn each sweep and the documents' topics given Phi
         in parallel over documents, exact, the same chain on any number of threads

@@ -22,8 +22,8 @@ HINGE_LAM = 102.4
 @register
 class MedLDA(SupervisedLDA):
     """Gibbs MedLDA (Zhu et al. 2014; Zheng et al. 2015 sec. 3.1-3.2): hinge loss (lam =
-    102.4 by default, ``HINGE_LAM``), normal prior, exact collapsed Gibbs topics (O(K T) per
-    token), exact Cholesky weights."""
+    102.4 by default, ``HINGE_LAM``), normal prior, exact collapsed Gibbs topics in the paper
+    (O(K T) per token; ``sampler="auto"`` by default), exact Cholesky weights."""
 
     PUBLISHED_SAMPLER: ClassVar[str] = "gibbs"
     DEFAULTS: ClassVar[dict[str, Any]] = {"sampler": "auto", "weight_sampler": "cholesky",

@@ -1,8 +1,8 @@
 """The fitted cost model of ``sampler="auto"`` (``samplers.auto``), written by
 benchmarks/bench_auto.py from benchmarks/results/auto/measurements.csv and
-benchmarks/results/parallel/curves.csv: do not edit by hand, rerun the script.
+['benchmarks/results/speed/race/curves.csv', 'benchmarks/results/parallel/curves.csv']: do not edit by hand, rerun the script.
 
-Measured: `python benchmarks/bench_auto.py`, 2026-11-27T06:43:26, AMD EPYC, 2 cores, NUMBA_NUM_THREADS=2, {'python': '3.11.7', 'numpy': '2.4.6', 'numba': '0.68.1', 'scipy': '1.17.1', 'tomotopy': '0.14.0', 'lda': '3.0.2', 'topicsup': '0.1.0'}
+Measured: `python benchmarks/bench_auto.py --curves benchmarks/results/speed/race/curves.csv`, 2026-11-27T08:01:16, AMD EPYC, 2 cores, NUMBA_NUM_THREADS=2, {'python': '3.11.7', 'numpy': '2.4.6', 'numba': '0.68.1', 'scipy': '1.17.1', 'tomotopy': '0.14.0', 'lda': '3.0.2', 'topicsup': '0.1.0'}
 """
 
 from typing import Any
@@ -12,19 +12,43 @@ CANDIDATES: dict[str, tuple[str, dict[str, Any]]] = {'gibbs': ('gibbs', {}), 'sp
 # chain -> term -> seconds per unit of the term (N, NK = N K, NsqrtK = N sqrt(K),
 # DK = D K, VK = V K) per sweep
 COSTS: dict[str, dict[str, float]] = {
-    'gibbs': {'N': 3.24902e-08, 'NK': 8.48099e-10, 'DK': 7.85302e-10},
-    'light': {'N': 1.15765e-07, 'NsqrtK': 0, 'DK': 1.53497e-09, 'VK': 0},
-    'pc-dense-2': {'N': 1.43044e-08, 'NK': 0, 'DK': 0, 'VK': 6.22844e-08},
-    'pc-sparse-2': {'N': 3.04222e-08, 'NsqrtK': 0, 'DK': 0, 'VK': 5.13908e-08},
-    'sparse_gibbs': {'N': 2.38944e-08, 'NsqrtK': 8.12896e-09, 'DK': 0},
+    'gibbs': {'N': 3.38245e-08, 'NK': 8.2689e-10, 'DK': 0},
+    'light': {'N': 1.19701e-07, 'NsqrtK': 0, 'DK': 1.13641e-09, 'VK': 0},
+    'pc-dense-2': {'N': 2.52582e-08, 'NK': 4.3734e-10, 'DK': 3.67886e-09, 'VK': 1.68948e-08},
+    'pc-sparse-2': {'N': 1.81598e-09, 'NsqrtK': 7.42994e-09, 'DK': 4.09153e-09, 'VK': 2.16135e-08},
+    'sparse_gibbs': {'N': 2.76592e-08, 'NsqrtK': 7.69706e-09, 'DK': 0},
 }
 # chain -> sweeps to a level relative to collapsed Gibbs
 SWEEPS: dict[str, float] = {
     'gibbs': 1,
     'sparse_gibbs': 1,
     'light': 4.43,
-    'pc-sparse-2': 2.06,
+    'pc-sparse-2': 2.09,
     'pc-dense-2': 2.37,
 }
 # the race's traces the sweeps factors were fitted on (--check refits from them)
-CURVES = 'benchmarks/results/parallel/curves.csv'
+CURVES = ['benchmarks/results/speed/race/curves.csv', 'benchmarks/results/parallel/curves.csv']
+# supervised presets: class -> K measured -> (sampler, settings, why), from
+SUPERVISED_SOURCE = 'benchmarks/results/speed/supervised/curves.csv'
+SUPERVISED: dict[str, dict[int, tuple[str, dict[str, Any], str]]] = {
+    'DOLDA': {
+        20: ('gibbs', {}, "gibbs 0.558 test accuracy after 20 s, the paper's pc-sparse-2 0.524"),
+        50: ('partially_collapsed', {'kernel': 'sparse', 'threads': 0}, 'pc-sparse-2 0.631 test accuracy after 20 s'),
+        100: ('partially_collapsed', {'kernel': 'sparse', 'threads': 0}, 'pc-sparse-2 0.649 test accuracy after 20 s'),
+    },
+    'GSLDA': {
+        20: ('partially_collapsed', {'kernel': 'sparse', 'threads': 0}, "pc-sparse-2 0.567 test accuracy after 20 s, the paper's gibbs 0.552"),
+        50: ('partially_collapsed', {'kernel': 'sparse', 'threads': 0}, "pc-sparse-2 0.675 test accuracy after 20 s, the paper's gibbs 0.620"),
+        100: ('partially_collapsed', {'kernel': 'sparse', 'threads': 0}, "pc-sparse-2 0.667 test accuracy after 20 s, the paper's gibbs 0.565"),
+    },
+    'LightMedLDA': {
+        20: ('partially_collapsed', {'kernel': 'dense', 'threads': 0}, "pc-dense-2 0.707 test accuracy after 20 s, the paper's light 0.566"),
+        50: ('light', {}, 'light 0.771 test accuracy after 20 s'),
+        100: ('light', {}, 'light 0.775 test accuracy after 21 s'),
+    },
+    'MedLDA': {
+        20: ('partially_collapsed', {'kernel': 'dense', 'threads': 0}, "pc-dense-2 0.742 test accuracy after 20 s, the paper's gibbs 0.702"),
+        50: ('gibbs', {}, 'gibbs 0.766 test accuracy after 20 s'),
+        100: ('gibbs', {}, 'gibbs 0.770 test accuracy after 20 s'),
+    },
+}
