@@ -104,7 +104,8 @@ def readme(done: dict[str, float], argv: list[str], run: str = "") -> str:
     for part in PARTS:
         if part in done:
             where = _page(part).resolve().relative_to(ROOT).as_posix()
-            out.append(f"| {part} | {done[part] / 60:.1f} min | {where} |")
+            t = "run alone" if done[part] != done[part] else f"{done[part] / 60:.1f} min"
+            out.append(f"| {part} | {t} | {where} |")
         else:
             out.append(f"| {part} | not run | |")
     for part in PARTS:
@@ -131,7 +132,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.readme_only:   # the run's own line kept: it says what ran, when
         page = OUT / "README.md"
         run = page.read_text().splitlines()[2] if page.exists() else ""
-        page.write_text(readme(_wall_times(), argv, run))
+        times = {p: _wall_times().get(p, float("nan")) for p in PARTS if _page(p).exists()}
+        page.write_text(readme(times, argv, run))
         return 0
     unknown = sorted(set(args.parts) - set(PARTS))
     if unknown:
