@@ -559,11 +559,18 @@ def fmt_n(N: float) -> str:
     return f"1e{e}" if 10**e == N else f"{N:.3g}"
 
 
+def label(chain: str) -> str:
+    """The chain's name in every table and chart, "(approximate)" on the approximate ones:
+    the partitioned sampler and tomotopy's PARTITION scheme (tomotopy-2)."""
+    return f"{chain} (approximate)" if chain in (PARTITIONED, REFERENCE) else chain
+
+
 def chart(summary: pd.DataFrame, out: Path) -> None:
     """Tokens per second and model bytes per token against N (log x), a line per chain, a
     column per K (scaling.{html,png})."""
     import altair as alt
     ran = summary[summary["status"] == "ran"].copy()
+    ran["chain"] = ran["chain"].map(label)
     ran["M tokens/s"] = ran["tokens_per_second"] / 1e6
     ran["seconds per sweep"] = ran["median_sweep_seconds"]
     ran["total bytes per token"] = ran["corpus_bytes_per_token"] + ran["model_bytes_per_token"]
@@ -680,7 +687,7 @@ def markdown(summary: pd.DataFrame, corpora: pd.DataFrame, meta: dict[str, Any])
                     else:
                         cells.append(value(r.iloc[0]))
                 if any(cells):
-                    out.append(f"| {c} | " + " | ".join(cells) + " |")
+                    out.append(f"| {label(c)} | " + " | ".join(cells) + " |")
             out.append("")
         return out
 
