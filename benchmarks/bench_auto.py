@@ -224,6 +224,9 @@ def supervised_table(curves: pd.DataFrame) -> dict[str, dict[int, tuple]]:
 def write_table(costs, factors, meta: str, curves: str,
                 supervised: dict[str, dict[int, tuple]] | None = None,
                 supervised_source: str = "") -> None:
+    missing = sorted(c for c, f in factors.items() if not np.isfinite(f))
+    if missing:   # a nan in the package's table would not even import
+        raise SystemExit(f"no sweeps factor for {missing}: give --curves a race that ran them")
     lines = ['"""The fitted cost model of ``sampler="auto"`` (``samplers.auto``), written by',
              "benchmarks/bench_auto.py from benchmarks/results/auto/measurements.csv and",
              f"{curves}: do not edit by hand, rerun the script.",

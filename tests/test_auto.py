@@ -145,3 +145,26 @@ def test_the_package_table_is_the_fit_of_the_committed_measurements():
     r = subprocess.run([sys.executable, "benchmarks/bench_auto.py", "--check"], cwd=ROOT,
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_an_uncosted_candidate_is_never_chosen(corpus, monkeypatch):
+    """A sweeps factor the fit could not measure (nan) drops the candidate; with none left,
+    the paper's sampler."""
+    from topicsup.samplers import _auto_costs
+    best = _best(corpus.n_tokens, corpus.n_docs, corpus.n_words, 3)
+    chain = next(c for c, (s, _) in CANDIDATES.items() if s == best)
+    monkeypatch.setitem(_auto_costs.SWEEPS, chain, float("nan"))
+    assert Session(LDA(K=3), corpus, seed=0).model.sampler != best
+    for c in CANDIDATES:
+        monkeypatch.setitem(_auto_costs.SWEEPS, c, float("nan"))
+    s = Session(LDA(K=3), corpus, seed=0)
+    assert s.model.sampler == LDA.PUBLISHED_SAMPLER and "could not cost" in s.sampler_choice
+
+
+def test_the_dashboard_names_the_sampler_its_choice_and_an_approximation(corpus):
+    from topicsup.widgets.dashboard import sampler_html
+    auto_html = sampler_html(Session(LDA(K=3), corpus, seed=0))
+    assert "(auto)" in auto_html and "expected first" in auto_html
+    assert "approximate" not in auto_html
+    part = sampler_html(Session(LDA(K=3, sampler="partitioned", partitions=2), corpus, seed=0))
+    assert "sampler partitioned" in part and "approximate" in part and "(auto)" not in part

@@ -116,7 +116,13 @@ def choose(model: Any, problem: Problem, given: dict[str, Any],
     if not cands:
         return _published(model, given, "no measured sampler reads the settings given",
                           accepts)
+    # a candidate the fit could not cost (a sweeps factor never measured: nan) is no
+    # candidate, rather than one that wins or loses every comparison by accident
     t = {c: expected_seconds(c, N, D, V, K) for c in cands}
+    t = {c: v for c, v in t.items() if math.isfinite(v) and v > 0}
+    if not t:
+        return _published(model, given, "the cost model could not cost any sampler that "
+                          "reads the settings given", accepts)
     best = min(t, key=t.__getitem__)
     sampler, settings = cands[best]
     ranked = sorted(t, key=t.__getitem__)
