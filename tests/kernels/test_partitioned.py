@@ -74,32 +74,49 @@ def test_one_partition_leaves_the_exact_posterior_invariant(case, kernel):
 
 
 # ---------------------------------------------------------------------- mutants of the kernel
-# Each mutant is the kernel module's own source with one edit, compiled apart (no cache): the
-# edit must occur exactly once, so a mutant cannot silently be the kernel itself. The
-# unedited source compiled the same way is the control.
+# Each mutant is a kernel module's own source with one edit, compiled apart (no cache): the
+# edit must occur exactly once, so a mutant cannot silently be the kernel itself. The sparse
+# cell is ``sparse_gibbs.sweep_documents``: its mutant is that module edited, and the
+# partitioned module compiled beside it calls the edited function. The unedited source
+# compiled the same way is the control.
 MUTATIONS = {
-    "merge-forgotten": ("tot += local[g, k] - base[k]", "tot += 0"),
-    "smoothing-bucket-dropped": ("u = uniform(rng) * (q + r + s)", "u = uniform(rng) * (q + r)"),
-    "dense-beta-doubled": ("conditional_weight(ndk[k], alpha[k], nwk[k], beta, inv[k])",
+    "merge-forgotten": (partitioned, "tot += local[g, k] - base[k]", "tot += 0"),
+    "smoothing-bucket-dropped": (sparse_gibbs, "u = uniform(rng) * (q + r + s)",
+                                 "u = uniform(rng) * (q + r)"),
+    "dense-beta-doubled": (partitioned,
+                           "conditional_weight(ndk[k], alpha[k], nwk[k], beta, inv[k])",
                            "conditional_weight(ndk[k], alpha[k], nwk[k], 2 * beta, inv[k])"),
 }
 _MUTANTS: dict[str | None, types.ModuleType] = {}
 
 
-def _mutant_kernel(mutation):
-    if mutation in _MUTANTS:
-        return _MUTANTS[mutation]
-    src = inspect.getsource(partitioned)
-    if mutation is not None:
-        old, new = MUTATIONS[mutation]
-        assert src.count(old) == 1, f"the mutation {mutation!r} no longer matches the kernel"
+def _compiled(source_module, edit, name):
+    """``source_module``'s source with ``edit`` (old, new) applied, compiled apart."""
+    src = inspect.getsource(source_module)
+    if edit is not None:
+        old, new = edit
+        assert src.count(old) == 1, f"the mutation {name!r} no longer matches the kernel"
         src = src.replace(old, new)
-    module = types.ModuleType("topicsup.kernels._partitioned_mutant")
+    module = types.ModuleType(f"{source_module.__name__}_mutant")
     module.__package__ = "topicsup.kernels"
     # serial (prange runs as range): the chain does not depend on the threads (tested
     # below), and a parallel compile would take most of this file's time
     src = src.replace("cache=True", "cache=False").replace("parallel=True", "parallel=False")
-    exec(compile(src, f"<{mutation}>", "exec"), module.__dict__)
+    exec(compile(src, f"<{name}>", "exec"), module.__dict__)
+    return module
+
+
+def _mutant_kernel(mutation):
+    if mutation in _MUTANTS:
+        return _MUTANTS[mutation]
+    target, edit = None, None
+    if mutation is not None:
+        target, *edit = MUTATIONS[mutation]
+    module = _compiled(partitioned, edit if target is partitioned else None, str(mutation))
+    if target is sparse_gibbs:
+        # numba resolves a global when the caller first compiles: this binding is the one
+        # ``_group_step`` calls
+        module.sweep_documents = _compiled(sparse_gibbs, edit, str(mutation)).sweep_documents
     _MUTANTS[mutation] = module
     return module
 

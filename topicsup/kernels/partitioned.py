@@ -44,7 +44,7 @@ from .gibbs import conditional_weight, search_cumulative
 from .info import CHANGED as INFO_CHANGED
 from .info import TOKENS as INFO_TOKENS
 from .rng import derive_into, uniform
-from .sparse_gibbs import WordLists, list_insert, list_remove
+from .sparse_gibbs import WordLists, sweep_documents
 
 KINDS = ()  # no proposals to accept or reject
 PAD = 16    # unused entries after each group's scratch row (64 bytes or more)
@@ -105,118 +105,13 @@ def document_groups(doc_ptr: I64, d_start: int, d_end: int, out: I64) -> None:
 
 
 @njit(cache=True, nogil=True)
-def sparse_cell(words: I32, doc_ptr: I64, order: I32, cell_ptr: I32, z: I32, n_dk: I32,
-                n_wk: I32, n_k: I32, alpha: F64, beta: float, l_ptr: I64, l_topics: I32,
-                l_len: I32, rng: Rng, d0: int, d1: int, j: int, ab: F64, inv: F64,
-                coef: F64, qcum: F64, doc_topics: I32, doc_pos: I32) -> int:
-    """Resample the tokens of documents ``d0 .. d1-1`` in word group j once, in order, by
-    SparseLDA's buckets (``kernels.sparse_gibbs``) against the totals ``n_k`` (the group's
-    own copy); ``ab`` = alpha_k beta; the rest scratch of length K. Returns the tokens that
-    changed topic."""
-    K = n_k.shape[0]
-    V_beta = beta * n_wk.shape[0]
-    for k in range(K):          # a function of the integer totals: nothing carried over
-        inv[k] = 1.0 / (n_k[k] + V_beta)
-    changed = 0
-    for d in range(d0, d1):
-        p0 = doc_ptr[d] + cell_ptr[d, j]
-        p1 = doc_ptr[d] + cell_ptr[d, j + 1]
-        if p0 == p1:
-            continue
-        ndk = n_dk[d]
-        # the smoothing and document buckets from the counts, exactly, in topic order
-        s = 0.0
-        r = 0.0
-        n_doc = 0
-        for k in range(K):
-            s += ab[k] * inv[k]
-            c = ndk[k]
-            coef[k] = (alpha[k] + c) * inv[k]
-            if c > 0:
-                r += c * beta * inv[k]
-                doc_pos[k] = n_doc
-                doc_topics[n_doc] = k
-                n_doc += 1
-        for t in range(p0, p1):
-            i = order[t]
-            w = words[i]
-            nwk = n_wk[w]
-            start = l_ptr[w]
-            n_w = l_len[w]
-            old = z[i]
-            s -= ab[old] * inv[old]
-            r -= ndk[old] * beta * inv[old]
-            move_token(ndk, nwk, n_k, old, -1)
-            inv[old] = 1.0 / (n_k[old] + V_beta)
-            s += ab[old] * inv[old]
-            r += ndk[old] * beta * inv[old]
-            coef[old] = (alpha[old] + ndk[old]) * inv[old]
-            q = 0.0
-            for jj in range(n_w):
-                k = l_topics[start + jj]
-                q += coef[k] * nwk[k]
-                qcum[jj] = q
-            # p(z_i = k) ∝ (n_kd + alpha_k)(n_kw + beta)/(n_k + V beta) = q_k + r_k + s_k
-            # (docs/math.md sec. 2; Yao et al. 2009 eq. 2-4), n_k the group's own totals
-            # (stale by the other groups' moves of this step: AD-LDA's approximation)
-            u = uniform(rng) * (q + r + s)
-            if u < q:
-                new = l_topics[start + search_cumulative(qcum, n_w, u)]
-            else:
-                new = -1
-                u -= q
-                if u < r:
-                    acc = 0.0
-                    for jj in range(n_doc):
-                        k = doc_topics[jj]
-                        acc += ndk[k] * beta * inv[k]
-                        if acc > u:
-                            new = k
-                            break
-                    if new < 0:     # r ran past its terms by rounding: on into s
-                        u -= acc
-                else:
-                    u -= r
-                if new < 0:
-                    new = K - 1     # s ran past its terms by rounding: the last topic
-                    acc = 0.0
-                    for k in range(K):
-                        acc += ab[k] * inv[k]
-                        if acc > u:
-                            new = k
-                            break
-            if new != old:
-                changed += 1
-                if nwk[old] == 0:
-                    n_w = list_remove(l_topics, start, n_w, old)
-                if ndk[old] == 0:
-                    n_doc -= 1
-                    last = doc_topics[n_doc]
-                    doc_topics[doc_pos[old]] = last
-                    doc_pos[last] = doc_pos[old]
-                if nwk[new] == 0:
-                    n_w = list_insert(l_topics, start, n_w, new)
-                if ndk[new] == 0:
-                    doc_pos[new] = n_doc
-                    doc_topics[n_doc] = new
-                    n_doc += 1
-                l_len[w] = n_w
-            s -= ab[new] * inv[new]
-            r -= ndk[new] * beta * inv[new]
-            z[i] = new
-            move_token(ndk, nwk, n_k, new, 1)
-            inv[new] = 1.0 / (n_k[new] + V_beta)
-            s += ab[new] * inv[new]
-            r += ndk[new] * beta * inv[new]
-            coef[new] = (alpha[new] + ndk[new]) * inv[new]
-    return changed
-
-
-@njit(cache=True, nogil=True)
 def dense_cell(words: I32, doc_ptr: I64, order: I32, cell_ptr: I32, z: I32, n_dk: I32,
                n_wk: I32, n_k: I32, alpha: F64, beta: float, rng: Rng, d0: int, d1: int,
                j: int, inv: F64, cum: F64) -> int:
-    """``sparse_cell`` with ``kernels.gibbs``'s O(K) inverse cdf per token."""
+    """Resample the tokens of documents ``d0 .. d1-1`` in word group j once, in order, by
+    ``kernels.gibbs``'s O(K) inverse cdf against the totals ``n_k`` (the group's own copy);
+    ``inv``, ``cum`` scratch of length K. Returns the tokens that changed topic. (The sparse
+    cell is ``kernels.sparse_gibbs.sweep_documents`` on the grid's ``order``.)"""
     K = n_k.shape[0]
     V_beta = beta * n_wk.shape[0]
     for k in range(K):
@@ -257,10 +152,10 @@ def _group_step(words: I32, doc_ptr: I64, order: I32, cell_ptr: I32, z: I32, n_d
     j = (g + step) % P
     rng = streams[g, :4]
     if sparse:
-        return sparse_cell(words, doc_ptr, order, cell_ptr, z, n_dk, n_wk, local[g, :K],
-                           alpha, beta, l_ptr, l_topics, l_len, rng, bounds[g], bounds[g + 1],
-                           j, ab, inv[g, :K], coef[g, :K], cum[g, :K], doc_topics[g, :K],
-                           doc_pos[g, :K])
+        return sweep_documents(words, doc_ptr, order, cell_ptr, j, z, n_dk, n_wk, local[g, :K],
+                               alpha, beta, l_ptr, l_topics, l_len, rng, bounds[g],
+                               bounds[g + 1], ab, inv[g, :K], coef[g, :K], cum[g, :K],
+                               doc_topics[g, :K], doc_pos[g, :K])
     return dense_cell(words, doc_ptr, order, cell_ptr, z, n_dk, n_wk, local[g, :K], alpha,
                       beta, rng, bounds[g], bounds[g + 1], j, inv[g, :K], cum[g, :K])
 

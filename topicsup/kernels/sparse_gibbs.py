@@ -140,35 +140,33 @@ def list_remove(topics: I32, start: int, n: int, k: int) -> int:
     return n - 1
 
 
-@njit(cache=True, nogil=True)
-def sparse_gibbs_sweep(tokens: Tokens, counts: Counts, prior: Dirichlet, lists: WordLists,
-                       rng: Rng, d_start: int, d_end: int, info: F64) -> None:
-    """Resample every token of documents ``d_start .. d_end-1`` once, in order, each from its
-    exact collapsed conditional by SparseLDA's buckets.
+NO_ORDER = np.empty(0, np.int32)         # sweep_documents: every token, in document order
+NO_CELLS = np.empty((0, 2), np.int32)
 
-    ``tokens``, ``counts`` (with its (D, K) ``n_dk``) and ``prior`` are the records of
-    ``kernels.counts``; ``lists`` the word lists, equal on entry to the nonzero pattern of
-    ``counts.n_wk`` (``build_word_lists``) and kept so; ``rng`` the xoshiro state; ``info``
-    the float64 record (``kernels.info``), incremented, not reset.
-    """
-    words, doc_ptr = tokens.words, tokens.doc_ptr
-    z, n_dk, n_wk, n_k = counts.z, counts.n_dk, counts.n_wk, counts.n_k
-    alpha, beta = prior.alpha, prior.beta
-    l_ptr, l_topics, l_len = lists.ptr, lists.topics, lists.length
+
+@njit(cache=True, nogil=True)
+def sweep_documents(words: I32, doc_ptr: I64, order: I32, cell_ptr: I32, j: int, z: I32,
+                    n_dk: I32, n_wk: I32, n_k: I32, alpha: F64, beta: float, l_ptr: I64,
+                    l_topics: I32, l_len: I32, rng: Rng, d0: int, d1: int, ab: F64, inv: F64,
+                    coef: F64, qcum: F64, doc_topics: I32, doc_pos: I32) -> int:
+    """Resample tokens of documents ``d0 .. d1-1`` once, in order, by the three buckets
+    against the totals ``n_k``; returns the tokens that changed topic. With ``order`` empty,
+    every token of each document; else the tokens ``order[t]`` for t in ``doc_ptr[d] +
+    cell_ptr[d, j] .. doc_ptr[d] + cell_ptr[d, j + 1] - 1`` (cell (., j) of
+    ``kernels.partitioned``'s grid, on a group's own copy of ``n_k``). ``ab`` = alpha_k beta;
+    ``inv``, ``coef``, ``qcum``, ``doc_topics``, ``doc_pos`` scratch of length K."""
     K = n_k.shape[0]
     V_beta = beta * n_wk.shape[0]
-    inv = np.empty(K)            # 1 / (n_k + V beta)
-    coef = np.empty(K)           # (alpha_k + n_kd) / (n_k + V beta), the current document's
-    ab = np.empty(K)             # alpha_k beta
-    qcum = np.empty(K)           # the word bucket's running sums
-    doc_topics = np.empty(K, np.int32)   # the document's topics with n_kd > 0
-    doc_pos = np.empty(K, np.int32)      # their positions in doc_topics
-    for k in range(K):
+    ordered = order.shape[0] > 0
+    for k in range(K):          # a function of the integer totals: nothing carried over
         inv[k] = 1.0 / (n_k[k] + V_beta)
-        ab[k] = alpha[k] * beta
     changed = 0
-    for d in range(d_start, d_end):
-        p0, p1 = doc_ptr[d], doc_ptr[d + 1]
+    for d in range(d0, d1):
+        if ordered:
+            p0 = doc_ptr[d] + cell_ptr[d, j]
+            p1 = doc_ptr[d] + cell_ptr[d, j + 1]
+        else:
+            p0, p1 = doc_ptr[d], doc_ptr[d + 1]
         if p0 == p1:
             continue
         ndk = n_dk[d]
@@ -185,7 +183,8 @@ def sparse_gibbs_sweep(tokens: Tokens, counts: Counts, prior: Dirichlet, lists: 
                 doc_pos[k] = n_doc
                 doc_topics[n_doc] = k
                 n_doc += 1
-        for i in range(p0, p1):
+        for t in range(p0, p1):
+            i = order[t] if ordered else t
             w = words[i]
             nwk = n_wk[w]
             start = l_ptr[w]
@@ -201,12 +200,13 @@ def sparse_gibbs_sweep(tokens: Tokens, counts: Counts, prior: Dirichlet, lists: 
             coef[old] = (alpha[old] + ndk[old]) * inv[old]
             # the word bucket, afresh: sum_{n_kw > 0} (alpha_k + n_kd) n_kw / (n_k + V beta)
             q = 0.0
-            for j in range(n_w):
-                k = l_topics[start + j]
+            for jj in range(n_w):
+                k = l_topics[start + jj]
                 q += coef[k] * nwk[k]
-                qcum[j] = q
+                qcum[jj] = q
             # p(z_i = k) ∝ (n_kd + alpha_k)(n_kw + beta)/(n_k + V beta) = q_k + r_k + s_k
-            # (docs/math.md sec. 2; Yao et al. 2009 eq. 2-4)
+            # (docs/math.md sec. 2; Yao et al. 2009 eq. 2-4); in a partitioned cell n_k is
+            # the group's own copy, stale by the other groups' moves (AD-LDA's approximation)
             u = uniform(rng) * (q + r + s)
             if u < q:
                 new = l_topics[start + search_cumulative(qcum, n_w, u)]
@@ -215,8 +215,8 @@ def sparse_gibbs_sweep(tokens: Tokens, counts: Counts, prior: Dirichlet, lists: 
                 u -= q
                 if u < r:
                     acc = 0.0
-                    for j in range(n_doc):
-                        k = doc_topics[j]
+                    for jj in range(n_doc):
+                        k = doc_topics[jj]
                         acc += ndk[k] * beta * inv[k]
                         if acc > u:
                             new = k
@@ -260,5 +260,35 @@ def sparse_gibbs_sweep(tokens: Tokens, counts: Counts, prior: Dirichlet, lists: 
             s += ab[new] * inv[new]
             r += ndk[new] * beta * inv[new]
             coef[new] = (alpha[new] + ndk[new]) * inv[new]
+    return changed
+
+
+@njit(cache=True, nogil=True)
+def sparse_gibbs_sweep(tokens: Tokens, counts: Counts, prior: Dirichlet, lists: WordLists,
+                       rng: Rng, d_start: int, d_end: int, info: F64) -> None:
+    """Resample every token of documents ``d_start .. d_end-1`` once, in order, each from its
+    exact collapsed conditional by SparseLDA's buckets.
+
+    ``tokens``, ``counts`` (with its (D, K) ``n_dk``) and ``prior`` are the records of
+    ``kernels.counts``; ``lists`` the word lists, equal on entry to the nonzero pattern of
+    ``counts.n_wk`` (``build_word_lists``) and kept so; ``rng`` the xoshiro state; ``info``
+    the float64 record (``kernels.info``), incremented, not reset.
+    """
+    words, doc_ptr = tokens.words, tokens.doc_ptr
+    z, n_dk, n_wk, n_k = counts.z, counts.n_dk, counts.n_wk, counts.n_k
+    alpha, beta = prior.alpha, prior.beta
+    l_ptr, l_topics, l_len = lists.ptr, lists.topics, lists.length
+    K = n_k.shape[0]
+    inv = np.empty(K)            # 1 / (n_k + V beta)
+    coef = np.empty(K)           # (alpha_k + n_kd) / (n_k + V beta), the current document's
+    ab = np.empty(K)             # alpha_k beta
+    qcum = np.empty(K)           # the word bucket's running sums
+    doc_topics = np.empty(K, np.int32)   # the document's topics with n_kd > 0
+    doc_pos = np.empty(K, np.int32)      # their positions in doc_topics
+    for k in range(K):
+        ab[k] = alpha[k] * beta
+    changed = sweep_documents(words, doc_ptr, NO_ORDER, NO_CELLS, 0, z, n_dk, n_wk, n_k, alpha,
+                              beta, l_ptr, l_topics, l_len, rng, d_start, d_end, ab, inv, coef,
+                              qcum, doc_topics, doc_pos)
     info[INFO_TOKENS] += doc_ptr[d_end] - doc_ptr[d_start]
     info[INFO_CHANGED] += changed
