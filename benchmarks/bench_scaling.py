@@ -734,6 +734,36 @@ def markdown(summary: pd.DataFrame, corpora: pd.DataFrame, meta: dict[str, Any])
     return "\n".join(lines) + "\n"
 
 
+def earlier_results(out: Path, sizes: tuple[int, ...], meta: dict[str, Any]
+                    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]],
+                               dict[str, Any]]:
+    """``--append``: the rows, traces and corpora of ``out``'s earlier run at sizes other
+    than ``sizes``, and this run's meta with the earlier run's command, date and budgets
+    kept beside it (the tables say which run measured what)."""
+    if not (out / "scaling.csv").exists():
+        raise SystemExit(f"--append: no earlier results in {out}")
+    old_meta = json.loads((out / "meta.json").read_text())
+    keep = [fmt_n(n) for n in sizes]
+    summary = pd.read_csv(out / "scaling.csv")
+    summary = summary[~summary["N"].isin(sizes)].drop(
+        columns=["target_ll_per_token", "seconds_to_target", "time_vs_tomotopy_2"])
+    traces = pd.read_csv(out / "curves.csv")
+    corpora = pd.read_csv(out / "corpora.csv")
+    meta = {**meta,
+            "budgets": {**{n: b for n, b in old_meta["budgets"].items() if n not in keep},
+                        **meta["budgets"]},
+            "date": f"{old_meta['date']} and {meta['date']}",
+            "command": f"{old_meta['command']}`, then `{meta['command']}",
+            "notes": [*old_meta.get("notes", []), *meta["notes"]]}
+
+    def records(df: pd.DataFrame) -> list[dict[str, Any]]:
+        return [{k: v for k, v in r.items() if not (isinstance(v, float) and math.isnan(v))}
+                for r in df.to_dict("records")]
+
+    return (records(summary), records(traces[~traces["N"].isin(sizes)]),
+            records(corpora[~corpora["N"].isin(sizes)]), meta)
+
+
 def write_outputs(out: Path, rows: list[dict[str, Any]], traces: list[dict[str, Any]],
                   corpora: list[dict[str, Any]], meta: dict[str, Any]) -> pd.DataFrame:
     chains = pd.DataFrame(rows)
@@ -784,6 +814,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="where the corpora are saved (kept, and reused by a later run with "
                          "the same settings); default a temporary directory, removed at the end")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--append", action="store_true",
+                    help="keep the other sizes' results already in --out (a larger N measured "
+                         "later, on the same machine and settings); this run's sizes replace "
+                         "theirs")
     ap.add_argument("--readme-only", action="store_true",
                     help="rewrite README.md and the chart from scaling.csv, corpora.csv and "
                          "meta.json, running nothing")
@@ -841,6 +875,11 @@ def main(argv: list[str] | None = None) -> int:
     traces: list[dict[str, Any]] = []
     corpora: list[dict[str, Any]] = []
     seen: dict[tuple[str, int], Any] = {}
+    if args.append:
+        rows, traces, corpora, meta = earlier_results(out, sizes, meta)
+        for r in rows:      # the speeds measured at smaller N predict the larger's
+            if r["status"] == "ran" and r["N"] < min(sizes):
+                seen[(r["chain"], r["K"])] = (r["N"], r["median_sweep_seconds"])
     t_start = time.perf_counter()
     try:
         for N in sizes:

@@ -3,7 +3,7 @@
 Run from the repository root with the project's virtualenv and the benchmark extra
 (``pip install -e ".[bench]"``), on an otherwise idle machine (both cores)::
 
-    python benchmarks/speed.py                        # every part (about 100 min)
+    python benchmarks/speed.py                        # every part (about 125 min)
     python benchmarks/speed.py --parts race,bias      # some parts
     python benchmarks/speed.py --sizes 1e6,1e7        # the scaling part on fewer sizes
 
@@ -18,6 +18,9 @@ the machine and each part's wall time. The parts:
   {20, 100, 500, 1000}: the exact chains (``gibbs``, ``sparse_gibbs`` on one core, the
   partially collapsed sampler on two) and the approximate partitioned sampler (labelled),
   beside tomotopy-1 and tomotopy-2 (``bench_parallel.py --parts lda``);
+* ``race-seeds``: the race again on seeds 1-4 for the approximate chains (and the exact
+  ``sparse_gibbs`` from K = 500), every seed's ratio and the median with the race's seed 0
+  (``bench_race_seeds.py``);
 * ``bias``: the partitioned sampler's and tomotopy's PARTITION scheme's bias against the
   enumerated posterior of a tiny corpus (``bench_partition_bias.py``);
 * ``hyper``: learned alpha and beta against tomotopy's optimisation, held-out perplexity
@@ -42,9 +45,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "benchmarks" / "results" / "speed"
-PARTS = ("per-core", "race", "bias", "hyper", "supervised", "scaling", "auto")
+PARTS = ("per-core", "race", "race-seeds", "bias", "hyper", "supervised", "scaling", "auto")
 TITLES = {"per-core": "Collapsed Gibbs per core against tomotopy-1",
           "race": "The 2-core race against tomotopy-2",
+          "race-seeds": "The 2-core race on five seeds",
           "bias": "The approximate partitioned mode's bias",
           "hyper": "Learned Dirichlet parameters",
           "supervised": "Supervised models: accuracy against wall-clock time",
@@ -64,6 +68,8 @@ def commands(args) -> dict[str, list[str]]:
                  "20,100,500,1000", "--samplers",
                  "gibbs,sparse_gibbs,pc-sparse-2,part-sparse-2,part-dense-2,tomotopy-1",
                  "--out", str(rel / "race")],
+        "race-seeds": [py, b + "bench_race_seeds.py", *data, "--seeds", "1,2,3,4", "--with",
+                       str(rel / "race"), "--out", str(rel / "race_seeds")],
         "bias": [py, b + "bench_partition_bias.py", "--out", str(rel / "bias")],
         "hyper": [py, b + "bench_hyper.py", *data, "--out", str(rel / "hyper")],
         "supervised": [py, b + "bench_supervised_time.py", *data, "--out",
@@ -78,7 +84,8 @@ def commands(args) -> dict[str, list[str]]:
 
 
 # each part's page (its script's name for it)
-PAGES = {"per-core": "per-core/samplers_throughput.md", "auto": "../auto/README.md"}
+PAGES = {"per-core": "per-core/samplers_throughput.md", "race-seeds": "race_seeds/README.md",
+         "auto": "../auto/README.md"}
 
 
 def _page(part: str) -> Path:
