@@ -15,7 +15,9 @@ import pytest
 from sklearn.base import clone
 
 from topicsup import DOLDA, LDA, LightMedLDA, MedLDA, Session
+from topicsup.models import HDPLDA, PDPLDA
 from topicsup.checkpoint import checksum
+from topicsup.kernels.rng import seed_state
 from topicsup.datasets import make_synthetic
 from topicsup.samplers import auto
 from topicsup.samplers._auto_costs import CANDIDATES
@@ -118,6 +120,43 @@ def test_supervised_models_take_the_measured_choice_at_the_nearest_k(corpus, mon
     resolved, choice = DOLDA(K=3).resolve(DOLDA(K=3).bind(corpus))
     assert resolved.sampler == DOLDA.PUBLISHED_SAMPLER == "partially_collapsed"
     assert "published" in choice.reason
+
+
+@pytest.mark.parametrize("Model", [PDPLDA, HDPLDA])
+def test_the_pdp_and_hdp_models_run_their_exact_sampler_and_name_the_approximate_one(
+        Model, corpus, monkeypatch):
+    """Their samplers are their own (no cost model): auto runs the exact one at any K and
+    corpus size, and names the faster alias sampler, approximate (stale tables), which runs
+    only by name; a setting only it reads is refused by name."""
+    monkeypatch.setattr(auto, "MEASURED_TOKENS", corpus.n_tokens)
+    for K in (4, 1024):
+        m = Model(K=K)
+        resolved, choice = m.resolve(m.bind(corpus))
+        assert resolved.sampler == "gibbs" and resolved.topic_sampler.exact
+        assert choice.reason == f"the exact sampler of {Model.__name__}; 'alias' approximate, " \
+                                "run by name"
+    assert not Model(K=4, sampler="alias").topic_sampler.exact
+    s = Session(Model(K=4), corpus, seed=0)
+    s.run(1)
+    assert s.model.sampler == "gibbs" and s.sampler_choice.startswith("gibbs: the exact")
+    with pytest.raises(ValueError, match=f"no exact sampler of {Model.__name__} uses "
+                                         f"mh_steps=3"):
+        Session(Model(K=4, mh_steps=3), corpus, seed=0)
+    with pytest.raises(RuntimeError, match="chosen when the model meets its corpus"):
+        Model(K=4).sweep_block(s.state, s.problem, seed_state(0), 0, 1,
+                               np.zeros(s.model.info_size))
+
+
+def test_samplers_that_draw_from_stale_tables_are_labelled_approximate(corpus):
+    """AliasLDA's and LightLDA's stale word tables hold the token they serve: only
+    approximately invariant (docs/math.md), so ``exact`` is False and the dashboard says so;
+    the light sampler's default word proposal is exact."""
+    from topicsup.widgets.dashboard import sampler_html
+    assert not LDA(K=3, sampler="alias").topic_sampler.exact
+    assert not LDA(K=3, sampler="light", word_proposal="stale").topic_sampler.exact
+    assert LDA(K=3, sampler="light").topic_sampler.exact
+    s = Session(LDA(K=3, sampler="alias"), corpus, seed=0)
+    assert "approximate" in sampler_html(s) and not s.summary()["sampler_exact"]
 
 
 def test_the_choice_survives_a_checkpoint_and_a_forged_one_is_refused(corpus, tmp_path):

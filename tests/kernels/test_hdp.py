@@ -52,7 +52,7 @@ def _final(model, problem, n, **kw):
 
 def test_kernel_log_joint_is_the_enumerated_joint(problem):
     K, c, Z, R, lj = problem
-    m = HDPLDA(K=K, **PARAMS)
+    m = HDPLDA(K=K, **PARAMS, sampler="gibbs")
     bound = m.bind(c)
     state = m.allocate_state(bound)
     for z, r, want in zip(Z, R, lj):
@@ -64,7 +64,7 @@ def test_kernel_log_joint_is_the_enumerated_joint(problem):
 
 def test_exact_gibbs_leaves_the_posterior_invariant(problem):
     K = problem[0]
-    assert_matches_target(_final(HDPLDA(K=K, **PARAMS), problem, N_CHAINS),
+    assert_matches_target(_final(HDPLDA(K=K, **PARAMS, sampler="gibbs"), problem, N_CHAINS),
                           T.target(problem[4]))
 
 
@@ -96,7 +96,7 @@ def test_alias_hdp_with_its_rebuilt_stale_tables_is_biased(refresh, n_chains):
 
 @pytest.mark.parametrize("mutation", [None, "printed_eq9", "inexact_removal"])
 def test_mutants_of_the_conditional_fail(truncated, mutation):
-    model = T.ReferenceSweeps(HDPLDA(K=3, **PARAMS), mutation)
+    model = T.ReferenceSweeps(HDPLDA(K=3, **PARAMS, sampler="gibbs"), mutation)
     gof = goodness_of_fit(_final(model, truncated, N_MUTANT), T.target(truncated[4]))
     if mutation is None:
         assert gof.pvalue > 1e-3, gof

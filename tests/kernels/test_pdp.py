@@ -47,7 +47,7 @@ def _final(model, problem, n, **kw):
 def test_kernel_log_joint_is_the_enumerated_joint(problem):
     """Every one of the 256 states: the kernel's log p(W, z, r) equals the harness's."""
     c, Z, R, lj = problem
-    m = PDPLDA(**PARAMS)
+    m = PDPLDA(**PARAMS, sampler="gibbs")
     bound = m.bind(c)
     state = m.allocate_state(bound)
     for z, r, want in zip(Z, R, lj):
@@ -58,7 +58,8 @@ def test_kernel_log_joint_is_the_enumerated_joint(problem):
 
 
 def test_exact_gibbs_leaves_the_posterior_invariant(problem):
-    assert_matches_target(_final(PDPLDA(**PARAMS), problem, N_CHAINS), T.target(problem[3]))
+    assert_matches_target(_final(PDPLDA(**PARAMS, sampler="gibbs"), problem, N_CHAINS),
+                          T.target(problem[3]))
 
 
 @pytest.mark.parametrize("mh_steps,scale", [(1, 1.0), (2, 1.0), (2, 1e3), (2, 1e-3)],
@@ -90,7 +91,7 @@ def test_alias_pdp_with_rebuilt_stale_tables_is_biased(problem):
 @pytest.mark.parametrize("mutation", [None, "printed_root", "inexact_removal"])
 def test_mutants_of_the_conditional_fail(problem, mutation):
     """The plain-Python reference passes (control); each mutation fails at p < 1e-6."""
-    model = T.ReferenceSweeps(PDPLDA(**PARAMS), mutation)
+    model = T.ReferenceSweeps(PDPLDA(**PARAMS, sampler="gibbs"), mutation)
     gof = goodness_of_fit(_final(model, problem, N_MUTANT), T.target(problem[3]))
     if mutation is None:
         assert gof.pvalue > 1e-3, gof
@@ -114,7 +115,7 @@ def test_a_word_with_many_tokens_grows_the_stirling_table():
     grows it inside the kernel; the chain's numbers are those of a table built that large."""
     from topicsup.kernels.rng import seed_state
     c = tiny_corpus([[0] * 300, [0] * 300])
-    m = PDPLDA(K=2, discount=0.5, concentration=1.0)
+    m = PDPLDA(K=2, discount=0.5, concentration=1.0, sampler="gibbs")
     a = 0.5
     stirling._SHARED.pop(a, None)
     small = stirling.shared(a)

@@ -15,8 +15,8 @@ from topicsup.checkpoint import checksum
 from topicsup.datasets import make_synthetic
 from tests.test_session import assert_resumes_exactly
 
-MODELS = {"pdp-gibbs": PDPLDA(K=6), "pdp-alias": PDPLDA(K=6, sampler="alias"),
-          "hdp-gibbs": HDPLDA(K=12), "hdp-alias": HDPLDA(K=12, sampler="alias")}
+MODELS = {"pdp-gibbs": PDPLDA(K=6, sampler="gibbs"), "pdp-alias": PDPLDA(K=6, sampler="alias"),
+          "hdp-gibbs": HDPLDA(K=12, sampler="gibbs"), "hdp-alias": HDPLDA(K=12, sampler="alias")}
 
 
 @pytest.fixture(scope="module")
@@ -177,7 +177,7 @@ def test_presets_are_the_papers_settings():
     (lambda: PDPLDA(discount=0.5, concentration=-0.5), ValueError, "concentration"),
     (lambda: PDPLDA(discount=0.5, concentration=0.0), ValueError, "concentration"),
     (lambda: PDPLDA(sampler="light"), ValueError, "sampler must be one of"),
-    (lambda: PDPLDA(mh_steps=3), ValueError, "mh_steps=3"),
+    (lambda: PDPLDA(sampler="gibbs", mh_steps=3), ValueError, "mh_steps=3"),
     (lambda: HDPLDA(b0=0.0), ValueError, "b0"),
     (lambda: HDPLDA(b1="x"), TypeError, "b1"),
     (lambda: HDPLDA(alpha=0.5), TypeError, "alpha"),
@@ -237,7 +237,7 @@ def test_a_state_whose_stirling_numbers_would_not_fit_is_refused(corpus, monkeyp
     with the square of the largest count: the state is refused by name before any kernel
     allocates them (here with the memory made small)."""
     from topicsup import validation
-    m = PDPLDA(K=6)
+    m = PDPLDA(K=6, sampler="gibbs")
     s = Session(m, corpus, seed=0)
     s.state.tables.r[:] = 1
     m.refresh_state(s.state, m.bind(corpus))

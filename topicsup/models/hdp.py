@@ -19,6 +19,7 @@ from ..arrays import F64, I64, Rng
 from ..kernels.counts import rebuild_counts
 from ..parts import OwnParts, Registry
 from ..problem import Problem
+from ..samplers.auto import Auto
 from .base import register
 from .lda import FOLD_IN_BURN, FOLD_IN_KEEP, State, fold_in_topics
 from .tables import AliasTableSampler, GibbsScratch, TableModel, TableSampler
@@ -76,7 +77,7 @@ class AliasHDP(AliasTableSampler):
         stirling.keep(st)
 
 
-SAMPLERS = OwnParts("sampler", HDPGibbs, AliasHDP)
+SAMPLERS = OwnParts("sampler", HDPGibbs, AliasHDP, Auto)
 
 
 @register
@@ -93,9 +94,11 @@ class HDPLDA(TableModel):
         Root and document concentrations (10 and 10 in the paper).
     beta : float
         Topic-word Dirichlet parameter (the paper's gamma, 0.1).
-    sampler : {"gibbs", "alias"}
+    sampler : {"auto", "gibbs", "alias"}
         ``"gibbs"``: the exact conditional, O(K_live) per token; ``"alias"``: AliasHDP,
-        O(k_d), with ``mh_steps`` and ``refresh``.
+        O(k_d), with ``mh_steps`` and ``refresh``. ``"auto"`` (the
+        default): ``"gibbs"``, the exact one (the alias sampler's stale tables make it only
+        approximately invariant: it runs by name).
     init_topics : int, optional
         The start: z uniform over slots 0 .. init_topics-1 (1 to K). None (the default):
         every slot live. The sampler retires a topic only when its last token leaves, and a
@@ -111,7 +114,8 @@ class HDPLDA(TableModel):
     REMOVED = ("alpha",)
     restaurant = "document"
     ROLES: ClassVar[dict[str, Registry[Any]]] = {"sampler": SAMPLERS}
-    DEFAULTS: ClassVar[dict[str, Any]] = {"sampler": "gibbs", "K": 100, "beta": 0.1}
+    PUBLISHED_SAMPLER: ClassVar[str] = "alias"   # Li et al. 2014
+    DEFAULTS: ClassVar[dict[str, Any]] = {"sampler": "auto", "K": 100, "beta": 0.1}
 
     @classmethod
     def as_published(cls, K: int = 1024, **params: Any) -> "HDPLDA":

@@ -18,6 +18,7 @@ from ..arrays import F64, Array, Rng
 from ..kernels.counts import rebuild_counts
 from ..parts import OwnParts, Registry
 from ..problem import Problem
+from ..samplers.auto import Auto
 from .base import register
 from .lda import State
 from .tables import AliasTableSampler, GibbsScratch, TableModel, TableSampler
@@ -96,7 +97,7 @@ class AliasPDP(AliasTableSampler):
         stirling.keep(st)
 
 
-SAMPLERS = OwnParts("sampler", PDPGibbs, AliasPDP)
+SAMPLERS = OwnParts("sampler", PDPGibbs, AliasPDP, Auto)
 
 
 @register
@@ -120,15 +121,18 @@ class PDPLDA(TableModel):
     concentration : float
         The Pitman-Yor concentration b (10 in the paper): the process allows b > -a, the
         samplers b > 0.
-    sampler : {"gibbs", "alias"}
+    sampler : {"auto", "gibbs", "alias"}
         ``"gibbs"``: the exact conditional over (topic, table indicator), O(K) per token;
-        ``"alias"``: AliasPDP, O(k_d) amortised, with ``mh_steps``.
+        ``"alias"``: AliasPDP, O(k_d) amortised, with ``mh_steps``. ``"auto"`` (the
+        default): ``"gibbs"``, the exact one (the alias sampler's stale tables make it only
+        approximately invariant: it runs by name).
     """
 
     OWN: ClassVar[dict[str, Any]] = {"discount": 0.1, "concentration": 10.0}
     restaurant = "word"
     ROLES: ClassVar[dict[str, Registry[Any]]] = {"sampler": SAMPLERS}
-    DEFAULTS: ClassVar[dict[str, Any]] = {"sampler": "gibbs", "alpha": 0.1, "beta": 0.1}
+    PUBLISHED_SAMPLER: ClassVar[str] = "alias"   # Li et al. 2014
+    DEFAULTS: ClassVar[dict[str, Any]] = {"sampler": "auto", "alpha": 0.1, "beta": 0.1}
 
     @classmethod
     def as_published(cls, K: int = 1024, **params: Any) -> "PDPLDA":

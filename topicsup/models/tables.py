@@ -20,6 +20,7 @@ from ..kernels.supervised import Term
 from ..parts import MH_HELP, LiveSetting, Parameters
 from ..problem import Problem
 from ..samplers import MAX_MH_STEPS, TopicSampler
+from ..samplers.auto import UNRESOLVED
 from .lda import LDA, State, _under
 
 
@@ -67,6 +68,7 @@ class AliasTableSampler(TableSampler):
     approximately invariant once a table holds the token being resampled (measured in
     tests/kernels/test_pdp.py and test_hdp.py)."""
 
+    exact = False   # their stale tables hold the token they serve (docs/math.md)
     # the settings of both (dataclass fields of AliasPDP and AliasHDP); ``refresh`` is the
     # papers' name for when a word's table is rebuilt, which hides the base's refresh step
     # (the table models rebuild their state in refresh_state and never call it)
@@ -221,6 +223,8 @@ class TableModel(LDA):
 
     def sweep_block(self, state: State, problem: Problem, rng: Rng, d_start: int,
                     d_end: int, info: F64, backend: Backend | None = None) -> None:
+        if self.topic_sampler.chooses:
+            raise RuntimeError(UNRESOLVED)
         self.topic_sampler.sweep_tables(self, state, rng, d_start, d_end, info)
 
     def end_sweep(self, state: State, problem: Problem, rng: Rng, sweep: int) -> list[Row]:

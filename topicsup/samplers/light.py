@@ -70,6 +70,9 @@ class Light(TopicSampler):
         set_ = object.__setattr__
         set_(self, "word_proposal", check.choice("word_proposal", self.word_proposal,
                                                  ("exact", "stale")))
+        # the class's answer for this instance: stale word tables hold the token they serve,
+        # so only approximately invariant (docs/math.md); the exact word proposal is exact
+        set_(self, "exact", not self.stale)
         set_(self, "composition", check.choice("composition", self.composition,
                                                sorted(COMPOSITIONS)))
         set_(self, "mh_steps", check.integer("mh_steps", self.mh_steps, low=1,
