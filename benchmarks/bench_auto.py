@@ -77,7 +77,9 @@ CANDIDATES: dict[str, tuple[str, dict[str, object]]] = {
     "pc-sparse-2": ("partially_collapsed", {"kernel": "sparse", "threads": 0}),
     "pc-dense-2": ("partially_collapsed", {"kernel": "dense", "threads": 0}),
 }
-SUPERVISED_CURVES = ROOT / "benchmarks" / "results" / "speed" / "supervised" / "curves.csv"
+# one bench_supervised_time.py run per seed (speed.py's supervised and supervised-seed1 parts)
+SUPERVISED_CURVES = [ROOT / "benchmarks" / "results" / "speed" / d / "curves.csv"
+                     for d in ("supervised", "supervised_seed1")]
 # bench_supervised_time.py's sampler names -> (sampler, settings), and its models as shipped
 SUPERVISED_CHAINS: dict[str, tuple[str, dict[str, object]]] = {
     "gibbs": ("gibbs", {}), "light": ("light", {}),
@@ -196,11 +198,14 @@ def sweep_factors(curves: pd.DataFrame) -> tuple[dict[str, float], pd.DataFrame]
     return factors, df
 
 
-def supervised_table(curves: pd.DataFrame) -> dict[str, dict[int, tuple]]:
+def supervised_table(runs: list[pd.DataFrame]) -> dict[str, dict[int, tuple]]:
     """Per preset (as shipped) and K: the sampler with the best test accuracy at the full
-    budget, unless the paper's sampler is within ``MARGIN_POINTS`` of it (then the paper's)."""
+    budget, the mean over the runs (one per seed) that measured it, unless the paper's
+    sampler is within ``MARGIN_POINTS`` of it (then the paper's). A run may measure only
+    some samplers: each mean is over the runs that have it."""
     import topicsup.models as models
-    last = curves.sort_values("seconds").groupby(["model", "K", "sampler"]).tail(1)
+    last = pd.concat([r.sort_values("seconds").groupby(["model", "K", "sampler"]).tail(1)
+                      for r in runs])
     out: dict[str, dict[int, tuple]] = {}
     for (key, K), g in last.groupby(["model", "K"]):
         if key not in SHIPPED:
@@ -208,14 +213,19 @@ def supervised_table(curves: pd.DataFrame) -> dict[str, dict[int, tuple]]:
         cls = SHIPPED[key]
         published = getattr(models, cls).PUBLISHED_SAMPLER
         pub_chain = {"partially_collapsed": "pc-sparse-2"}.get(published, published)
-        acc = dict(zip(g["sampler"], g["accuracy"]))
+        acc = g.groupby("sampler")["accuracy"].mean().to_dict()
+        n = g.groupby("sampler")["accuracy"].size().to_dict()
         best = max(acc, key=acc.__getitem__)
         secs = float(g["seconds"].max())
         if pub_chain in acc and 100 * (acc[best] - acc[pub_chain]) <= MARGIN_POINTS:
             best = pub_chain
-        why = (f"{best} {acc[best]:.3f} test accuracy after {secs:.0f} s"
-               + (f", the paper's {pub_chain} {acc[pub_chain]:.3f}" if best != pub_chain
-                  and pub_chain in acc else ""))
+
+        def runs_of(c: str) -> str:
+            return f" (mean of {n[c]} seeds)" if n[c] > 1 else ""
+
+        why = (f"{best} {acc[best]:.3f} test accuracy after {secs:.0f} s{runs_of(best)}"
+               + (f", the paper's {pub_chain} {acc[pub_chain]:.3f}{runs_of(pub_chain)}"
+                  if best != pub_chain and pub_chain in acc else ""))
         sampler, settings = SUPERVISED_CHAINS[best]
         out.setdefault(cls, {})[int(K)] = (sampler, settings, why)
     return out
@@ -223,7 +233,7 @@ def supervised_table(curves: pd.DataFrame) -> dict[str, dict[int, tuple]]:
 
 def write_table(costs, factors, meta: str, curves: str,
                 supervised: dict[str, dict[int, tuple]] | None = None,
-                supervised_source: str = "") -> None:
+                supervised_sources: list[str] | None = None) -> None:
     missing = sorted(c for c, f in factors.items() if not np.isfinite(f))
     if missing:   # a nan in the package's table would not even import
         raise SystemExit(f"no sweeps factor for {missing}: give --curves a race that ran them")
@@ -247,8 +257,9 @@ def write_table(costs, factors, meta: str, curves: str,
         lines.append(f"    {name!r}: {f:.3g},")
     lines += ["}", "# the race's traces the sweeps factors were fitted on (--check refits from them)",
               f"CURVES = {curves!r}",
-              "# supervised presets: class -> K measured -> (sampler, settings, why), from",
-              f"SUPERVISED_SOURCE = {supervised_source!r}",
+              "# supervised presets: class -> K measured -> (sampler, settings, why), from the",
+              "# runs (one per seed) of",
+              f"SUPERVISED_SOURCES = {supervised_sources or []!r}",
               "SUPERVISED: dict[str, dict[int, tuple[str, dict[str, Any], str]]] = {"]
     for cls, rows in (supervised or {}).items():
         lines.append(f"    {cls!r}: {{")
@@ -299,11 +310,11 @@ def readme(m, costs, factors, fdf, meta, fdf_sources=()) -> str:
 
 
 def check_table(m: pd.DataFrame, curves: pd.DataFrame,
-                supervised: pd.DataFrame | None) -> int:
+                supervised: list[pd.DataFrame]) -> int:
     """0 if ``topicsup/samplers/_auto_costs.py`` holds the fit of these measurements."""
     from topicsup.samplers import _auto_costs as table
     costs, (factors, _) = fit_costs(m), sweep_factors(curves)
-    expect = supervised_table(supervised) if supervised is not None else {}
+    expect = supervised_table(supervised) if supervised else {}
     if expect != table.SUPERVISED:
         print("the supervised table differs from the measurements' choice")
         return 1
@@ -327,8 +338,9 @@ def main(argv=None) -> int:
                          "table differs (tests/test_auto.py)")
     ap.add_argument("--sweeps", type=int, default=3)
     ap.add_argument("--ks", type=lambda s: tuple(int(x) for x in s.split(",")), default=KS)
-    ap.add_argument("--supervised", type=Path, default=SUPERVISED_CURVES,
-                    help="bench_supervised_time.py's curves.csv (skipped if missing)")
+    ap.add_argument("--supervised", type=Path, nargs="+", default=SUPERVISED_CURVES,
+                    help="bench_supervised_time.py's curves.csv, one per seed (those missing "
+                         "are skipped)")
     ap.add_argument("--curves", type=Path, nargs="+", default=CURVES,
                     help="the race's log-joint traces (bench_parallel.py's curves.csv); "
                          "--check uses the ones the table names")
@@ -337,9 +349,8 @@ def main(argv=None) -> int:
     meas = OUT / "measurements.csv"
     if args.check:
         from topicsup.samplers import _auto_costs as table
-        sup = ROOT / table.SUPERVISED_SOURCE if table.SUPERVISED_SOURCE else None
         return check_table(pd.read_csv(meas), read_curves(ROOT / c for c in table.CURVES),
-                           pd.read_csv(sup) if sup is not None else None)
+                           [pd.read_csv(ROOT / c) for c in table.SUPERVISED_SOURCES])
     if not args.fit_only:
         archive = archive_or_skip(args.data)
         if archive is None:
@@ -357,11 +368,11 @@ def main(argv=None) -> int:
     factors, fdf = sweep_factors(curves)
     meta = "Measured: " + (OUT / "measurements.meta").read_text().strip() \
         .replace(str(ROOT) + "/", "")
-    sup = args.supervised.resolve() if args.supervised.exists() else None
+    sup = [c.resolve() for c in args.supervised if c.exists()]
     write_table(costs, factors, meta,
                 [Path(c).resolve().relative_to(ROOT).as_posix() for c in args.curves],
-                supervised_table(pd.read_csv(sup)) if sup is not None else None,
-                sup.relative_to(ROOT).as_posix() if sup is not None else "")
+                supervised_table([pd.read_csv(c) for c in sup]) if sup else None,
+                [c.relative_to(ROOT).as_posix() for c in sup])
     (OUT / "README.md").write_text(readme(m, costs, factors, fdf, meta,
                                           set(curves["source"])))
     print((OUT / "README.md").read_text())

@@ -3,7 +3,7 @@
 Run from the repository root with the project's virtualenv and the benchmark extra
 (``pip install -e ".[bench]"``), on an otherwise idle machine (both cores)::
 
-    python benchmarks/speed.py                        # every part (about 125 min)
+    python benchmarks/speed.py                        # every part (about 150 min)
     python benchmarks/speed.py --parts race,bias      # some parts
     python benchmarks/speed.py --sizes 1e6,1e7        # the scaling part on fewer sizes
 
@@ -27,6 +27,7 @@ the machine and each part's wall time. The parts:
   (``bench_hyper.py``);
 * ``supervised``: DOLDA's, MedLDA's and gSLDA's 20-class accuracy against wall-clock time on
   2 cores at K in {20, 50, 100}, per topic sampler (``bench_supervised_time.py``);
+* ``supervised-seed1``: the same on seed 1 (auto's supervised table is the mean of the two);
 * ``scaling``: cost against corpus size on synthetic LDA corpora (``bench_scaling.py``);
 * ``auto``: the cost model of ``sampler="auto"`` measured and fitted, from this run's race
   curves (``bench_auto.py``; it rewrites ``topicsup/samplers/_auto_costs.py``).
@@ -45,13 +46,15 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "benchmarks" / "results" / "speed"
-PARTS = ("per-core", "race", "race-seeds", "bias", "hyper", "supervised", "scaling", "auto")
+PARTS = ("per-core", "race", "race-seeds", "bias", "hyper", "supervised", "supervised-seed1",
+         "scaling", "auto")
 TITLES = {"per-core": "Collapsed Gibbs per core against tomotopy-1",
           "race": "The 2-core race against tomotopy-2",
           "race-seeds": "The 2-core race on five seeds",
           "bias": "The approximate partitioned mode's bias",
           "hyper": "Learned Dirichlet parameters",
           "supervised": "Supervised models: accuracy against wall-clock time",
+          "supervised-seed1": "Supervised models: accuracy against wall-clock time, seed 1",
           "scaling": "Cost against corpus size",
           "auto": "The cost model of sampler=\"auto\""}
 
@@ -75,17 +78,22 @@ def commands(args) -> dict[str, list[str]]:
         "supervised": [py, b + "bench_supervised_time.py", *data, "--out",
                        str(rel / "supervised"),
                        *(["--budget", str(20 * args.budget_scale)])],
+        "supervised-seed1": [py, b + "bench_supervised_time.py", *data, "--seed", "1", "--out",
+                             str(rel / "supervised_seed1"),
+                             *(["--budget", str(20 * args.budget_scale)])],
         "scaling": [py, b + "bench_scaling.py", "--out", str(rel / "scaling"),
                     *(["--sizes", args.sizes] if args.sizes else []),
                     "--budget", str(20 * args.budget_scale)],
         "auto": [py, b + "bench_auto.py", *data, "--curves",
-                 str(rel / "race" / "curves.csv")],
+                 str(rel / "race" / "curves.csv"), "--supervised",
+                 str(rel / "supervised" / "curves.csv"),
+                 str(rel / "supervised_seed1" / "curves.csv")],
     }
 
 
 # each part's page (its script's name for it)
 PAGES = {"per-core": "per-core/samplers_throughput.md", "race-seeds": "race_seeds/README.md",
-         "auto": "../auto/README.md"}
+         "supervised-seed1": "supervised_seed1/README.md", "auto": "../auto/README.md"}
 
 
 def _page(part: str) -> Path:
