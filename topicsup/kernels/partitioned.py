@@ -28,7 +28,12 @@ function of the seed and the block boundaries only, never of the thread count: w
 runs a group changes nothing it reads or writes.
 
 The draw inside a cell is ``kernels.sparse_gibbs``'s (SparseLDA's three buckets, with its word
-lists) or ``kernels.gibbs``'s dense O(K) conditional, both on the group's own ``n_k``.
+lists: ``sweep_documents`` on the grid's ``order``) or ``kernels.gibbs``'s dense O(K)
+conditional, both on the group's own ``n_k``.
+
+Tried and dropped for the dense cell (K = 20, 20 Newsgroups, one thread): the weights in a loop
+apart from the running sum (7-10% slower), and sums of blocks of 4 topics walked in two levels
+instead of the K-long running sum (5% slower) than the fused loop below.
 """
 
 from __future__ import annotations
