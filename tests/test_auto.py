@@ -124,7 +124,7 @@ def test_supervised_models_take_the_measured_choice_at_the_nearest_k(corpus, mon
 
 @pytest.mark.parametrize("Model", [PDPLDA, HDPLDA])
 def test_the_pdp_and_hdp_models_run_their_exact_sampler_and_name_the_approximate_one(
-        Model, corpus, monkeypatch):
+        Model, corpus, monkeypatch, tmp_path):
     """Their samplers are their own (no cost model): auto runs the exact one at any K and
     corpus size, and names the faster alias sampler, approximate (stale tables), which runs
     only by name; a setting only it reads is refused by name."""
@@ -139,6 +139,11 @@ def test_the_pdp_and_hdp_models_run_their_exact_sampler_and_name_the_approximate
     s = Session(Model(K=4), corpus, seed=0)
     s.run(1)
     assert s.model.sampler == "gibbs" and s.sampler_choice.startswith("gibbs: the exact")
+    r = Session.load(s.save(tmp_path / "table.npz"))      # the choice is kept with the chain
+    assert r.sampler_choice == s.sampler_choice and r.model == s.model
+    s.run(2)
+    r.run(2)
+    np.testing.assert_array_equal(r.state.counts.z, s.state.counts.z)
     with pytest.raises(ValueError, match=f"no exact sampler of {Model.__name__} uses "
                                          f"mh_steps=3"):
         Session(Model(K=4, mh_steps=3), corpus, seed=0)
@@ -156,7 +161,9 @@ def test_samplers_that_draw_from_stale_tables_are_labelled_approximate(corpus):
     assert not LDA(K=3, sampler="light", word_proposal="stale").topic_sampler.exact
     assert LDA(K=3, sampler="light").topic_sampler.exact
     s = Session(LDA(K=3, sampler="alias"), corpus, seed=0)
-    assert "approximate" in sampler_html(s) and not s.summary()["sampler_exact"]
+    html = sampler_html(s)
+    assert "approximate" in html and "only approximately invariant" in html
+    assert not s.summary()["sampler_exact"]
 
 
 def test_the_choice_survives_a_checkpoint_and_a_forged_one_is_refused(corpus, tmp_path):

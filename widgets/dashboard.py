@@ -85,9 +85,11 @@ def sampler_html(s: Session) -> str:
     posterior invariant (``TopicSampler.exact``)."""
     ts, choice = s.model.topic_sampler, s.sampler_choice
     label = f"sampler {html.escape(ts.name)}" + (" (auto)" if choice else "")
+    tip = choice or f"sampler={ts.name!r}, named by the model"
     if not ts.exact:
         label += " <b style='color:#b45309'>approximate</b>"
-    tip = choice or f"sampler={ts.name!r}, named by the model"
+        tip += ("; approximate: its sweeps leave the exact posterior only approximately "
+                "invariant (docs/samplers.md)")
     return f"<span title='{html.escape(tip, quote=True)}'>{label}</span>"
 
 
