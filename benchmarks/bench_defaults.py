@@ -64,10 +64,10 @@ MODELS = {
 }
 
 
-def accuracy(model, state, test, rng_seed: int, snapshots, n_burn: int, n_keep: int):
+def accuracy(model, state, problem, test, rng_seed: int, snapshots, n_burn: int, n_keep: int):
     t0 = time.perf_counter()
-    scores = model.ensemble_scores(state, test, seed_state(rng_seed, stream=99), snapshots,
-                                   n_burn, n_keep)
+    scores = model.ensemble_scores(state, problem, test, seed_state(rng_seed, stream=99),
+                                   snapshots, n_burn, n_keep)
     seconds = time.perf_counter() - t0
     return float(np.mean(scores.argmax(axis=1) == test.labels.values)), seconds
 
@@ -79,12 +79,13 @@ def prediction(train, test, seeds, sweeps: int) -> pd.DataFrame:
                             burn_in=sweeps // 2)
         s = Session(model, train, seed=seed, log_joint_every=0)
         s.run(sweeps - 8)
-        snaps = [model.topic_snapshot(s.state)]
+        snaps = [model.topic_snapshot(s.state, s.problem)]
         for _ in range(4):       # snapshots at sweeps - 8, ..., sweeps, 2 apart
             s.run(2)
-            snaps.append(model.topic_snapshot(s.state))
+            snaps.append(model.topic_snapshot(s.state, s.problem))
         for n_burn, n_keep, n_snap in FOLD_IN:
-            acc, sec = accuracy(model, s.state, test, seed, snaps[-n_snap:], n_burn, n_keep)
+            acc, sec = accuracy(model, s.state, s.problem, test, seed, snaps[-n_snap:], n_burn,
+                                n_keep)
             rows.append({"seed": seed, "n_burn": n_burn, "n_keep": n_keep, "snapshots": n_snap,
                          "accuracy": acc, "fold_in_seconds": sec})
             print(rows[-1], flush=True)
@@ -100,9 +101,9 @@ def models(train, test, seeds, sweeps: int) -> pd.DataFrame:
             for upto in (sweeps // 2, sweeps):
                 s.run(upto - s.n_sweeps)
                 seconds = float(s.history.loc[s.history["metric"] == "seconds", "value"].sum())
-                snap = [model.topic_snapshot(s.state)]
+                snap = [model.topic_snapshot(s.state, s.problem)]
                 for n_burn, n_keep in ((10, 10), (30, 30)):
-                    acc, _ = accuracy(model, s.state, test, seed, snap, n_burn, n_keep)
+                    acc, _ = accuracy(model, s.state, s.problem, test, seed, snap, n_burn, n_keep)
                     rows.append({"model": name, "seed": seed, "sweeps": upto,
                                  "train_seconds": seconds, "fold_in": f"{n_burn}+{n_keep}",
                                  "accuracy": acc})

@@ -156,7 +156,7 @@ def run_accuracy(method, K, seed, train, test, alpha, sweeps):
         eta = do_probit_regression(X, train.labels.values, train.labels.n_classes, seed)
         row["train_seconds"] += time.perf_counter() - t1
         t0 = time.perf_counter()
-        zbar = model.fold_in(s.state, held, seed_state(seed, stream=99))
+        zbar = model.fold_in(s.state, s.problem, held, seed_state(seed, stream=99))
         scores = np.hstack([zbar, np.ones((held.n_docs, 1))]) @ eta.T
         classes = np.asarray(train.labels.classes, dtype=object)
         row["accuracy"] = float(np.mean(classes[scores.argmax(1)]

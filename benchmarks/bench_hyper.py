@@ -55,10 +55,10 @@ def topicsup_run(train, held, K: int, sweeps: int, optimize: str | None, seed: i
     t0 = time.perf_counter()
     s.run(sweeps)
     seconds = time.perf_counter() - t0
-    alpha = s.model.doc_prior(s.state)
+    alpha = s.model.doc_prior(s.state, s.problem)
     return {"library": "topicsup", "setting": f"optimize={optimize}", "sampler": sampler,
             "train_seconds": seconds, "alpha_sum": float(alpha.sum()),
-            "beta": s.model.topic_beta(s.state),
+            "beta": s.problem.beta,
             "perplexity": completion_perplexity(held, s.topic_word().T, alpha)}
 
 

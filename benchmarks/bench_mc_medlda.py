@@ -108,7 +108,7 @@ def validated_c(train, K, sweeps, grid, alpha, epsilon, seed=0):
     fit_part, val = train.take(np.sort(order[:cut])), train.take(np.sort(order[cut:]))
     lda, _, _ = fit("lda-svm", K, seed, fit_part, grid[0], alpha, sweeps, sweeps)
     held = lda.corpus.heldout(val)
-    Z = lda.model.fold_in(lda.state, held, seed_state(seed, stream=99))
+    Z = lda.model.fold_in(lda.state, lda.problem, held, seed_state(seed, stream=99))
     X = lda.doc_topics(as_frame=False)
     y = np.asarray(fit_part.labels.values)
     truth = np.asarray(val.labels.names())
@@ -178,7 +178,7 @@ def evaluate(s, test, kappa, seed, **fold_in):
     """Accuracy, prediction seconds and the test posts' theta entropy."""
     t0 = time.perf_counter()
     held = s.corpus.heldout(test)
-    zbar = s.model.fold_in(s.state, held, seed_state(seed, stream=99), **fold_in)
+    zbar = s.model.fold_in(s.state, s.problem, held, seed_state(seed, stream=99), **fold_in)
     if kappa is None:
         pred = s.model.decision_scores(s.state, zbar).argmax(axis=1)
     else:

@@ -86,7 +86,8 @@ def run_topicsup(name, model, train, test, n_iter, rows) -> None:
         s.run(1)
         clock += time.perf_counter() - t0
         if it in points:
-            ll, n = s.model.completion_log_likelihood(s.state, test, seed_state(7), *FOLD_IN)
+            ll, n = s.model.completion_log_likelihood(s.state, s.problem, test, seed_state(7),
+                                                      *FOLD_IN)
             h = s.history
             last = h[h["sweep"] == it]
             acc = last[last["metric"] == "acceptance_rate"]["value"]

@@ -257,7 +257,7 @@ def prediction_part(train, test, ks, sweeps, seed):
                     print(rows[-1], flush=True)
             if sampler == "light":   # the same state, folded in by the old kernel
                 st, m = s.state, s.model
-                phi = np.ascontiguousarray(m.topic_word(st).T)
+                phi = np.ascontiguousarray(m.topic_word(st, s.problem).T)
                 zbar = np.zeros((held.n_docs, K))
                 t0 = time.perf_counter()
                 old_fold_in(held.words, held.doc_ptr, phi, m.alpha_vector, FOLD_IN_BURN,

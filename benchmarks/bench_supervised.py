@@ -157,13 +157,13 @@ def run_topicsup(method: str, task: str, train, test, K: int, seed: int, sweeps:
         done += step
         if done in snap_at:
             for j, s in enumerate(sessions):
-                kept[j].append(s.model.topic_snapshot(s.state))
+                kept[j].append(s.model.topic_snapshot(s.state, s.problem))
         if done not in evals:
             continue
         seconds = sum(s.history.query("metric == 'seconds'")["value"].sum() for s in sessions)
         scores = np.hstack([s.model.ensemble_scores(
-            s.state, test, seed_state(seed, stream=99 + j),
-            kept[j] if done == sweeps else [s.model.topic_snapshot(s.state)], *fold_in)
+            s.state, s.problem, test, seed_state(seed, stream=99 + j),
+            kept[j] if done == sweeps else [s.model.topic_snapshot(s.state, s.problem)], *fold_in)
             for j, s in enumerate(sessions)])
         curve.append({"sweep": done, "train_seconds": seconds,
                       "accuracy": _accuracy(scores, y, binary)})

@@ -115,8 +115,10 @@ def main(argv: list[str] | None = None) -> int:
         h = session.history
         seconds = h.query("metric == 'seconds'")["value"].sum()
         train_acc = h.query("metric == 'train_accuracy'")["value"].iloc[-1]
-        scores = model.ensemble_scores(session.state, test, seed_state(args.seed, stream=99),
-                                       [model.topic_snapshot(session.state)], *args.fold_in)
+        scores = model.ensemble_scores(session.state, session.problem, test,
+                                       seed_state(args.seed, stream=99),
+                                       [model.topic_snapshot(session.state, session.problem)],
+                                       *args.fold_in)
         test_acc = float(np.mean(scores.argmax(axis=1) == test.labels.values))
         rates = h[(h.metric == "acceptance_rate") & (h.sweep == h.sweep.max())]
         line = (f"sweep {done:3d}  {seconds:7.1f} s  train {train_acc:.3f}  test {test_acc:.3f}  "

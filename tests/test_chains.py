@@ -166,7 +166,7 @@ def test_to_arviz_structure_is_the_same_in_arviz_0_and_1(corpus, chains):
     for ds in (post, stats):
         assert list(ds["chain"].values) == [0, 1, 2]
         assert list(ds["draw"].values) == list(range(3, 11))
-    assert list(post["task"].values) == list(s0.model.task_names(s0.corpus))
+    assert list(post["task"].values) == list(s0.problem.task_names)
     assert list(post["feature"].values) == list(s0.feature_names())
     assert attrs == {"inference_library": "topicsup", "inference_library_version": __version__,
                      "model": repr(s0.model), "seeds": [4, 5, 6], "topics_aligned": True}

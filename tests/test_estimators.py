@@ -127,12 +127,12 @@ def test_snapshot_ensemble_averages_one_fold_in_per_snapshot():
                            random_state=3).fit(X[:200], y[:200])
     s, snaps = est.sessions_[0], est.snapshots_[0]
     assert len(snaps) == 3 and s.n_sweeps == 10 and s.model.composition == "cycle"
-    assert np.array_equal(snaps[-1], s.model.topic_snapshot(s.state))
+    assert np.array_equal(snaps[-1], s.model.topic_snapshot(s.state, s.problem))
     assert not np.array_equal(snaps[0], snaps[-1])
     corpus = est.corpus_.map(X[200:])
     rng = seed_state(3, stream=1000)
     expect = np.mean([s.model.decision_scores(s.state, s.model.fold_in(
-        s.state, corpus, derive(rng, j), est.predict_burn_in, est.predict_samples, phi))
+        s.state, s.problem, corpus, derive(rng, j), est.predict_burn_in, est.predict_samples, phi))
         for j, phi in enumerate(snaps)], axis=0)
     assert np.allclose(est.decision_function(X[200:]), expect)
 
@@ -444,7 +444,7 @@ def test_a_labelled_corpus_trains_without_y_and_keeps_its_class_names():
     c = make_synthetic(n_docs=90, task="multilabel", n_classes=3, seed=2).corpus
     est = MedLDAClassifier(3, lam=4.0, max_iter=4).fit(c)
     assert list(est.classes_) == list(c.labels.classes)
-    assert est.sessions_[0].model.task_names(est.sessions_[0].corpus) == list(c.labels.classes)
+    assert list(est.sessions_[0].problem.task_names) == list(c.labels.classes)
     assert est.predict(c).shape == (90, 3)
 
 

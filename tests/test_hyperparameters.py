@@ -101,7 +101,8 @@ def test_off_by_default(corpus):
     assert m.optimize is None and m.learned == () and m.saved_state == ("z",)
     s = Session(m, corpus, seed=1)
     s.run(10)
-    assert s.state.hyper is None and "hyperparameters" not in s.views
+    assert s.model.saved_prior(s.problem) == {} and "hyperparameters" not in s.views
+    assert np.array_equal(s.problem.alpha, np.full(4, 0.1)) and s.problem.beta == 0.01
     assert not s.history["metric"].isin(["alpha_sum", "beta"]).any()
 
 
@@ -130,14 +131,18 @@ def test_updates_follow_the_schedule_and_reach_the_history_and_the_problem(corpu
         rows = h[h["metric"] == name]
         assert rows["sweep"].tolist() == [6, 9, 12]
     assert h[h["metric"] == "alpha_sum"]["value"].iloc[-1] == pytest.approx(
-        s.state.hyper.alpha.sum())
-    # one source: the problem the kernels read, the estimates and the log joint
-    assert np.array_equal(s.problem.alpha, s.state.hyper.alpha)
-    assert s.problem.beta == s.state.hyper.beta[0] and not s.problem.symmetric
-    assert np.array_equal(s.model.doc_prior(s.state), s.state.hyper.alpha)
+        s.problem.alpha.sum())
+    assert h[h["metric"] == "beta"]["value"].iloc[-1] == s.problem.beta
+    # one holder: the problem the kernels read is what the estimates, the log joint and the
+    # checkpoint read
+    assert not s.problem.symmetric and s.problem.beta != 0.01
+    assert np.array_equal(s.model.doc_prior(s.state, s.problem), s.problem.alpha)
+    saved = s.model.saved_prior(s.problem)
+    assert np.array_equal(saved["hyper_alpha"], s.problem.alpha)
+    assert saved["hyper_beta"][0] == s.problem.beta
     assert "hyperparameters" in s.views and "hyperparameters" in views.applicable(s)
     views.hyperparameter_chart(h).to_dict()
-    n_wk, n_k, b = s.state.counts.n_wk, s.state.counts.n_k, s.state.hyper.beta[0]
+    n_wk, n_k, b = s.state.counts.n_wk, s.state.counts.n_k, s.problem.beta
     np.testing.assert_allclose(s.topic_word(), (n_wk.T + b) / (n_k[:, None] + n_wk.shape[0] * b))
 
 
@@ -158,7 +163,8 @@ N_CHAINS = 12_000
 def _final_states(model, corpus, target, *, skip_refresh=False, seed=11, n_sweeps=3):
     """Chains started from ``target`` (the posterior under ``LEARNED``) as a Session runs
     them: the state built under the bound alpha, then an update to ``LEARNED`` through the
-    model's one path (``set_prior``), then sweeps with the problem it returns.
+    model's one path (``set_prior``, which ``learn_prior`` calls), then sweeps with the problem
+    it returns.
     ``skip_refresh``: the mutant whose sampler's tables stay those of the old alpha."""
     Z = enumerate_assignments(corpus.n_tokens, model.K)
     starts = np.random.default_rng(seed).choice(len(target), size=N_CHAINS, p=target)
@@ -169,11 +175,10 @@ def _final_states(model, corpus, target, *, skip_refresh=False, seed=11, n_sweep
         state = model.allocate_state(bound)
         state.z[:] = Z[starts[c]]
         model.refresh_state(state, bound)
-        state.hyper.alpha[:] = LEARNED
         if skip_refresh:
-            problem = model.prior_problem(bound, state)
+            problem = bound.with_prior(LEARNED, bound.beta)
         else:
-            problem = model.set_prior(state, bound)
+            problem = model.set_prior(state, bound, LEARNED, bound.beta)
         rng = seed_state(seed, stream=c + 1)
         for _ in range(n_sweeps):
             model.sweep_block(state, problem, rng, 0, corpus.n_docs, info)
@@ -212,7 +217,7 @@ def test_a_stale_alpha_table_is_caught(tiny):
 def test_a_resumed_run_is_the_uninterrupted_one(corpus, tmp_path, sampler):
     model = LDA(K=4, optimize="alpha+beta", optimize_every=2, sampler=sampler)
     r = assert_resumes_exactly(model, corpus, tmp_path / "c.npz", block_tokens=500, before=3)
-    assert r.state.hyper is not None and np.array_equal(r.problem.alpha, r.state.hyper.alpha)
+    assert not np.array_equal(r.problem.alpha, np.full(4, 0.1))
 
 
 @pytest.fixture(scope="module")
@@ -221,7 +226,7 @@ def saved(corpus, tmp_path_factory):
     s.run(4)
     path = s.save(tmp_path_factory.mktemp("hyper") / "s.npz")
     loaded = Session.load(path)
-    assert np.array_equal(loaded.state.hyper.alpha, s.state.hyper.alpha)
+    assert np.array_equal(loaded.problem.alpha, s.problem.alpha)
     assert loaded.problem.beta == s.problem.beta
     return path
 

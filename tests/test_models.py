@@ -49,12 +49,13 @@ def test_presets_learn_a_synthetic_task(task, Model):
     model = Model(K=6, lam=4.0, burn_in=15)
     s = Session(model, tr, seed=1, log_joint_every=5)
     s.run(30)
-    X = model.fold_in(s.state, te, seed_state(2))
+    X = model.fold_in(s.state, s.problem, te, seed_state(2))
     scores = model.decision_scores(s.state, X)
-    got = model.task(te).score(model.targets(te), scores.T)
+    bound = s.problem.task
+    got = bound.score(bound.encode(te.labels), scores.T)
     assert got > {"binary": 0.7, "multiclass": 0.6, "multilabel": 0.6}[task], got
     h = s.history
-    assert (h["metric"] == f"train_{model.task(tr).score_name}").sum() == 30
+    assert (h["metric"] == f"train_{bound.score_name}").sum() == 30
     assert np.isfinite(s.metric("log_joint")).all()
     if model.sampler == "light":
         rates = h[h["metric"] == "acceptance_rate"].groupby("proposal")["value"].mean()
@@ -160,7 +161,7 @@ def test_unsupervised_lda_is_unchanged_by_the_frame():
     tr, _ = _split("binary")
     s = Session(LDA(K=4), tr, seed=0)
     assert s.state.supervision is None
-    assert s.model.term(s.state)[0].eta_kt.shape == (4, 0)
+    assert s.model.term(s.state, s.problem)[0].eta_kt.shape == (4, 0)
     assert s.model.end_sweep(s.state, s.model.bind(tr), s.rng, 1) == []
 
 
@@ -236,23 +237,24 @@ def test_fold_in_with_given_topics_and_ensemble_scores():
     model = LightMedLDA(K=5, lam=4.0, burn_in=4)
     s = Session(model, tr, seed=2, log_joint_every=0)
     s.run(6)
-    a = model.fold_in(s.state, te, seed_state(7), 3, 3)
-    b = model.fold_in(s.state, te, seed_state(7), 3, 3, model.topic_word(s.state).T)
+    a = model.fold_in(s.state, s.problem, te, seed_state(7), 3, 3)
+    b = model.fold_in(s.state, s.problem, te, seed_state(7), 3, 3,
+                      model.topic_word(s.state, s.problem).T)
     assert np.array_equal(a, b)
-    snaps = [model.topic_snapshot(s.state)]
+    snaps = [model.topic_snapshot(s.state, s.problem)]
     s.run(2)
-    snaps.append(model.topic_snapshot(s.state))
+    snaps.append(model.topic_snapshot(s.state, s.problem))
     rng = seed_state(8)
-    got = model.ensemble_scores(s.state, te, rng, snaps, 3, 3)
+    got = model.ensemble_scores(s.state, s.problem, te, rng, snaps, 3, 3)
     rng = seed_state(8)
-    expect = sum(model.decision_scores(s.state, model.fold_in(s.state, te, derive(rng, j), 3,
-                                                              3, phi))
+    expect = sum(model.decision_scores(s.state, model.fold_in(s.state, s.problem, te,
+                                                              derive(rng, j), 3, 3, phi))
                  for j, phi in enumerate(snaps)) / 2
     assert np.allclose(got, expect)
     with pytest.raises(ValueError, match="phi_wk must have shape"):
-        model.fold_in(s.state, te, rng, 1, 1, snaps[0].T)
+        model.fold_in(s.state, s.problem, te, rng, 1, 1, snaps[0].T)
     with pytest.raises(ValueError, match="snapshots must hold"):
-        model.ensemble_scores(s.state, te, rng, [])
+        model.ensemble_scores(s.state, s.problem, te, rng, [])
 
 
 # ---------------------------------------------------------------- the whole sweep, exactly
@@ -293,7 +295,8 @@ def _joint_target(corpus, model, grid=np.linspace(-7.0, 7.0, 561)):
     315,000 grid points x 128 assignments)."""
     loss = model.loss_function
     key = (corpus.words.tobytes(), corpus.doc_ptr.tobytes(),
-           model.targets(corpus).tobytes(), model.K, tuple(model.alpha_vector), model.beta,
+           model.bind(corpus, check_labels=False).targets.tobytes(), model.K,
+           tuple(model.alpha_vector), model.beta,
            model.nu, type(loss).__name__, tuple(sorted(loss.params().items())),
            grid.tobytes())
     if key not in _TARGETS:
@@ -305,7 +308,7 @@ def _compute_joint_target(corpus, model, grid):
     K = model.K
     Z = enumerate_assignments(corpus.n_tokens, K)
     E = np.stack(np.meshgrid(grid, grid, indexing="ij"), -1).reshape(-1, K)
-    y = model.targets(corpus)[0]
+    y = model.bind(corpus, check_labels=False).targets[0]
     zbar = score_states(corpus, K, np.eye(K), Z)                             # (S, K, D)
     s = np.einsum("gk,skd->sgd", E, zbar)
     logp = (model.loss_function.log_psi(y, s).sum(-1) - 0.5 * model.nu * (E ** 2).sum(1)[None]

@@ -39,6 +39,18 @@ class _Counting:
         return self._f(*args, **kwargs)
 
 
+class _CountingMethod:
+    """Wraps a method of a class, counting its calls (on any instance)."""
+
+    def __init__(self, monkeypatch, cls, name):
+        self.calls, f = 0, getattr(cls, name)
+
+        def counted(obj, *args, **kwargs):
+            self.calls += 1
+            return f(obj, *args, **kwargs)
+        monkeypatch.setattr(cls, name, counted)
+
+
 def test_a_session_builds_the_label_task_once(monkeypatch, tmp_path):
     corpus = _labelled()
     calls = _Counting(monkeypatch, supervised_module, "task_for")
@@ -50,6 +62,43 @@ def test_a_session_builds_the_label_task_once(monkeypatch, tmp_path):
     calls.calls = 0
     Session.load(path)
     assert calls.calls == 1
+
+
+def test_no_reader_derives_the_label_task_again(monkeypatch, tmp_path):
+    """Every reader of a chain takes its ``Fit``, whose problem holds the label task, the
+    targets, the weights' names and kinds: the task is derived once when a Session starts
+    (and once when one loads), and never by a read-out, a held-out fold-in, a prediction, a
+    score, a setting changed, the chains' diagnostics or a prevalence draw (issue 48)."""
+    from topicsup import summaries
+    from topicsup.chains import Chains
+    from topicsup.prevalence import PrevalenceDraws
+    corpus = _labelled(covariates=np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 2.0], [3.0, 1.0]]))
+    held = tiny_corpus([[0, 1, 4], [2, 3]], labels=["a", "c"], covariates=np.ones((2, 2)))
+    derived = _CountingMethod(monkeypatch, SupervisedLDA, "_labels")
+    built = _Counting(monkeypatch, supervised_module, "task_for")
+    s = Session(SupervisedLDA(K=3, sampler="light", intercept=True), corpus, seed=1)
+    chains = Chains(SupervisedLDA(K=3, sampler="gibbs"), corpus, n_chains=2, seed=3)
+    assert (derived.calls, built.calls) == (3, 3)   # one per Session
+    draws = PrevalenceDraws(s)
+    s.run(3, callback=draws.collect)
+    chains.run(4)
+    s.set_params(mh_steps=3)
+    s.set_topic_labels({0: "first"})
+    s.topics(3), s.topic_terms(3), s.label_topics(3), s.topic_labels(), s.doc_topics()
+    s.coefficients(), s.weights(), s.signal_topics(), s.shrinkage(), s.feature_names()
+    s.representative_docs(1, cls="a"), s.readout(summaries.topic_map), s.summary()
+    s.readout(summaries.topic_sizes), s.coherence(3), s.mean_weights(), s.to_arviz()
+    s.decision_function(held), s.predict(held), s.score(held), s.fold_in(held)
+    s.score(held.take([0, 1]), labels=["c", "a"]), s.perplexity(held)
+    s.decision_function(held, snapshots=[s.topic_snapshot()])
+    draws.prevalence(), draws.effects()
+    chains.diagnostics(), chains.convergence(weights=True), chains.weight_draws()
+    assert (derived.calls, built.calls) == (3, 3)
+    path = s.save(tmp_path / "s.npz")
+    r = Session.load(path)
+    assert (derived.calls, built.calls) == (4, 4)   # the load binds once
+    r.run(1), r.predict(held), r.coefficients()
+    assert (derived.calls, built.calls) == (4, 4)
 
 
 @pytest.mark.parametrize("log_joint_every", [1, 0])
@@ -93,13 +142,17 @@ def test_the_problem_is_what_the_model_derives_from_its_corpus(model):
         np.testing.assert_array_equal(p.alpha, model.alpha_vector)
         assert p.symmetric == (not model.alpha_is_vector)
     if model.supervised:
-        np.testing.assert_array_equal(p.targets, model.targets(corpus))
+        task = model.task(corpus)
+        np.testing.assert_array_equal(p.targets, task.encode(corpus.labels))
         np.testing.assert_array_equal(p.covariates, model.covariate_matrix(corpus))
-        assert list(p.task_names) == model.task_names(corpus)
-        assert p.n_features == model.n_features(corpus)
-        assert p.task is not None and p.n_tasks == model.n_tasks(corpus)
+        assert list(p.task_names) == task.names(corpus.labels)
+        assert p.task == task and p.n_tasks == task.n_tasks(corpus.labels)
+        intercept = ("intercept",) * int(model.intercept)
+        assert p.feature_kinds == ("topic",) * model.K + intercept + ("covariate",) * 2
+        assert p.n_features == len(p.feature_kinds)
     else:
         assert p.task is None and p.targets.shape == (0, 4) and p.covariates.shape == (4, 0)
+        assert p.feature_kinds == ("topic",) * model.K
 
 
 def test_bind_checks_the_corpus_and_names_the_problem():

@@ -304,6 +304,8 @@ def assert_resumes_exactly(model, corpus, path, *, block_tokens: int, before: in
     _same(_chain(a), _chain(r))
     for k, v in a.state.arrays().items():
         assert np.array_equal(v, r.state.arrays()[k]), k
+    # the current Dirichlet parameters (learned ones: the problem holds them)
+    assert np.array_equal(a.problem.alpha, r.problem.alpha) and a.problem.beta == r.problem.beta
     return r
 
 

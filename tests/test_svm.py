@@ -127,7 +127,7 @@ def test_topic_kernels_with_the_tilt_of_frozen_multipliers_are_exact(variant):
     model = SupervisedLDA(K=K, alpha=alpha, beta=beta, supervised_factor="augmented",
                           **TOPIC_KERNEL_VARIANTS[variant])
     y = np.array([0, 1, 2])
-    assert list(model.task_names(corpus)) == ["c0", "c1", "c2"]
+    assert list(model.bind(corpus).task_names) == ["c0", "c1", "c2"]
 
     def prepare(sign):
         b, w = tilt_term(TILT_LAM * sign, y)

@@ -30,6 +30,7 @@ from .arrays import F64, I64
 from .corpus import Corpus
 from .history import kept_draws, to_inference_data
 from .kernels.threads import concurrent_kernels_safe
+from .models import LDA
 from .models.base import Model
 from .session import Session
 
@@ -113,7 +114,7 @@ class Chains:
         return min(s.n_sweeps for s in self.sessions)
 
     @property
-    def model(self) -> Model:
+    def model(self) -> LDA:
         return self.sessions[0].model
 
     def run(self, n: int, callback: Callable[["Chains"], Any] | None = None,
@@ -259,7 +260,7 @@ class Chains:
                  **diagnostics.summary(self.log_joint()[:, burn:], engine)}]
         if self.model.supervised:
             eta = self.weight_draws(burn)
-            tasks = self.model.task_names(self.sessions[0].corpus)
+            tasks = self.sessions[0].problem.task_names
             names = self.feature_names()
             for t, task in enumerate(tasks):
                 for m, feature in enumerate(names):
@@ -308,7 +309,7 @@ class Chains:
         return to_inference_data(
             [s.history for s in self.sessions], burn, self.n_sweeps,
             bool(self.model.proposal_kinds), eta,
-            self.model.task_names(s0.corpus) if eta is not None else (),
+            s0.problem.task_names if eta is not None else (),
             self.feature_names() if eta is not None else (),
             {"model": repr(self.model), "seeds": [s.seed for s in self.sessions],
              "topics_aligned": align})

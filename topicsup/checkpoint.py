@@ -52,9 +52,8 @@ from . import validation as check
 from ._version import __version__
 from .corpus import Corpus
 from .history import CHANGE_COLUMNS, HISTORY_COLUMNS, History, Record
-from .models import Model, model_from_params
-from .models.lda import State
-from .problem import Problem
+from .models import LDA, model_from_params
+from .problem import Problem, State
 from .summaries import MAX_LABEL_LENGTH
 
 # A member may expand at most this much over its compressed bytes (real chain state
@@ -354,15 +353,14 @@ MAX_METRIC_NAMES = 10_000
 
 @dataclass
 class SavedSession:
-    """Everything a session's chain is, as a checkpoint holds it: ``Session(model, corpus,
-    seed, block_tokens=..., log_joint_every=...)`` resumed at ``n_sweeps`` completed sweeps,
-    ``block`` blocks into the next (``seconds`` of it spent), with its ``state``, random
-    stream ``rng``, the current sweep's counters ``info`` and its ``record``; ``problem`` is
-    the model bound to the corpus (``Model.bind``), as the Session keeps it."""
+    """Everything a session's chain is, as a checkpoint holds it: the ``problem`` (the model
+    bound to its corpus with the Dirichlet parameters it has learned, ``Model.bind``) run as
+    ``Session(model, corpus, seed, block_tokens=..., log_joint_every=...)``, resumed at
+    ``n_sweeps`` completed sweeps, ``block`` blocks into the next (``seconds`` of it spent),
+    with its ``state``, random stream ``rng``, the current sweep's counters ``info`` and its
+    ``record``."""
 
-    model: Model
-    corpus: Corpus
-    problem: Problem
+    problem: Problem[LDA]
     seed: int
     block_tokens: int
     log_joint_every: int
@@ -383,7 +381,7 @@ def save_session(path: str | os.PathLike[str], saved: SavedSession) -> Path:
 def session_file(saved: SavedSession) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """The arrays (copies: a running session may change its own meanwhile) and metadata of
     ``saved``'s checkpoint."""
-    model, corpus = saved.model, saved.corpus
+    model, corpus = saved.problem.model, saved.problem.corpus
     meta = {
         "format": FORMAT, "format_version": FORMAT_VERSION, "topicsup_version": __version__,
         "model": type(model).__name__, "params": model.get_params(),
@@ -394,7 +392,7 @@ def session_file(saved: SavedSession) -> tuple[dict[str, np.ndarray], dict[str, 
         "settings_changes": [dict(c) for c in saved.record.changes],
         "topic_labels": {str(k): v for k, v in sorted(saved.record.labels.items())},
     }
-    state = model.saved_arrays(saved.state)
+    state = {**model.saved_arrays(saved.state), **model.saved_prior(saved.problem)}
     arrays = {f"state/{k}": state[k].copy() for k in model.saved_state}
     arrays.update(saved.record.to_arrays())
     arrays.update(corpus.to_arrays())
@@ -425,6 +423,8 @@ def _session(f: CheckpointReader) -> SavedSession:
     params = f.meta_dict(meta, "params")
     with f.checking("params"):
         model = model_from_params(name, params)
+        if not isinstance(model, LDA):   # every registered model is one (models.base)
+            raise ValueError(f"{name} is not a topic model of the frame")
     known = ({"meta", "rng", "info"} | {f"state/{k}" for k in model.saved_state}
              | {f"corpus/{k}" for k in _CorpusArrays.KINDS
                 if version >= INDEX_SINCE or k not in _CorpusArrays.INDEX}
@@ -439,9 +439,16 @@ def _session(f: CheckpointReader) -> SavedSession:
     with f.checking("corpus"):
         corpus = Corpus.from_arrays(_CorpusArrays(f), {"n_unknown_tokens": n_unknown,
                                                       "preprocessing": prep})
-        problem = model.bind(corpus)
         if corpus.n_tokens == 0:
             raise ValueError("the corpus has no tokens")
+    # the Dirichlet parameters the chain has learned, checked before the problem is bound
+    # with them (the one holder of the current alpha and beta)
+    learned = {k: f.array(f"state/{k}", dtype=np.float64, shape=shape)
+               for k, shape in _prior_shapes(model).items()}
+    with f.checking("state"):
+        prior = model.check_prior(learned)
+    with f.checking("corpus"):
+        problem = model.bind(corpus, prior=prior)
     # the run's position and settings
     seed = f.meta_int(meta, "seed", low=0, high=2**64 - 1)
     block_tokens = f.meta_int(meta, "block_tokens", low=1, high=2**62)
@@ -456,7 +463,7 @@ def _session(f: CheckpointReader) -> SavedSession:
                          model.state_bytes(problem))
     state = model.allocate_state(problem)
     saved = model.saved_arrays(state)
-    for k in model.saved_state:
+    for k in model.saved_paths():
         ref = saved[k]
         ref[...] = f.array(f"state/{k}", dtype=ref.dtype, shape=ref.shape)
     with f.checking("state"):
@@ -493,11 +500,14 @@ def _session(f: CheckpointReader) -> SavedSession:
         if not np.isfinite(a).all():
             raise f.error(key, "has non-finite values")
         traces[tname] = list(a)
-    problem = model.prior_problem(problem, state)   # the learned alpha and beta, if any
     model.refresh_state(state, problem)
-    return SavedSession(model, corpus, problem, seed, block_tokens, log_joint_every, n_sweeps,
-                        block, seconds, state, rng, info,
-                        Record(history, traces, changes, labels))
+    return SavedSession(problem, seed, block_tokens, log_joint_every, n_sweeps, block, seconds,
+                        state, rng, info, Record(history, traces, changes, labels))
+
+
+def _prior_shapes(model: LDA) -> dict[str, tuple[int, ...]]:
+    """The shapes of the learned Dirichlet parameters a checkpoint holds (``saved_prior``)."""
+    return {f"hyper_{name}": (model.K,) if name == "alpha" else (1,) for name in model.learned}
 
 
 def _history_arrays(f: CheckpointReader, out: History, n_sweeps: int) -> None:

@@ -69,7 +69,7 @@ from .kernels.rng import seed_state
 from .models import (FOLD_IN_BURN, FOLD_IN_KEEP, LDA, LOSSES, MAX_FOLD_IN_SWEEPS, MAX_TOPICS,
                      Model, SupervisedLDA, presets)
 from .session import Session
-from .tasks import Task
+from .tasks import Task, task_for
 
 if TYPE_CHECKING:
     from sklearn.utils import Tags
@@ -670,11 +670,11 @@ class SupervisedLDAClassifier(   # scikit-learn ships no types: its bases are An
         corpora = [corpus]
         if self.strategy == "ovr" and labels.kind != "binary":
             corpora = [one_vs_rest(corpus, c) for c in range(labels.n_classes)]
-            if model.n_tasks(corpora[0]) != 1:
-                raise ValueError(f"strategy='ovr' trains one binary classifier per class, but "
-                                 f"{type(model).__name__} gives binary labels "
-                                 f"{model.n_tasks(corpora[0])} tasks: use 'multitask'")
         sessions = [Session(model, c, seed=_seed(seed, j)) for j, c in enumerate(corpora)]
+        if len(sessions) > 1 and sessions[0].problem.n_tasks != 1:
+            raise ValueError(f"strategy='ovr' trains one binary classifier per class, but "
+                             f"{type(model).__name__} gives binary labels "
+                             f"{sessions[0].problem.n_tasks} tasks: use 'multitask'")
         every = self.snapshot_every
         stopped = threading.Event()
 
@@ -711,6 +711,10 @@ class SupervisedLDAClassifier(   # scikit-learn ships no types: its bases are An
         self.random_state_ = seed
         self.snapshots_ = snapshots
         self.sessions_ = sessions
+        # the task of all the labels: the one session's bound task, or for one-vs-all (each
+        # session bound to one class against the rest) the labels' own
+        self._task_ = sessions[0].problem.task if len(sessions) == 1 else \
+            task_for(labels, model.loss_function.targets, type(model).__name__)
         self.n_iter_ = max(s.n_sweeps for s in sessions)   # scikit-learn's: sweeps run
         return self
 
@@ -735,7 +739,7 @@ class SupervisedLDAClassifier(   # scikit-learn ships no types: its bases are An
 
     def _task(self) -> Task:
         """The task of the training labels, whose rule reads the scores (one-vs-all's too)."""
-        return self.sessions_[0].model.task(self.corpus_)
+        return cast(Task, self._task_)
 
     def decision_function(self, X: Any) -> F64 | pd.Series | pd.DataFrame:
         """Scores: shape (n,) for binary labels, (n, C) otherwise (one column per class).
@@ -1010,7 +1014,9 @@ class SupervisedLDARegressor(   # scikit-learn ships no types: its bases are Any
         (``Task.predict`` of the responses' task); a Series named ``"prediction"`` with X's
         index for a pandas Series or DataFrame."""
         model, features, corpus = self._folded_in(X)
-        y = model.task(self.corpus_).predict(self.session_.decision_scores(features), ())
+        task = self.session_.problem.task
+        assert task is not None   # a regressor's session is supervised
+        y = task.predict(self.session_.decision_scores(features), ())
         return _labelled(X, corpus, y, name="prediction")
 
     @property

@@ -60,7 +60,8 @@ from .samplers.stepping import normalize_log as _normalize_log
 
 if TYPE_CHECKING:
     from .losses import Loss
-    from .models.lda import LDA, State
+    from .models.lda import LDA
+    from .problem import State
 
 # the inspector's random stream: far from the Session's stream 0 and the tests' small ones
 INSPECTOR_STREAM = 0x5EC7
@@ -429,7 +430,7 @@ class TokenInspector:
                              f"lda_init_sweeps = {model.lda_init_sweeps} sweeps left), which "
                              f"the inspector does not replay: run those sweeps first")
         K = model.K
-        T = model.term(self.session.state)[0].eta_kt.shape[1]
+        T = model.term(self.session.state, self.session.problem)[0].eta_kt.shape[1]
         p = _Pass(model=model, A=np.zeros(K), c=np.zeros((4, T)), v=np.zeros(T),
                   exp_prob=np.zeros(K), exp_alias=np.zeros(K, np.int32))
         self._pass = p
@@ -443,7 +444,7 @@ class TokenInspector:
         coupling c (supervised), the exp table."""
         st, p = self.session.state, cast(_Pass, self._pass)   # the pass being begun or synced
         m = p.model
-        term = m.term(st)[0]
+        term = m.term(st, self.session.problem)[0]
         p.factor, p.loss_params = term.factor, term.loss_params
         # the pass's scratch arrays, which _begin_pass gave it
         p.term = term._replace(A=cast(F64, p.A), c=cast(F64, p.c), v=cast(F64, p.v),
@@ -458,7 +459,7 @@ class TokenInspector:
     def _watched(self) -> tuple[Array, ...]:
         """What the pass's bookkeeping derives from: the document's z and its label term."""
         st, d = self.session.state, self.doc
-        t = cast(_Pass, self._pass).model.term(st)[0]   # called during a pass
+        t = cast(_Pass, self._pass).model.term(st, self.session.problem)[0]   # called during a pass
         return (st.z[self.p0:self.p1], t.eta_kt, t.b[:, d], t.w[:, d], t.r[:, d])
 
     def _sync(self) -> bool:
@@ -496,7 +497,7 @@ class TokenInspector:
         # the prior the kernels read (learned, ``LDA(optimize=...)``, or the model's)
         alpha, beta = self.session.problem.alpha, self.session.problem.beta
         g = None
-        term = m.term(st)[0]
+        term = m.term(st, self.session.problem)[0]
         eta_kt, y, b, w_, r = term.eta_kt, term.y, term.b, term.w, term.r
         T = eta_kt.shape[1]
         d = self.doc

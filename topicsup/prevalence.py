@@ -56,14 +56,12 @@ import numpy as np
 import pandas as pd
 
 from . import validation as check
-from .arrays import F64, I32
+from .arrays import F64, I32, Array
 from .corpus import Corpus
-from .problem import Problem
+from .summaries import ModelFit, doc_topic_counts
 
 if TYPE_CHECKING:
     import altair as alt
-
-    from .models import LDA, State
 
 # the draws' own numpy stream, mixed with the session's seed and the sweep
 PREVALENCE_STREAM = 0x5EED
@@ -78,21 +76,15 @@ EFFECT_COLUMNS = ["term", "topic", "label", "mean", "lower", "upper", "n_draws"]
 
 
 class _Chain(Protocol):
-    """What the draws read of a ``topicsup.Session`` (this layer is below the session's)."""
+    """What the draws read of a ``topicsup.Session`` (this layer is below the session's): its
+    ``Fit`` through ``readout``, its seed, whether a sweep is part-way, and its run."""
 
     seed: int
-    n_sweeps: int
-    corpus: Corpus
-    problem: Problem
-
-    @property
-    def model(self) -> LDA: ...
-
-    @property
-    def state(self) -> State: ...
 
     @property
     def in_sweep(self) -> bool: ...
+
+    def readout(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any: ...
 
     def locked(self) -> AbstractContextManager[Any]: ...
 
@@ -110,6 +102,29 @@ class _Draw:
     classes: F64            # (C, K)
     effects: F64 | None     # (P + 1, K), None without covariates
     overall: F64            # (K,)
+
+
+def _chain_of(fit: ModelFit) -> tuple[int, F64, int, Corpus]:
+    """K, the documents' alpha, the sweeps so far and the corpus of a chain whose theta given
+    z is one Dirichlet per document (refused, naming why, otherwise)."""
+    model, problem, state = fit.problem.model, fit.problem, fit.state
+    K = int(model.K)
+    alpha = np.asarray(problem.alpha, dtype=np.float64)
+    if alpha.shape != (K,):
+        raise ValueError(f"session: {type(model).__name__} has no fixed alpha (its "
+                         f"documents' prior is part of the chain's state, as HDP-LDA's is), "
+                         f"so theta given z is not one Dirichlet: prevalence draws need a "
+                         f"model with alpha, such as LDA")
+    if model.topic_sampler.estimates(state.sampler) is not None:
+        raise ValueError(f"session: the {model.topic_sampler.name!r} sampler keeps point "
+                         f"estimates, not a chain over topic assignments z: prevalence draws "
+                         f"need a Markov chain sampler such as 'gibbs'")
+    return K, alpha, int(fit.n_sweeps), problem.corpus
+
+
+def _counts(fit: ModelFit) -> tuple[int, Array]:
+    """The sweeps so far and n_dk (a copy)."""
+    return int(fit.n_sweeps), doc_topic_counts(fit)
 
 
 def _interval(interval: Any) -> float:
@@ -160,8 +175,7 @@ class PrevalenceDraws:
 
     def __init__(self, session: _Chain, burn: int = 0, every: int = 1,
                  max_draws: int = MAX_DRAWS) -> None:
-        needed = ("model", "problem", "state", "corpus", "seed", "n_sweeps", "locked",
-                  "topic_labels")
+        needed = ("readout", "seed", "in_sweep", "locked", "topic_labels", "run")
         if isinstance(session, type) or not all(hasattr(session, a) for a in needed):
             raise TypeError(f"session must be a topicsup.Session, got "
                             f"{type(session).__name__}")
@@ -169,22 +183,7 @@ class PrevalenceDraws:
         self.every = check.integer("every", every, low=1)
         self.max_draws = check.integer("max_draws", max_draws, low=1, high=MAX_DRAWS_LIMIT)
         self.session = session
-        with session.locked():
-            model, problem, state = session.model, session.problem, session.state
-            K = int(model.K)
-            alpha = np.asarray(problem.alpha, dtype=np.float64)
-            if alpha.shape != (K,):
-                raise ValueError(f"session: {type(model).__name__} has no fixed alpha (its "
-                                 f"documents' prior is part of the chain's state, as "
-                                 f"HDP-LDA's is), so theta given z is not one Dirichlet: "
-                                 f"prevalence draws need a model with alpha, such as LDA")
-            if model.topic_sampler.estimates(state.sampler) is not None:
-                raise ValueError(f"session: the {model.topic_sampler.name!r} sampler keeps "
-                                 f"point estimates, not a chain over topic assignments z: "
-                                 f"prevalence draws need a Markov chain sampler such as "
-                                 f"'gibbs'")
-            self.start = int(session.n_sweeps)
-        corpus = session.corpus
+        K, alpha, self.start, corpus = session.readout(_chain_of)
         self.K = K
         self.alpha: F64 = alpha.copy()
         self.n_docs = int(corpus.n_docs)
@@ -291,10 +290,9 @@ class PrevalenceDraws:
                 raise ValueError("session is part-way through a sweep (a stopped run): "
                                  "prevalence draws are made after whole sweeps; finish the "
                                  "sweep with session.run(1) first")
-            sweep = int(s.n_sweeps)
+            sweep, n_dk = s.readout(_counts)
             if sweep == self._last_sweep or not self.wanted(sweep):
                 return
-            n_dk = np.array(s.model.doc_topic_counts(s.state, s.corpus), dtype=np.int32)
         rng = np.random.default_rng([int(s.seed), PREVALENCE_STREAM, sweep])
         theta = self.theta_draw(n_dk, self.alpha, rng)
         draw = self.functionals(sweep, theta)

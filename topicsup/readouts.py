@@ -1,6 +1,7 @@
 """The read-outs a Session offers by name: each a one-line method over a function of
-``topicsup.summaries`` (``readout`` holds the chain still while it runs). A new read-out is a
-function there and, if sessions should offer it by name, a method here."""
+``topicsup.summaries`` of the chain's ``Fit`` (``readout`` holds the chain still while it
+runs). A new read-out is a function there and, if sessions should offer it by name, a method
+here."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from . import summaries, terms
+from .corpus import Corpus
 
 
 class Readouts:
@@ -17,6 +19,66 @@ class Readouts:
 
     def readout(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError
+
+    # ------------------------------------------------------------------ the record
+    @property
+    def history(self) -> pd.DataFrame:
+        """One tidy row per (sweep, metric[, proposal]): columns sweep, metric, value, proposal."""
+        return self.readout(summaries.history)
+
+    def metric(self, name: str, proposal: str | None = None) -> pd.Series:
+        """One metric as a Series indexed by sweep: a plain metric, or with ``proposal`` the
+        rows of one proposal kind (e.g. ``metric("acceptance_rate", proposal="doc")``)."""
+        return self.readout(summaries.metric, name, proposal)
+
+    def trace(self, name: str = "eta") -> np.ndarray:
+        """The values of a traced array after every sweep, stacked: (n_sweeps, ...).
+
+        Supervised models trace the weights ``"eta"`` (tasks x features, float32).
+        """
+        return self.readout(summaries.trace, name)
+
+    @property
+    def settings_changes(self) -> pd.DataFrame:
+        """Every change of a live setting (``set_params``): the first ``sweep`` run with the new
+        value (at least partly: a change made while a sweep was paused applies to its remaining
+        blocks), the ``parameter``, and its ``old`` and ``new`` values as text. The views mark
+        them on the charts (``topicsup.views.mark_settings_changes``)."""
+        return self.readout(summaries.settings_changes)
+
+    @property
+    def sampler_choice(self) -> str | None:
+        """What ``sampler="auto"`` chose for this chain and why (``"gibbs: expected first
+        ..."``, ``samplers.auto``), or None when the model named its sampler. Kept with the
+        chain (its checkpoints) as the change of ``sampler`` before sweep 1."""
+        return self.readout(summaries.sampler_choice)
+
+    @property
+    def target(self) -> str:
+        """What the model's tasks are: ``"class"`` (classifiers) or ``"response"``
+        (regression), for the views' titles (``Task.target``); ``""`` unsupervised."""
+        return self.readout(lambda fit: "" if fit.problem.task is None
+                            else fit.problem.task.target)
+
+    @property
+    def views(self) -> tuple[str, ...]:
+        """The views that apply to this chain's model (names in the view table): one rule,
+        the model's (``LDA.views``), for the dashboard and the report."""
+        return self.readout(lambda fit: fit.problem.model.views)
+
+    # ------------------------------------------------------------------ estimates
+    def topic_word(self) -> np.ndarray:
+        """(K, V) point estimate of the topics."""
+        return self.readout(summaries.topic_word)
+
+    def topic_snapshot(self) -> np.ndarray:
+        """The current topics as fold-in takes them (``decision_function(snapshots=...)``)."""
+        return self.readout(summaries.topic_snapshot)
+
+    def mean_weights(self) -> np.ndarray:
+        """(T, M) the weights prediction uses: eta averaged over the kept samples (the current
+        eta before any is kept)."""
+        return self.readout(summaries.mean_weights)
 
     # ------------------------------------------------------------------ topics
     def topics(self, n_words: int = 10, by: str = "probability",
@@ -94,6 +156,19 @@ class Readouts:
         top words (``summaries.signal_topics``; ``scale`` as ``coefficients``: identified, a
         weight says how much more the topic raises the score than the class's average)."""
         return self.readout(summaries.signal_topics, n, n_words, interval, scale)
+
+    def coherence(self, n_words: int = 10, measure: str = "c_npmi",
+                  window_size: int | None = None, reference: Corpus | None = None
+                  ) -> pd.DataFrame:
+        """Coherence of each topic's ``n_words`` (>= 2) top words on the training corpus or
+        on ``reference`` (a Corpus of the training vocabulary, e.g. ``corpus.map(texts)``):
+        one row per topic with ``coherence`` (NaN where a word occurs in no document) and
+        ``top_words`` (``metrics.topic_coherence``). ``measure``: gensim's ``"c_npmi"``
+        (default), ``"c_v"``, ``"c_uci"`` or ``"u_mass"``, the numbers gensim's
+        CoherenceModel reports (``window_size``: the sliding window, default gensim's, 10 or
+        110 tokens), or the document-level ``"doc_npmi"`` (in [-1, 1]) or ``"doc_umass"``
+        (<= ~0); ``"npmi"`` and ``"umass"`` are deprecated names of the latter two."""
+        return self.readout(summaries.coherence, n_words, measure, window_size, reference)
 
     def shrinkage(self, top: int = 3, interval: float = 0.9, scale: str = "identified"
                   ) -> pd.DataFrame:

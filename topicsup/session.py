@@ -18,7 +18,6 @@ lost.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import signal
 import threading
 import time
@@ -28,28 +27,25 @@ from typing import Any, Callable, Iterator, Mapping
 import numpy as np
 import pandas as pd
 
-from . import checkpoint, heldout, summaries, warmup
+from . import checkpoint, summaries, warmup
 from . import validation as check
 from .backends import Backend, Threads, resolve as resolve_backend
 from .corpus import Corpus
-from .history import STEP_SECONDS, Record, is_timing, kept_draws, metric, to_inference_data
-from .inspector import TokenInspector
+from .heldout import HeldOut
+from .history import STEP_SECONDS, Record, is_timing, kept_draws, to_inference_data
 from .interrupts import SigintStop
 from .kernels import info as info_layout
 from .kernels.rng import seed_state
-from .models import FOLD_IN_BURN, FOLD_IN_KEEP, LDA, State
-from .problem import Problem
+from .models import LDA
+from .problem import Fit, Problem, State
 from .readouts import Readouts
-
-# the streams of the held-out fold-ins: the chain's own stream is never touched
-SCORE_STREAM = 7
-PERPLEXITY_STREAM = 8
+from .samplers import stepping
 
 
 WARMUP_DOCS = 64   # the documents a warm-up sweeps (``Session.compile_ahead``)
 
 
-def _warmup_docs(corpus: Corpus) -> np.ndarray:
+def warmup_documents(corpus: Corpus) -> np.ndarray:
     """A few documents of ``corpus`` that hold every label value (a class, every column of a
     multi-label indicator), so a warm-up's label task has the real one's shape."""
     picked = set(range(min(WARMUP_DOCS, corpus.n_docs)))
@@ -66,7 +62,7 @@ class SessionBusyError(RuntimeError):
     """``Session.run`` called while another run of the same session is in progress."""
 
 
-class Session(Readouts):
+class Session(Readouts, HeldOut):
     """Run a model's sampler on a corpus, a few sweeps at a time.
 
     Parameters
@@ -89,6 +85,10 @@ class Session(Readouts):
         on a few documents: ``compile_ahead``), so the first real sweep does not wait for
         numba in a fresh environment. Dashboards start it themselves.
 
+    Every read (``topics``, ``coefficients``, ``predict``, ``history``, ...) is a function of
+    the chain's ``Fit`` (``topicsup.problem``) run with the chain held still (``readout``):
+    ``topicsup.readouts`` and ``topicsup.heldout`` name them.
+
     Examples
     --------
     >>> s = Session(LDA(K=10), corpus, seed=1)       # doctest: +SKIP
@@ -96,8 +96,10 @@ class Session(Readouts):
     >>> s.topics(8)                                  # doctest: +SKIP
     """
 
-    model: LDA          # its own copy; every model is an LDA and its parts (models.base)
-    problem: Problem    # the model bound to the corpus, once (topicsup.problem)
+    # the model bound to the corpus (``topicsup.problem``): the one holder of the model the
+    # chain runs, its corpus, tokens, label task and current Dirichlet parameters; a new
+    # setting or a learned prior replaces it
+    problem: Problem[LDA]
     state: State
 
     def __init__(self, model: Any, corpus: Corpus, seed: int = 0, *,
@@ -113,7 +115,8 @@ class Session(Readouts):
         if not isinstance(corpus, Corpus):
             raise TypeError(f"corpus must be a topicsup.Corpus, got {type(corpus).__name__}")
         if _resume is not None and (not isinstance(_resume, checkpoint.SavedSession)
-                                    or _resume.model is not model or _resume.corpus is not corpus):
+                                    or _resume.problem.model is not model
+                                    or _resume.problem.corpus is not corpus):
             raise TypeError("_resume is Session.load's: a checkpoint.SavedSession of this "
                             "model and corpus")
         # the corpus checked, and what the chain reads of (model, corpus) derived once
@@ -126,7 +129,6 @@ class Session(Readouts):
                                              high=2**62)
         self.rng = seed_state(seed)  # validates seed
         self.seed = int(seed)
-        self.corpus = corpus
         self._blocks = corpus.blocks(self.block_tokens)
         if _resume is None:
             # sampler="auto": the sampler chosen for this corpus (a copy either way: a user's
@@ -135,8 +137,7 @@ class Session(Readouts):
             model = resolved if choice is not None else model.copy()
             check.allocation(f"{type(model).__name__} with K = {model.K} on this corpus",
                              model.state_bytes(problem), hint="use fewer topics K")
-            self.model = model
-            self.problem = problem = dataclasses.replace(problem, model=model)
+            self.problem = problem = problem.with_model(model)
             self.state = model.init_state(problem, self.rng)
             self.n_sweeps = 0          # completed sweeps
             self._block = 0            # next block of the current sweep
@@ -146,8 +147,7 @@ class Session(Readouts):
             if choice is not None:   # kept with the chain (and its checkpoints) as a change
                 self._record.change(0, "sampler", "auto", choice.describe())
         else:                          # Session.load: a checked SavedSession of this chain
-            self.model, self.state, self.rng = model, _resume.state, _resume.rng
-            self.problem = problem
+            self.problem, self.state, self.rng = problem, _resume.state, _resume.rng
             self.n_sweeps, self._block = _resume.n_sweeps, _resume.block
             self._info, self._seconds = _resume.info, _resume.seconds
             self._record = _resume.record
@@ -156,6 +156,16 @@ class Session(Readouts):
         self.use_backend(backend)
         if check.flag("compile_ahead", compile_ahead):
             self.compile_ahead()
+
+    @property
+    def model(self) -> LDA:
+        """The model the chain runs (its own copy: ``set_params`` changes it)."""
+        return self.problem.model
+
+    @property
+    def corpus(self) -> Corpus:
+        """The training corpus."""
+        return self.problem.corpus
 
     def _init_sync(self) -> None:
         """The locks and flags of a live session (recreated after unpickling or loading)."""
@@ -226,17 +236,16 @@ class Session(Readouts):
         """Compile the kernels this session's sweeps use, without touching its chain: one
         warm-up per model configuration and process (``topicsup.warmup``), two sweeps of the
         same model on a few documents of this corpus (every label value among them, so the
-        same specialisations), then (not waited for) a step of the token inspector where the
-        sampler has one. Returns the warm-up (``done``, ``wait()``, ``seconds``); in a fresh environment it
-        takes the seconds ``warmup.FIRST_RUN_SECONDS`` lists, with a warm numba cache well
-        under one."""
+        same specialisations: ``warmup_documents``), then (not waited for) the token
+        replay's code where the sampler has one (``samplers.stepping``). Returns the warm-up
+        (``done``, ``wait()``, ``seconds``); in a fresh environment it takes the seconds
+        ``warmup.FIRST_RUN_SECONDS`` lists, with a warm numba cache well under one."""
         background = check.flag("background", background)
         started = warmup.get(self.model)
         if started is not None:
             return started
-        model, corpus = self.model.copy(), self.corpus.take(_warmup_docs(self.corpus))
+        model, corpus = self.model.copy(), self.corpus.take(warmup_documents(self.corpus))
         block_tokens, log_joint_every = self.block_tokens, 1 if self.log_joint_every else 0
-
         tiny: list[Session] = []
 
         def work() -> None:
@@ -245,8 +254,7 @@ class Session(Readouts):
             tiny[0].run(2)
 
         def then() -> None:   # after the sweeps' kernels: the first Run waits for those only
-            if model.topic_sampler.stepping:
-                TokenInspector(tiny[0], 0).step()
+            stepping.warm_up(tiny[0].problem, tiny[0].state)
         return warmup.start(self.model, work, background=background, then=then)
 
     # ------------------------------------------------------------------ blocks and stopping
@@ -278,13 +286,12 @@ class Session(Readouts):
             if self._owner is not None:
                 self._stop.set()
 
-    pause = request_stop
-
     def set_params(self, **params: Any) -> None:
         """Change sampler settings between sweeps (e.g. ``mh_steps``, ``composition``,
         ``proposal_weights``), only those in ``model.live_params``: they change how the chain
         moves, not its stationary distribution. Takes effect at the next block; waits for a
-        running block to end. The checkpoint records the current settings."""
+        running block to end. The chain's problem is rebound to the new model (nothing
+        derived from the corpus changes); the checkpoint records the current settings."""
         allowed = self.model.live_params
         bad = sorted(set(params) - set(allowed))
         if bad:
@@ -298,27 +305,7 @@ class Session(Readouts):
                 before, after = getattr(old, name), getattr(new, name)
                 if before != after:   # the first sweep that runs (at least partly) with it
                     self._record.change(self.n_sweeps + 1, name, before, after)
-            self.model = new
-
-    @property
-    def settings_changes(self) -> pd.DataFrame:
-        """Every change of a live setting (``set_params``): the first ``sweep`` run with the new
-        value (at least partly: a change made while a sweep was paused applies to its remaining
-        blocks), the ``parameter``, and its ``old`` and ``new`` values as text. The views mark
-        them on the charts (``topicsup.views.mark_settings_changes``)."""
-        with self._lock:
-            return self._record.changes_frame()
-
-    @property
-    def sampler_choice(self) -> str | None:
-        """What ``sampler="auto"`` chose for this chain and why (``"gibbs: expected first
-        ..."``, ``samplers.auto``), or None when the model named its sampler. Kept with the
-        chain (its checkpoints) as the change of ``sampler`` before sweep 1."""
-        with self._lock:
-            for c in self._record.changes:
-                if c["sweep"] == 0 and c["parameter"] == "sampler" and c["old"] == "auto":
-                    return str(c["new"])
-        return None
+            self.problem = self.problem.with_model(new)
 
     @contextlib.contextmanager
     def locked(self) -> Iterator["Session"]:
@@ -520,37 +507,32 @@ class Session(Readouts):
             out["Mtok/s"] = f"{last['tokens_per_second'] / 1e6:.2f}"
         return out
 
-    # ------------------------------------------------------------------ the record
-    @property
-    def history(self) -> pd.DataFrame:
-        """One tidy row per (sweep, metric[, proposal]): columns sweep, metric, value, proposal."""
+    # ------------------------------------------------------------------ reading the chain
+    def _fit(self) -> Fit[LDA]:
+        return Fit(self.problem, self.state, self._record, self.n_sweeps)
+
+    def readout(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """``fn(fit, *args, **kwargs)`` on this chain held still: ``fn`` is a read-out, a
+        function of a ``topicsup.problem.Fit`` (the bound problem, the state, the record and
+        the sweeps), such as those of ``topicsup.summaries``; the methods of ``Readouts`` and
+        ``HeldOut`` are this with a name."""
+        if not callable(fn):
+            raise TypeError(f"fn must be a read-out, a function of a topicsup.problem.Fit, got "
+                            f"{type(fn).__name__}")
         with self._lock:
-            return self._record.history.frame()
+            return fn(self._fit(), *args, **kwargs)
 
-    @property
-    def target(self) -> str:
-        """What the model's tasks are: ``"class"`` (classifiers) or ``"response"``
-        (regression), for the views' titles (``Task.target``); ``""`` unsupervised."""
-        return "" if self.problem.task is None else self.problem.task.target
-
-    @property
-    def views(self) -> tuple[str, ...]:
-        """The views that apply to this session's model (names in ``topicsup.views.VIEWS``):
-        one rule, the model's (``LDA.views``), for the dashboard and the report."""
-        return self.model.views
-
-    def metric(self, name: str, proposal: str | None = None) -> pd.Series:
-        """One metric as a Series indexed by sweep: a plain metric, or with ``proposal`` the
-        rows of one proposal kind (e.g. ``metric("acceptance_rate", proposal="doc")``)."""
-        return metric(self.history, name, proposal, self.n_sweeps)
-
-    def trace(self, name: str = "eta") -> np.ndarray:
-        """The values of a traced array after every sweep, stacked: (n_sweeps, ...).
-
-        Supervised models trace the weights ``"eta"`` (tasks x features, float32).
-        """
+    def set_topic_labels(self, labels: Mapping[int, str] | None) -> None:
+        """Name topics (``{topic: "name"}``, added to the names given before; None forgets
+        them all): the names replace the automatic labels in every table, chart, coefficient
+        and ArviZ coordinate, and checkpoints keep them. Names must be distinct."""
         with self._lock:
-            return self._record.trace(name)
+            checked = {} if labels is None else summaries.check_labels(self._fit(), labels)
+            self._record.labels = {} if labels is None else {**self._record.labels, **checked}
+
+    def summary(self) -> pd.Series:
+        """Model, corpus, progress and the latest metrics in one Series."""
+        return self.readout(summaries.summary, self.seed, self.in_sweep)
 
     def to_arviz(self, burn: int = 0) -> Any:
         """This chain's sweeps ``burn + 1 ..`` for ArviZ (0.x: ``InferenceData``; 1.x: a
@@ -564,156 +546,9 @@ class Session(Readouts):
                              self.n_sweeps)[None] if sup and self.n_sweeps > burn else None
             return to_inference_data(
                 [self._record.history.frame()], burn, self.n_sweeps,
-                bool(self.model.proposal_kinds), eta,
-                self.problem.task_names,
+                bool(self.model.proposal_kinds), eta, self.problem.task_names,
                 self.feature_names() if sup else (),
                 {"model": repr(self.model), "seeds": [self.seed], "topics_aligned": False})
-
-    # ------------------------------------------------------------------ read-outs
-    def _fit(self) -> summaries.Fit:
-        return summaries.Fit(self.model, self.state, self.corpus, self._record.traces,
-                             self.n_sweeps, self._record.labels)
-
-    def set_topic_labels(self, labels: Mapping[int, str] | None) -> None:
-        """Name topics (``{topic: "name"}``, added to the names given before; None forgets
-        them all): the names replace the automatic labels in every table, chart, coefficient
-        and ArviZ coordinate, and checkpoints keep them. Names must be distinct."""
-        with self._lock:
-            checked = {} if labels is None else summaries.check_labels(self._fit(), labels)
-            self._record.labels = {} if labels is None else {**self._record.labels, **checked}
-
-    def readout(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        """``fn(fit, *args, **kwargs)`` on this chain held still: ``fn`` is a read-out, a
-        function of a ``summaries.Fit`` (the model, state, corpus, traces and sweeps), such as
-        those of ``topicsup.summaries``; the methods of ``Readouts`` are this with a name."""
-        if not callable(fn):
-            raise TypeError(f"fn must be a read-out, a function of a summaries.Fit, got "
-                            f"{type(fn).__name__}")
-        with self._lock:
-            return fn(self._fit(), *args, **kwargs)
-
-    def mean_weights(self) -> np.ndarray:
-        """(T, M) the weights prediction uses: eta averaged over the kept samples (the current
-        eta before any is kept)."""
-        with self._lock:
-            summaries.check_supervised(self.model)
-            return self.model.coefficients(self.state)
-
-    def topic_word(self) -> np.ndarray:
-        """(K, V) point estimate of the topics."""
-        with self._lock:
-            return self.model.topic_word(self.state)
-
-    def topic_snapshot(self) -> np.ndarray:
-        """The current topics as fold-in takes them (``decision_function(snapshots=...)``)."""
-        with self._lock:
-            return self.model.topic_snapshot(self.state)
-
-    def coherence(self, n_words: int = 10, measure: str = "c_npmi",
-                  window_size: int | None = None, reference: Corpus | None = None
-                  ) -> pd.DataFrame:
-        """Coherence of each topic's ``n_words`` (>= 2) top words on the training corpus or
-        on ``reference`` (a Corpus of the training vocabulary, e.g. ``corpus.map(texts)``):
-        one row per topic with ``coherence`` (NaN where a word occurs in no document) and
-        ``top_words`` (``metrics.topic_coherence``). ``measure``: gensim's ``"c_npmi"``
-        (default), ``"c_v"``, ``"c_uci"`` or ``"u_mass"``, the numbers gensim's
-        CoherenceModel reports (``window_size``: the sliding window, default gensim's, 10 or
-        110 tokens), or the document-level ``"doc_npmi"`` (in [-1, 1]) or ``"doc_umass"``
-        (<= ~0); ``"npmi"`` and ``"umass"`` are deprecated names of the latter two."""
-        return self.readout(summaries.coherence, n_words, measure, window_size, reference)
-
-    def summary(self) -> pd.Series:
-        """Model, corpus, progress and the latest metrics in one Series."""
-        with self._lock:
-            return summaries.summary(self._fit(), self._record.history.frame(), self.seed,
-                                     self.in_sweep, self.sampler_choice)
-
-    def inspector(self, doc: int = 0, seed: int = 0) -> TokenInspector:
-        """A ``topicsup.inspector.TokenInspector`` on document ``doc``: resample its tokens one
-        at a time, as the sampler would, with every proposal, acceptance probability and
-        decision recorded (teaching mode)."""
-        return TokenInspector(self, doc, seed=seed)
-
-    # ------------------------------------------------------------------ held-out documents
-    def decision_function(self, docs: Any, n_burn: int = FOLD_IN_BURN,
-                          n_keep: int = FOLD_IN_KEEP, seed: int = 0, *,
-                          snapshots: list[np.ndarray] | None = None,
-                          key: np.ndarray | None = None) -> np.ndarray | pd.DataFrame:
-        """Scores (n_docs, T) of held-out documents: fold-in on the current topics (or averaged
-        over topic ``snapshots``), then the weights averaged over the kept samples
-        (``topicsup.heldout``; docs/math.md sec. 5).
-
-        ``docs``: a Corpus, texts, token lists, counts, or a pandas Series or DataFrame of
-        them (then the result is a DataFrame with their index and a column per task).
-        ``n_burn``, ``n_keep``: fold-in sweeps discarded and averaged. ``seed`` (or ``key``,
-        a generator state): the fold-in's own streams, a document's own, so its scores do not
-        depend on the other documents; the chain's stream is never touched."""
-        values, corpus = self._scores(docs, n_burn, n_keep, seed, snapshots, key)
-        return heldout.labelled_scores(self._fit(), docs, values, corpus)
-
-    def _scores(self, docs: Any, n_burn: int, n_keep: int, seed: int,
-                snapshots: list[np.ndarray] | None = None, key: np.ndarray | None = None
-                ) -> tuple[np.ndarray, Corpus]:
-        summaries.check_supervised(self.model)
-        return self._held_out(heldout.scores, docs, n_burn, n_keep, seed, snapshots, key)
-
-    def _held_out(self, reader: Callable[..., np.ndarray], docs: Any, n_burn: int, n_keep: int,
-                  seed: int, snapshots: list[np.ndarray] | None, key: np.ndarray | None
-                  ) -> tuple[np.ndarray, Corpus]:
-        """``reader(fit, corpus, key, n_burn, n_keep, snapshots)`` of the held-out ``docs``,
-        their arguments checked, on the chain held still; with the held-out corpus."""
-        n_burn, n_keep = heldout.fold_in_sweeps(n_burn, n_keep)
-        corpus = self.corpus.heldout(docs)
-        key = seed_state(seed, stream=SCORE_STREAM) if key is None \
-            else check.generator_state("key", key)
-        with self._lock:
-            fit = self._fit()
-            snapshots = heldout.check_snapshots(fit, snapshots)
-            return reader(fit, corpus, key, n_burn, n_keep, snapshots), corpus
-
-    def fold_in(self, docs: Any, n_burn: int = FOLD_IN_BURN, n_keep: int = FOLD_IN_KEEP,
-                seed: int = 0, *, snapshots: list[np.ndarray] | None = None,
-                key: np.ndarray | None = None) -> tuple[np.ndarray, Corpus]:
-        """Held-out documents' features (n_docs, M) by fold-in: their topic proportions (the
-        first K columns), then the covariates; averaged over topic ``snapshots`` if given;
-        with the held-out corpus (its ``index`` labels the documents). Arguments as for
-        ``decision_function``."""
-        return self._held_out(heldout.features, docs, n_burn, n_keep, seed, snapshots, key)
-
-    def decision_scores(self, features: np.ndarray) -> np.ndarray:
-        """(n_docs, T) scores of features (``fold_in``) with the weights prediction uses."""
-        with self._lock:
-            summaries.check_supervised(self.model)
-            return self.model.decision_scores(self.state, features)
-
-    def perplexity(self, docs: Any, n_burn: int = FOLD_IN_BURN, n_keep: int = FOLD_IN_KEEP,
-                   seed: int = 0) -> float:
-        """Held-out perplexity by document completion, exp(-log likelihood per scored token):
-        each document's first half folded in, its second half scored; the same definition
-        for every model (lower is better). Arguments as for ``decision_function``."""
-        n_burn, n_keep = heldout.fold_in_sweeps(n_burn, n_keep)
-        corpus = self.corpus.heldout(docs)
-        with self._lock:
-            return heldout.perplexity(self._fit(), corpus,
-                                      seed_state(seed, stream=PERPLEXITY_STREAM), n_burn,
-                                      n_keep)
-
-    def predict(self, docs: Any, **fold_in: Any) -> np.ndarray | pd.Series | pd.DataFrame:
-        """The task's prediction for held-out documents (class names; a 0/1 matrix for
-        multi-label; the response), labelled with their index for pandas documents;
-        ``fold_in`` as for ``decision_function``."""
-        values, corpus = self._scores(docs, **{"n_burn": FOLD_IN_BURN, "n_keep": FOLD_IN_KEEP,
-                                               "seed": 0, **fold_in})
-        return heldout.predictions(self._fit(), docs, values, corpus)
-
-    def score(self, docs: Any, labels: Any = None, **fold_in: Any) -> float:
-        """Accuracy (micro F1 for multi-label, predictive R^2 for responses) on a labelled
-        held-out Corpus, or on documents with ``labels``, matched by class name (a class the
-        model does not know is an error, never a silent zero)."""
-        corpus, targets = heldout.truth(self._fit(), docs, labels)
-        values, _ = self._scores(corpus, **{"n_burn": FOLD_IN_BURN, "n_keep": FOLD_IN_KEEP,
-                                            "seed": 0, **fold_in})
-        return heldout.score(self._fit(), targets, values)
 
     def __repr__(self) -> str:
         choice = self.sampler_choice
@@ -729,9 +564,9 @@ class Session(Readouts):
         check.path_like("path", path)
         with self._lock:   # copies, so the chain may go on while the file is written
             arrays, meta = checkpoint.session_file(checkpoint.SavedSession(
-                self.model, self.corpus, self.problem, self.seed, self.block_tokens,
-                self.log_joint_every, self.n_sweeps, self._block, self._seconds, self.state,
-                self.rng, self._info, self._record))
+                self.problem, self.seed, self.block_tokens, self.log_joint_every,
+                self.n_sweeps, self._block, self._seconds, self.state, self.rng, self._info,
+                self._record))
         return checkpoint.write(path, arrays, meta)
 
     @classmethod
@@ -741,7 +576,8 @@ class Session(Readouts):
         kernel runs (``checkpoint.load_session``): a ``ValueError`` names the file and
         field."""
         saved = checkpoint.load_session(path)
-        return cls(saved.model, saved.corpus, saved.seed, block_tokens=saved.block_tokens,
+        return cls(saved.problem.model, saved.problem.corpus, saved.seed,
+                   block_tokens=saved.block_tokens,
                    log_joint_every=saved.log_joint_every, backend=backend, _resume=saved)
 
 

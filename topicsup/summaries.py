@@ -1,6 +1,9 @@
 """Read-outs: what a table, a chart or a list shows of a chain, as functions of a ``Fit``
-(the model, its state, the corpus and the traced draws at one moment). ``Session`` and the
-views call them; a new read-out is a function here, a one-line method and a test.
+(``topicsup.problem.Fit``: the bound problem, the state, the record and the sweeps at one
+moment). ``Session.readout`` and the view table call them; a new read-out is a function here,
+a one-line method of ``readouts.Readouts`` if sessions should offer it by name, and a test.
+The label task, the weights' names and kinds are the problem's, bound once: no read-out
+derives them from the corpus again.
 
 For the classifier weights, two rules, so that what is shown is what it says:
 
@@ -25,8 +28,7 @@ For the classifier weights, two rules, so that what is shown is what it says:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
 import numpy as np
 import pandas as pd
@@ -35,10 +37,12 @@ from . import metrics, terms
 from . import validation as check
 from .arrays import F64, Array
 from .corpus import Corpus
+from .history import metric as history_metric
 from .inspector import document_html
+from .problem import Fit
 
 if TYPE_CHECKING:
-    from .models import Model, State
+    from .models import LDA
 
 WEIGHT_SCALES = ("identified", "raw")
 
@@ -90,23 +94,11 @@ def coefficient_table(draws: Array, tasks: Sequence[str], features: Sequence[str
         "scale": scale})
 
 
-@dataclass(frozen=True)
-class Fit:
-    """A chain at one moment, as the read-outs see it: the ``model``, its ``state``, the
-    training ``corpus``, the ``traces`` (name -> the traced array of each of the last
-    sweeps), ``n_sweeps`` completed and the names the user gave topics (``labels``, topic ->
-    name; ``Session.set_topic_labels``). The caller holds the chain still while a read-out
-    runs (``Session`` takes its lock)."""
-
-    model: Model
-    state: State
-    corpus: Corpus
-    traces: dict[str, list[Array]]
-    n_sweeps: int
-    labels: Mapping[int, str] = field(default_factory=dict)
+# the fit every read-out takes (``topicsup.problem.Fit``), of a model of the frame
+ModelFit: TypeAlias = "Fit[LDA]"
 
 
-def check_supervised(model: Model) -> None:
+def check_supervised(model: LDA) -> None:
     if not model.supervised:
         raise ValueError(f"{type(model).__name__} is unsupervised: it has no "
                          f"classifier weights and makes no predictions; use a supervised "
@@ -117,27 +109,27 @@ LABEL_WORDS = 3   # words of an automatic topic label
 MAX_LABEL_LENGTH = 200   # characters of a name a user gives a topic (checkpoints keep it)
 
 
-def _topic_index(fit: Fit, shown: Array) -> pd.Index:
-    return (pd.RangeIndex(len(shown), name="topic") if len(shown) == fit.model.K
+def _topic_index(fit: ModelFit, shown: Array) -> pd.Index:
+    return (pd.RangeIndex(len(shown), name="topic") if len(shown) == fit.problem.model.K
             else pd.Index(shown, name="topic"))
 
 
-def _terms(fit: Fit, shown: Array, lam: float, frex_weight: float) -> terms.Terms:
+def _terms(fit: ModelFit, shown: Array, lam: float, frex_weight: float) -> terms.Terms:
     """The ranking measures of the shown topics against the training corpus's word counts."""
-    phi = fit.model.topic_word(fit.state)[shown]
+    phi = fit.problem.model.topic_word(fit.state, fit.problem)[shown]
     return terms.Terms(phi, fit.state.counts.n_wk.sum(axis=1), lam, frex_weight)
 
 
-def topic_labels(fit: Fit) -> list[str]:
+def topic_labels(fit: ModelFit) -> list[str]:
     """One label per topic the model shows: the name the user gave it, else ``"k: w1 w2
     w3"``, its number and its three most relevant words (relevance at lambda = 0.6, the
     pyLDAvis reading: frequent in the topic and specific to it). The number keeps two
     automatic labels apart."""
-    shown = fit.model.shown_topics(fit.state)
+    shown = fit.problem.model.shown_topics(fit.state)
     missing = [k for k in shown if int(k) not in fit.labels]
     auto: dict[int, str] = {}
     if missing:
-        vocab = np.asarray(fit.corpus.vocabulary, dtype=object)
+        vocab = np.asarray(fit.problem.corpus.vocabulary, dtype=object)
         at = np.flatnonzero(np.isin(shown, missing))
         t = _terms(fit, shown, terms.RELEVANCE_LAMBDA, terms.FREX_WEIGHT)
         for i in at:
@@ -146,29 +138,28 @@ def topic_labels(fit: Fit) -> list[str]:
     return [fit.labels.get(int(k), auto.get(int(k), "")) for k in shown]
 
 
-def check_labels(fit: Fit, labels: Mapping[Any, Any]) -> dict[int, str]:
+def check_labels(fit: ModelFit, labels: Mapping[Any, Any]) -> dict[int, str]:
     """``labels`` (topic -> name) checked for ``fit``'s model: topics it shows, names that
     are non-empty str and, with the other topics' labels, all distinct (a table or a chart
     keyed by label must not merge two topics). Returns them with int keys, names stripped."""
     if not isinstance(labels, Mapping):
         raise TypeError(f"labels must be a dict of topic -> name, got {type(labels).__name__}")
-    shown = [int(k) for k in fit.model.shown_topics(fit.state)]
+    shown = [int(k) for k in fit.problem.model.shown_topics(fit.state)]
     out: dict[int, str] = {}
     for k, name in labels.items():
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
             raise TypeError(f"labels: topic {k!r} must be an int topic number")
         if int(k) not in shown:
-            which = "" if len(shown) == fit.model.K else ", a live one"
+            which = "" if len(shown) == fit.problem.model.K else ", a live one"
             raise ValueError(f"labels: topic {int(k)} is not one of the model's topics "
-                             f"(0..{fit.model.K - 1}{which})")
+                             f"(0..{fit.problem.model.K - 1}{which})")
         if not isinstance(name, str) or not name.strip():
             raise ValueError(f"labels[{int(k)}] must be a non-empty str, got {name!r}")
         if len(name.strip()) > MAX_LABEL_LENGTH:
             raise ValueError(f"labels[{int(k)}] has {len(name.strip())} characters, more than "
                              f"{MAX_LABEL_LENGTH}")
         out[int(k)] = name.strip()
-    merged = topic_labels(Fit(fit.model, fit.state, fit.corpus, fit.traces, fit.n_sweeps,
-                              {**fit.labels, **out}))
+    merged = topic_labels(fit.with_labels({**fit.labels, **out}))
     seen: dict[str, int] = {}
     for k, name in zip(shown, merged):
         if name in seen:
@@ -178,7 +169,7 @@ def check_labels(fit: Fit, labels: Mapping[Any, Any]) -> dict[int, str]:
     return out
 
 
-def topics(fit: Fit, n_words: int = 10, by: str = "probability",
+def topics(fit: ModelFit, n_words: int = 10, by: str = "probability",
            lam: float = terms.RELEVANCE_LAMBDA,
            frex_weight: float = terms.FREX_WEIGHT) -> pd.DataFrame:
     """Top words of each topic: one row per topic the model shows (HDP-LDA: the live ones)
@@ -190,7 +181,7 @@ def topics(fit: Fit, n_words: int = 10, by: str = "probability",
     by = check.choice("by", by, terms.RANKINGS)
     n_wk = fit.state.counts.n_wk
     n_k = fit.state.counts.n_k.astype(np.float64)
-    shown = fit.model.shown_topics(fit.state)
+    shown = fit.problem.model.shown_topics(fit.state)
     if not len(shown):
         top = np.zeros((0, min(n_words, n_wk.shape[0])), np.int64)
     elif by == "probability":
@@ -199,7 +190,7 @@ def topics(fit: Fit, n_words: int = 10, by: str = "probability",
         top = np.stack([metrics.top_indices(n_wk[:, k], n_words) for k in shown])
     else:
         top = _terms(fit, shown, lam, frex_weight).top(by, n_words)
-    words = np.asarray(fit.corpus.vocabulary, dtype=object)[top]
+    words = np.asarray(fit.problem.corpus.vocabulary, dtype=object)[top]
     df = pd.DataFrame(words, columns=[f"word_{i + 1}" for i in range(top.shape[1])])
     df.insert(0, "top_words", [" ".join(r) for r in words])
     df.insert(0, "share", n_k[shown] / max(n_k.sum(), 1.0))
@@ -208,7 +199,7 @@ def topics(fit: Fit, n_words: int = 10, by: str = "probability",
     return df
 
 
-def topic_terms(fit: Fit, n_words: int = 10, lam: float = terms.RELEVANCE_LAMBDA,
+def topic_terms(fit: ModelFit, n_words: int = 10, lam: float = terms.RELEVANCE_LAMBDA,
                 frex_weight: float = terms.FREX_WEIGHT) -> pd.DataFrame:
     """The words that read each topic, in long form: for every topic the model shows, the
     ``n_words`` best words by each ranking of ``terms.RANKINGS`` and by relevance at every
@@ -220,7 +211,7 @@ def topic_terms(fit: Fit, n_words: int = 10, lam: float = terms.RELEVANCE_LAMBDA
     best; 0 when the word is not in that ranking's top ``n_words``). pyLDAvis's term table,
     with stm's measures beside it."""
     n_words = check.integer("n_words", n_words, low=1)
-    shown = fit.model.shown_topics(fit.state)
+    shown = fit.problem.model.shown_topics(fit.state)
     columns = ["topic", "label", "word", "word_id", *terms.RANKINGS, "log_probability",
                "log_lift", "topic_count", "corpus_count",
                *(f"rank_{by}" for by in terms.RANKINGS)]
@@ -228,7 +219,7 @@ def topic_terms(fit: Fit, n_words: int = 10, lam: float = terms.RELEVANCE_LAMBDA
         return pd.DataFrame(columns=columns)
     t = _terms(fit, shown, lam, frex_weight)
     n_wk = fit.state.counts.n_wk
-    vocab = np.asarray(fit.corpus.vocabulary, dtype=object)
+    vocab = np.asarray(fit.problem.corpus.vocabulary, dtype=object)
     labels = topic_labels(fit)
     n = min(n_words, n_wk.shape[0])
     parts = []
@@ -258,14 +249,14 @@ def topic_terms(fit: Fit, n_words: int = 10, lam: float = terms.RELEVANCE_LAMBDA
     return pd.concat(parts, ignore_index=True)
 
 
-def label_topics(fit: Fit, n_words: int = 7, lam: float = terms.RELEVANCE_LAMBDA,
+def label_topics(fit: ModelFit, n_words: int = 7, lam: float = terms.RELEVANCE_LAMBDA,
                  frex_weight: float = terms.FREX_WEIGHT) -> pd.DataFrame:
     """stm's ``labelTopics``: one row per topic the model shows (index ``topic``) with its
     ``label`` and, for each ranking of ``terms.RANKINGS``, its ``n_words`` best words as one
     string, side by side (which words a topic is read by depends on the ranking)."""
     n_words = check.integer("n_words", n_words, low=1)
-    shown = fit.model.shown_topics(fit.state)
-    vocab = np.asarray(fit.corpus.vocabulary, dtype=object)
+    shown = fit.problem.model.shown_topics(fit.state)
+    vocab = np.asarray(fit.problem.corpus.vocabulary, dtype=object)
     out = pd.DataFrame({"label": topic_labels(fit)}, index=_topic_index(fit, shown))
     t = _terms(fit, shown, lam, frex_weight) if len(shown) else None
     for by in terms.RANKINGS:
@@ -274,22 +265,22 @@ def label_topics(fit: Fit, n_words: int = 7, lam: float = terms.RELEVANCE_LAMBDA
     return out
 
 
-def _topic_of(fit: Fit, topic: object) -> int:
+def _topic_of(fit: ModelFit, topic: object) -> int:
     """A topic the model shows, given by number or by label."""
-    shown = [int(k) for k in fit.model.shown_topics(fit.state)]
+    shown = [int(k) for k in fit.problem.model.shown_topics(fit.state)]
     if isinstance(topic, str):
         labels = topic_labels(fit)
         if topic not in labels:
             raise ValueError(f"topic {topic!r} is no topic's label; labels: {labels[:8]}"
                              f"{' ...' if len(labels) > 8 else ''}")
         return shown[labels.index(topic)]
-    k = check.integer("topic", topic, low=0, high=fit.model.K - 1)
+    k = check.integer("topic", topic, low=0, high=fit.problem.model.K - 1)
     if k not in shown:
         raise ValueError(f"topic {k} is not a live topic of the model (live: {shown[:10]})")
     return k
 
 
-def representative_docs(fit: Fit, topic: object, n: int = 5, cls: object = None,
+def representative_docs(fit: ModelFit, topic: object, n: int = 5, cls: object = None,
                         n_words: int = 200) -> pd.DataFrame:
     """The ``n`` training documents that carry ``topic`` (a number or a label) most: ranked
     by its share of the document, theta_dk (stm's ``findThoughts``, BERTopic's representative
@@ -303,7 +294,7 @@ def representative_docs(fit: Fit, topic: object, n: int = 5, cls: object = None,
     k = _topic_of(fit, topic)
     n = check.integer("n", n, low=1)
     n_words = check.integer("n_words", n_words, low=1)
-    corpus = fit.corpus
+    corpus = fit.problem.corpus
     lengths = corpus.doc_lengths
     keep = lengths > 0
     labels = corpus.labels
@@ -321,14 +312,14 @@ def representative_docs(fit: Fit, topic: object, n: int = 5, cls: object = None,
         member = labels.values[:, c] > 0 if labels.kind == "multilabel" \
             else labels.values == c
         keep &= member
-    theta = fit.model.doc_topic(fit.state, corpus)[:, k]
+    theta = fit.problem.model.doc_topic(fit.state, fit.problem)[:, k]
     docs = np.flatnonzero(keep)
     order = docs[np.lexsort((docs, -theta[docs]))][:n]
     z = fit.state.counts.z
     vocab = np.asarray(corpus.vocabulary, dtype=object)
     labels_shown = topic_labels(fit)
-    shown = [int(j) for j in fit.model.shown_topics(fit.state)]
-    by_topic = [""] * fit.model.K
+    shown = [int(j) for j in fit.problem.model.shown_topics(fit.state)]
+    by_topic = [""] * fit.problem.model.K
     for j, name in zip(shown, labels_shown):
         by_topic[j] = name
     rows = []
@@ -340,7 +331,7 @@ def representative_docs(fit: Fit, topic: object, n: int = 5, cls: object = None,
                      "topic_tokens": int((topics_d == k).sum()), "n_tokens": int(hi - lo),
                      **({"classes": names[d]} if names is not None else {}),
                      "text": " ".join(words[:n_words]) + (" ..." if hi - lo > n_words else ""),
-                     "html": document_html(words, topics_d, fit.model.K, highlight=k,
+                     "html": document_html(words, topics_d, fit.problem.model.K, highlight=k,
                                            labels=by_topic, max_tokens=n_words)})
     columns = ["rank", "doc", "share", "topic_tokens", "n_tokens",
                *(["classes"] if names is not None else []), "text", "html"]
@@ -348,7 +339,7 @@ def representative_docs(fit: Fit, topic: object, n: int = 5, cls: object = None,
     return pd.DataFrame(rows, columns=columns, index=pd.Index(index[order], name=index.name))
 
 
-def topic_map(fit: Fit, interval: float = 0.9, scale: str = "identified") -> pd.DataFrame:
+def topic_map(fit: ModelFit, interval: float = 0.9, scale: str = "identified") -> pd.DataFrame:
     """Where the topics the model shows lie from each other, for an intertopic distance map
     (pyLDAvis, BERTopic): one row per topic (index ``topic``) with ``label``, ``share`` of the
     tokens, ``x`` and ``y``, the classical multidimensional scaling (principal coordinates)
@@ -357,14 +348,14 @@ def topic_map(fit: Fit, interval: float = 0.9, scale: str = "identified") -> pd.
     topic over the tasks) with that weight's ``mean``, ``lower`` and ``upper``
     (``coefficients``' interval and scale) and ``sign_certain`` (the interval excludes 0).
     The axes' units are the distances' (the first two coordinates keep the most of them)."""
-    shown = fit.model.shown_topics(fit.state)
-    phi = fit.model.topic_word(fit.state)[shown]
+    shown = fit.problem.model.shown_topics(fit.state)
+    phi = fit.problem.model.topic_word(fit.state, fit.problem)[shown]
     n_k = fit.state.counts.n_k.astype(np.float64)
     out = pd.DataFrame({"label": topic_labels(fit), "share": n_k[shown] / max(n_k.sum(), 1.0)},
                        index=_topic_index(fit, shown))
     xy = terms.classical_mds(terms.js_distances(phi), 2)
     out["x"], out["y"] = xy[:, 0], xy[:, 1]
-    if fit.model.supervised:
+    if fit.problem.model.supervised:
         coefs = coefficients(fit, interval, scale)
         topic_rows = coefs[coefs["kind"] == "topic"]
         best_rows = (topic_rows.sort_values("mean", ascending=False, kind="stable")
@@ -377,48 +368,48 @@ def topic_map(fit: Fit, interval: float = 0.9, scale: str = "identified") -> pd.
     return out
 
 
-def feature_names(fit: Fit) -> list[str]:
+def feature_names(fit: ModelFit) -> list[str]:
     """The weights' columns: the topics by their labels (``topic_labels``), then the
     intercept and the covariates."""
-    return topic_labels(fit) + fit.model.covariate_names(fit.corpus)
+    return topic_labels(fit) + list(fit.problem.covariate_names)
 
 
-def kept_weights(fit: Fit) -> tuple[Array, int]:
+def kept_weights(fit: ModelFit) -> tuple[Array, int]:
     """The weight draws (S, T, M) the prediction averages: after ``burn_in``, and from the
     last sweep of an LDA initialisation on (before it the weights are not drawn yet: zeros);
     all traced ones while none is kept; the current weights before any sweep. And how many
     draws that is (0 for the current weights)."""
-    samples = fit.traces.get("eta", [])
+    samples = fit.record.traces.get("eta", [])
     first = fit.n_sweeps - len(samples) + 1   # the sweep samples[0] was drawn in
-    first_kept = max(fit.model.burn_in + 1, fit.model.lda_init_sweeps)
+    first_kept = max(fit.problem.model.burn_in + 1, fit.problem.model.lda_init_sweeps)
     kept = samples[max(first_kept - first, 0):] or samples
     if not kept:
         return fit.state.supervision.weights.eta.copy()[None], 0
     return np.stack(kept), len(kept)
 
 
-def coefficients(fit: Fit, interval: float = 0.9, scale: str = "identified") -> pd.DataFrame:
+def coefficients(fit: ModelFit, interval: float = 0.9, scale: str = "identified") -> pd.DataFrame:
     """``coefficient_table`` of the kept weight draws (``kept_weights``)."""
-    check_supervised(fit.model)
+    check_supervised(fit.problem.model)
     scale = weight_scale(scale)
     draws, n = kept_weights(fit)
-    return coefficient_table(draws, fit.model.task_names(fit.corpus), feature_names(fit),
-                             fit.model.feature_kinds(fit.corpus), interval, scale, n_samples=n)
+    return coefficient_table(draws, list(fit.problem.task_names), feature_names(fit),
+                             list(fit.problem.feature_kinds), interval, scale, n_samples=n)
 
 
-def weight_trace(fit: Fit, scale: str = "identified") -> pd.DataFrame:
+def weight_trace(fit: ModelFit, scale: str = "identified") -> pd.DataFrame:
     """One row per (sweep, task, feature) of the traced weights on ``scale``: ``sweep``,
     ``task``, ``feature``, ``kind``, ``index`` (column of eta) and ``value``."""
-    check_supervised(fit.model)
+    check_supervised(fit.problem.model)
     scale = weight_scale(scale)
-    samples = fit.traces.get("eta", [])
+    samples = fit.record.traces.get("eta", [])
     T, M = fit.state.supervision.weights.eta.shape
     S = len(samples)
     eta = np.stack(samples) if S else np.zeros((0, T, M), np.float32)
-    kinds = fit.model.feature_kinds(fit.corpus)
+    kinds = list(fit.problem.feature_kinds)
     if scale == "identified":
         eta = identified(eta, kinds)
-    tasks = fit.model.task_names(fit.corpus)
+    tasks = list(fit.problem.task_names)
     return pd.DataFrame({
         "sweep": np.repeat(np.arange(fit.n_sweeps - S + 1, fit.n_sweeps + 1), T * M),
         "task": np.tile(np.repeat(tasks, M), S),
@@ -428,7 +419,7 @@ def weight_trace(fit: Fit, scale: str = "identified") -> pd.DataFrame:
         "value": eta.reshape(-1).astype(np.float64)})
 
 
-def signal_topics(fit: Fit, n: int = 3, n_words: int = 10, interval: float = 0.9,
+def signal_topics(fit: ModelFit, n: int = 3, n_words: int = 10, interval: float = 0.9,
                   scale: str = "identified") -> pd.DataFrame:
     """Each class's ``n`` topics with the largest positive mean weights, one row per (class,
     rank): ``task``, ``rank`` (1 = strongest), ``topic``, ``mean``, ``lower``, ``upper``,
@@ -439,7 +430,7 @@ def signal_topics(fit: Fit, n: int = 3, n_words: int = 10, interval: float = 0.9
     coefs = coefs[(coefs["kind"] == "topic") & (coefs["mean"] > 0)]
     best = (coefs.sort_values("mean", ascending=False, kind="stable")
             .groupby("task", sort=False).head(n))
-    order = {t: i for i, t in enumerate(fit.model.task_names(fit.corpus))}
+    order = {t: i for i, t in enumerate(list(fit.problem.task_names))}
     best = best.sort_values(["task", "mean"], key=lambda c: c.map(order) if c.name == "task"
                             else -c, kind="stable")
     at = best["index"].to_numpy()
@@ -453,7 +444,7 @@ def signal_topics(fit: Fit, n: int = 3, n_words: int = 10, interval: float = 0.9
         "share": words["share"].to_numpy()[at], "top_words": words["top_words"].to_numpy()[at]})
 
 
-def shrinkage(fit: Fit, top: int = 3, interval: float = 0.9, scale: str = "identified"
+def shrinkage(fit: ModelFit, top: int = 3, interval: float = 0.9, scale: str = "identified"
               ) -> pd.DataFrame:
     """One row per task (index ``task``): ``top_share`` (``metrics.top_weight_share``),
     ``n_certain`` (topics whose interval excludes 0) and ``n_topics``."""
@@ -462,65 +453,66 @@ def shrinkage(fit: Fit, top: int = 3, interval: float = 0.9, scale: str = "ident
     topic = coefs[coefs["kind"] == "topic"]
     certain = (topic["lower"] > 0) | (topic["upper"] < 0)
     out["n_certain"] = certain.groupby(topic["task"], sort=False).sum()
-    out["n_topics"] = fit.model.K
+    out["n_topics"] = fit.problem.model.K
     return out
 
 
-def doc_topics(fit: Fit, as_frame: bool = True) -> pd.DataFrame | F64:
+def doc_topics(fit: ModelFit, as_frame: bool = True) -> pd.DataFrame | F64:
     """Document-topic proportions (n_docs, K) from the state: a DataFrame indexed by
     ``corpus.index`` with a column per topic (``as_frame``), else the array."""
     as_frame = check.flag("as_frame", as_frame)
-    theta = fit.model.doc_topic(fit.state, fit.corpus)
+    theta = fit.problem.model.doc_topic(fit.state, fit.problem)
     if not as_frame:
         return theta
-    return pd.DataFrame(theta, index=fit.corpus.index,
+    return pd.DataFrame(theta, index=fit.problem.corpus.index,
                         columns=pd.Index(range(theta.shape[1]), name="topic"))
 
 
-def coherence(fit: Fit, n_words: int = 10, measure: str = "c_npmi",
+def coherence(fit: ModelFit, n_words: int = 10, measure: str = "c_npmi",
               window_size: int | None = None, reference: Corpus | None = None
               ) -> pd.DataFrame:
     """One row per topic (index ``topic``): ``coherence`` of its ``n_words`` top words
     (``metrics.topic_coherence``: ``measure`` one of ``metrics.MEASURES``, gensim's numbers
     for ``"c_npmi"``, ``"c_v"``, ``"c_uci"`` and ``"u_mass"``, ``window_size`` for the
     window measures) on the training corpus, or on ``reference``, a Corpus of the training
-    corpus's vocabulary (``fit.corpus.map``); and ``top_words``."""
+    corpus's vocabulary (``fit.problem.corpus.map``); and ``top_words``."""
     n_words = check.integer("n_words", n_words, low=2)
     # the stack level names the caller of Session.coherence (through Session.readout)
     measure = metrics.coherence_measure(measure, stacklevel=5)
-    counts_from = fit.corpus if reference is None else reference
+    counts_from = fit.problem.corpus if reference is None else reference
     if not isinstance(counts_from, Corpus):
         raise TypeError(f"reference must be a topicsup.Corpus or None, got "
                         f"{type(reference).__name__}")
-    if counts_from.vocabulary != fit.corpus.vocabulary:
+    if counts_from.vocabulary != fit.problem.corpus.vocabulary:
         raise ValueError(f"reference must have the training corpus's vocabulary (the topics' "
                          f"word ids index it), got one of {counts_from.n_words} words for "
-                         f"{fit.corpus.n_words}; map its documents with the training "
+                         f"{fit.problem.corpus.n_words}; map its documents with the training "
                          f"corpus's map(...)")
-    top = metrics.top_word_ids(fit.model.topic_word(fit.state), n_words)
+    top = metrics.top_word_ids(fit.problem.model.topic_word(fit.state, fit.problem), n_words)
     values = metrics.topic_coherence(counts_from, top, measure, window_size=window_size)
-    vocab = np.asarray(fit.corpus.vocabulary, dtype=object)
+    vocab = np.asarray(fit.problem.corpus.vocabulary, dtype=object)
     return pd.DataFrame({"coherence": values, "top_words": [" ".join(r) for r in vocab[top]]},
                         index=pd.RangeIndex(top.shape[0], name="topic"))
 
 
-def document_entropy(fit: Fit) -> pd.Series:
+def document_entropy(fit: ModelFit) -> pd.Series:
     """Entropy (nats) of each training document's topic proportions, indexed like
     ``doc_topics``."""
-    theta = fit.model.doc_topic(fit.state, fit.corpus)
-    return pd.Series(metrics.document_entropy(theta), index=fit.corpus.index, name="entropy")
+    theta = fit.problem.model.doc_topic(fit.state, fit.problem)
+    return pd.Series(metrics.document_entropy(theta), index=fit.problem.corpus.index,
+                     name="entropy")
 
 
-def topic_sizes(fit: Fit) -> pd.DataFrame:
+def topic_sizes(fit: ModelFit) -> pd.DataFrame:
     """How much of the corpus each topic the model shows holds, one row per topic (index
     ``topic``, largest first): ``label`` (``topic_labels``), ``share`` of the tokens and
     ``documents``, the number of documents in which it is the largest topic (ties to the
     lower topic number; empty documents count for none), and their ``document_share``.
     BERTopic's topic sizes, for a sampled chain."""
     words = topics(fit, 3)
-    theta = fit.model.doc_topic(fit.state, fit.corpus)
+    theta = fit.problem.model.doc_topic(fit.state, fit.problem)
     shown = words.index.to_numpy()
-    full = fit.corpus.doc_lengths > 0
+    full = fit.problem.corpus.doc_lengths > 0
     lead = np.bincount(theta[full].argmax(axis=1), minlength=theta.shape[1])[shown]
     out = pd.DataFrame({"label": words["label"].to_numpy(),
                         "share": words["share"].to_numpy(), "documents": lead,
@@ -529,22 +521,75 @@ def topic_sizes(fit: Fit) -> pd.DataFrame:
     return out.sort_values("share", ascending=False, kind="stable")
 
 
-def summary(fit: Fit, history: pd.DataFrame, seed: int, in_sweep: bool,
-            sampler_choice: str | None = None) -> pd.Series:
+# ---------------------------------------------------------------------- the record
+def history(fit: ModelFit) -> pd.DataFrame:
+    """One tidy row per (sweep, metric[, proposal]): columns sweep, metric, value, proposal."""
+    return fit.record.history.frame()
+
+
+def metric(fit: ModelFit, name: str, proposal: str | None = None) -> pd.Series:
+    """One metric as a Series indexed by sweep (``history.metric``)."""
+    return history_metric(history(fit), name, proposal, fit.n_sweeps)
+
+
+def trace(fit: ModelFit, name: str = "eta") -> Array:
+    """The values of a traced array after every sweep, stacked: (n_sweeps, ...)."""
+    return fit.record.trace(name)
+
+
+def settings_changes(fit: ModelFit) -> pd.DataFrame:
+    """Every change of a live setting: ``sweep``, ``parameter``, ``old``, ``new``."""
+    return fit.record.changes_frame()
+
+
+def sampler_choice(fit: ModelFit) -> str | None:
+    """What ``sampler="auto"`` chose and why, kept with the chain as the change of
+    ``sampler`` before sweep 1; None when the model named its sampler."""
+    for c in fit.record.changes:
+        if c["sweep"] == 0 and c["parameter"] == "sampler" and c["old"] == "auto":
+            return str(c["new"])
+    return None
+
+
+# ---------------------------------------------------------------------- estimates
+def topic_word(fit: ModelFit) -> F64:
+    """(K, V) point estimate of the topics."""
+    return fit.problem.model.topic_word(fit.state, fit.problem)
+
+
+def topic_snapshot(fit: ModelFit) -> Array:
+    """The current topics as fold-in takes them (V, K) float32."""
+    return fit.problem.model.topic_snapshot(fit.state, fit.problem)
+
+
+def doc_topic_counts(fit: ModelFit) -> Array:
+    """n_dk (D, K) of the training documents, int32 (a copy)."""
+    return np.array(fit.problem.model.doc_topic_counts(fit.state, fit.problem), dtype=np.int32)
+
+
+def mean_weights(fit: ModelFit) -> F64:
+    """(T, M) the weights prediction uses: eta averaged over the kept samples (the current
+    eta before any is kept)."""
+    check_supervised(fit.problem.model)
+    return fit.problem.model.coefficients(fit.state)
+
+
+def summary(fit: ModelFit, seed: int, in_sweep: bool) -> pd.Series:
     """Model, corpus, progress and the latest metrics in one Series; ``sampler_exact`` says
     whether the topic sampler is exact (False: an approximation, labelled), and
     ``sampler_choice`` what ``sampler="auto"`` chose and why ("" when it was named)."""
-    h = history
+    h = history(fit)
     last = h[h["sweep"] == fit.n_sweeps] if len(h) else h
     lastv = {m: v for m, v, p in zip(last["metric"], last["value"], last["proposal"])
              if p is None or p != p}
     total_s = h.loc[h["metric"] == "seconds", "value"].sum() if len(h) else 0.0
-    c = fit.corpus
+    c = fit.problem.corpus
+    model = fit.problem.model
     info = {
-        "model": type(fit.model).__name__,
-        **{f"param.{k}": v for k, v in fit.model.get_params().items()},
-        "sampler_exact": fit.model.topic_sampler.exact,
-        "sampler_choice": sampler_choice or "",
+        "model": type(model).__name__,
+        **{f"param.{k}": v for k, v in model.get_params().items()},
+        "sampler_exact": model.topic_sampler.exact,
+        "sampler_choice": sampler_choice(fit) or "",
         "n_docs": c.n_docs, "n_words": c.n_words, "n_tokens": c.n_tokens, "seed": seed,
         "sweeps": fit.n_sweeps, "in_sweep": in_sweep, "sampling_seconds": total_s,
         "log_joint": lastv.get("log_joint", np.nan),
@@ -554,8 +599,10 @@ def summary(fit: Fit, history: pd.DataFrame, seed: int, in_sweep: bool,
     return pd.Series(info, name="session", dtype=object)
 
 
-__all__ = ["Fit", "WEIGHT_SCALES", "coefficient_table", "coefficients", "coherence",
-           "check_labels", "doc_topics", "document_entropy", "feature_names", "identified",
-           "kept_weights", "label_topics", "representative_docs", "shrinkage", "signal_topics", "summary", "topic_map",
-           "topic_labels", "topic_sizes", "topic_terms", "topics", "weight_scale",
-           "weight_trace"]
+__all__ = ["ModelFit", "WEIGHT_SCALES", "check_labels", "check_supervised",
+           "coefficient_table", "coefficients", "coherence", "doc_topic_counts", "doc_topics",
+           "document_entropy", "feature_names", "history", "identified", "kept_weights",
+           "label_topics", "mean_weights", "metric", "representative_docs",
+           "sampler_choice", "settings_changes", "shrinkage", "signal_topics", "summary",
+           "topic_labels", "topic_map", "topic_sizes", "topic_snapshot", "topic_terms",
+           "topic_word", "topics", "trace", "weight_scale", "weight_trace"]

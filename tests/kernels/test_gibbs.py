@@ -102,7 +102,7 @@ class _WithSampler:
         return getattr(self._model, name)
 
     def sweep_block(self, state, problem, rng, d_start, d_end, info):
-        term, active = self._model.term(state)
+        term, active = self._model.term(state, problem)
         self._sampler.sweep(problem, state.counts, state.sampler, term, active, rng, d_start,
                             d_end, info)
 
@@ -111,13 +111,14 @@ def test_supervised_gibbs_takes_the_label_matrix_exactly_when_w_is_shared():
     from .test_partially_collapsed import _shared_w
     corpus, _, _, prepare, model = _shared_w()
     model = model.replace(sampler="gibbs")
-    state = model.allocate_state(model.bind(corpus))
+    problem = model.bind(corpus)
+    state = model.allocate_state(problem)
     prepare(state)
-    model.refresh_state(state, model.bind(corpus))
-    term, active = model.term(state)
+    model.refresh_state(state, problem)
+    term, active = model.term(state, problem)
     assert active and uses_label_matrix(term, state.sampler)
     state.supervision.loss.w[0, 1] += 0.5   # one document's w differs: the O(K T) path
-    assert not uses_label_matrix(model.term(state)[0], state.sampler)
+    assert not uses_label_matrix(model.term(state, problem)[0], state.sampler)
 
 
 def test_supervised_gibbs_through_the_label_matrix_is_exact():

@@ -120,7 +120,7 @@ class _ZStep:
         return getattr(self._model, name)
 
     def sweep_block(self, state, problem, rng, d_start, d_end, info):
-        term, active = self._model.term(state)
+        term, active = self._model.term(state, problem)
         # the mutant's alpha bound as a Session binds it: the kernel reads the problem's
         bound = self._kernel_model.bind(problem.corpus)
         self._sampler.sweep(bound, state.counts, state.sampler, term, active, rng, d_start,
@@ -151,7 +151,8 @@ def _z_target(setup):
         from topicsup.losses.hinge import Hinge
         model = SupervisedLDA(K=K, alpha=0.7, beta=beta, lam=MARGINAL_LAM,
                               supervised_factor="marginal", sampler="partially_collapsed")
-        logp = logp + loss_log_factor_states(corpus, K, eta, model.targets(corpus),
+        targets = model.bind(corpus, check_labels=False).targets
+        logp = logp + loss_log_factor_states(corpus, K, eta, targets,
                                              Hinge(MARGINAL_LAM), Z)
 
     def prepare(state):
@@ -218,7 +219,7 @@ def test_whole_sweep_with_phi_drawn_without_counts_is_rejected(kernel):
             return getattr(model, name)
 
         def sweep_block(self, state, problem, rng, d_start, d_end, info):
-            term, active = model.term(state)
+            term, active = model.term(state, problem)
             mutant.sweep(problem, state.counts, state.sampler, term, active, rng, d_start,
                          d_end, info)
 
@@ -260,13 +261,14 @@ class _DoubledMatrix(_FixedPhi):
 
 def test_the_label_matrix_is_used_exactly_when_w_is_shared():
     corpus, _, _, prepare, model = _shared_w()
-    state = model.allocate_state(model.bind(corpus))
+    problem = model.bind(corpus)
+    state = model.allocate_state(problem)
     prepare(state)
-    model.refresh_state(state, model.bind(corpus))
-    term, active = model.term(state)
+    model.refresh_state(state, problem)
+    term, active = model.term(state, problem)
     assert active and PartiallyCollapsed.uses_label_matrix(term, state.sampler)
     state.supervision.loss.w[0, 1] += 0.5   # one document's w differs: the O(K T) path
-    assert not PartiallyCollapsed.uses_label_matrix(model.term(state)[0], state.sampler)
+    assert not PartiallyCollapsed.uses_label_matrix(model.term(state, problem)[0], state.sampler)
 
 
 @pytest.mark.parametrize("kernel", KERNELS)

@@ -202,7 +202,8 @@ def test_light_with_supervision_on_a_document_longer_than_the_prefetch_pipeline(
                           **VARIANTS[variant])
     label_term = supervised_log_factor_states(corpus, K, eta, b, w, Z) \
         if factor == "augmented" else \
-        loss_log_factor_states(corpus, K, eta, model.targets(corpus), Hinge(0.7), Z)
+        loss_log_factor_states(corpus, K, eta, model.bind(corpus, check_labels=False).targets,
+                               Hinge(0.7), Z)
     p = normalize_log(lda_log_joint_states(corpus, K, alpha, beta, Z) + label_term)
 
     def prepare(state):
@@ -225,7 +226,7 @@ def _setup_marginal(case, lam=MARGINAL_LAM, flip=False):
     docs, K, alpha, beta, labels, cov, eta, _, _ = CASES[case]
     corpus = tiny_corpus(docs, labels=labels, covariates=cov)
     kw = dict(K=K, alpha=alpha, beta=beta, lam=MARGINAL_LAM, supervised_factor="marginal")
-    y = SupervisedLDA(**kw).targets(corpus)
+    y = SupervisedLDA(**kw).bind(corpus, check_labels=False).targets
     Z = enumerate_assignments(corpus.n_tokens, K)
     logp = lda_log_joint_states(corpus, K, alpha, beta, Z) \
         + loss_log_factor_states(corpus, K, eta, y, Hinge(lam), Z)

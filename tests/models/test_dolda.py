@@ -40,7 +40,7 @@ def _joint_draws(model, corpus, rs, n):
     K = model.K
     Z = enumerate_assignments(corpus.n_tokens, K)
     pz = normalize_log(lda_log_joint_states(corpus, K, model.alpha_vector, model.beta, Z))
-    T, M = 2, model.n_features(corpus)
+    T, M = 2, model.bind(corpus).n_features
     P = M - 1                                          # the shrunk columns (not the intercept)
     lam2 = _half_cauchy(rs, (n, T, P)) ** 2
     tau2 = _half_cauchy(rs, (n, T)) ** 2
@@ -281,10 +281,11 @@ def _synthetic_split(seed=0, n=600, n_train=400):
 def _heldout_accuracy(model, tr, te, sweeps=40):
     s = Session(model, tr, seed=1, log_joint_every=5)
     s.run(sweeps)
-    X = model.fold_in(s.state, te, seed_state(2))
+    X = model.fold_in(s.state, s.problem, te, seed_state(2))
     scores = model.decision_scores(s.state, X)
     assert np.isfinite(s.metric("log_joint")).all()
-    return model.task(te).score(model.targets(te), scores.T), s
+    task = s.problem.task
+    return task.score(task.encode(te.labels), scores.T), s
 
 
 @pytest.mark.parametrize("make", [

@@ -56,7 +56,7 @@ def test_the_alternation_stops_at_its_tolerance_and_its_svm_step_is_the_dual_on_
         # replay the step from the state before the sweep's end, with the session's stream
         zbar = (_expected_zbar(before, train) if sampler == "importance" else
                 (before.supervision.loop.zbar_sum
-                 + s.model.doc_topic_counts(s.state, train) / train.doc_lengths[:, None])
+                 + s.model.doc_topic_counts(s.state, s.problem) / train.doc_lengths[:, None])
                 / s.model.J)
         if sampler == "importance":   # the model's own E[zbar], recovered from eq. 19's theta
             np.testing.assert_allclose(s.model.expected_zbar(s.state, train), zbar, atol=1e-9)

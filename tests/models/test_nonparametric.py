@@ -43,7 +43,7 @@ def test_a_session_records_topics_tables_and_acceptance(corpus, name):
     views.tables_chart(s.history).to_dict()
     topics = s.topics(3)
     assert len(topics) == live.iloc[-1] and (topics["share"] > 0).all()
-    ll, n = s.model.completion_log_likelihood(s.state, corpus, s.rng)
+    ll, n = s.model.completion_log_likelihood(s.state, s.problem, corpus, s.rng)
     assert n > 0 and 1 < math.exp(-ll / n) < corpus.n_words
 
 
@@ -67,7 +67,7 @@ def test_hdp_retires_topics_and_reports_only_the_live_ones(corpus, sampler):
     assert live.iloc[-1] < 40
     shown = s.model.shown_topics(s.state)
     assert list(s.topics(2).index) == list(shown)
-    theta = s.model.fold_in(s.state, corpus, s.rng, 5, 5)
+    theta = s.model.fold_in(s.state, s.problem, corpus, s.rng, 5, 5)
     dead = np.setdiff1d(np.arange(40), shown)
     assert (theta[:, dead] == 0).all()
     np.testing.assert_allclose(theta.sum(axis=1), 1.0)

@@ -92,8 +92,8 @@ def test_a_warm_up_keeps_every_class(corpus):
     """A few documents holding every label value: the label task has the real one's shape."""
     data = make_synthetic(n_docs=300, n_topics=3, doc_length=20, task="multiclass",
                           n_classes=7, seed=3)
-    from topicsup.session import _warmup_docs
-    docs = _warmup_docs(data.corpus)
+    from topicsup.session import warmup_documents
+    docs = warmup_documents(data.corpus)
     assert len(docs) <= 64 + 7
     codes = np.asarray(data.corpus.labels.values)
     assert set(codes[docs]) == set(codes) and len(set(codes)) >= 5

@@ -30,7 +30,8 @@ from ..samplers.light import COMPOSITIONS
 from ..tasks import micro_f1
 from ..weight_samplers import MAX_PASSES, REGISTRY as WEIGHT_SAMPLERS
 from .base import Model, model_class, register
-from .lda import DIRICHLET_RANGE, FOLD_IN_BURN, FOLD_IN_KEEP, LDA, MAX_TOPICS, State
+from ..problem import State
+from .lda import DIRICHLET_RANGE, FOLD_IN_BURN, FOLD_IN_KEEP, LDA, MAX_TOPICS
 from . import presets
 from .presets import *  # noqa: F403  (every preset, listed in presets.__all__)
 from .mc_medlda import MCMedLDA

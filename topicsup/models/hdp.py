@@ -18,10 +18,10 @@ from ..kernels import hdp, stirling, word_tables
 from ..arrays import F64, I64, Rng
 from ..kernels.counts import rebuild_counts
 from ..parts import OwnParts, Registry
-from ..problem import Problem
 from ..samplers.auto import Auto
 from .base import register
-from .lda import FOLD_IN_BURN, FOLD_IN_KEEP, State, fold_in_topics
+from ..problem import Problem, State
+from .lda import FOLD_IN_BURN, FOLD_IN_KEEP, fold_in_topics
 from .tables import AliasTableSampler, GibbsScratch, TableModel, TableSampler
 
 CONCENTRATION_RANGE = (1e-6, 1e6)
@@ -37,9 +37,9 @@ class HDPGibbs(TableSampler):
     def allocate(self, problem: Problem) -> GibbsScratch:
         return GibbsScratch(np.zeros(2 * problem.K + 1))
 
-    def sweep_tables(self, model: TableModel, state: State, rng: Rng, d_start: int,
-                     d_end: int, info: F64) -> None:
-        st = hdp.gibbs_sweep(state.tokens, state.counts, state.tables, model.prior,
+    def sweep_tables(self, model: TableModel, state: State, problem: Problem, rng: Rng,
+                     d_start: int, d_end: int, info: F64) -> None:
+        st = hdp.gibbs_sweep(problem.tokens, state.counts, state.tables, model.prior,
                              stirling.shared(0.0), rng, d_start, d_end, info,
                              self.blocked_at(), state.sampler.p)
         stirling.keep(st)
@@ -68,10 +68,10 @@ class AliasHDP(AliasTableSampler):
     def allocate(self, problem: Problem) -> AliasHDPArrays:
         return AliasHDPArrays(self.word_tables(problem))
 
-    def sweep_tables(self, model: TableModel, state: State, rng: Rng, d_start: int,
-                     d_end: int, info: F64) -> None:
+    def sweep_tables(self, model: TableModel, state: State, problem: Problem, rng: Rng,
+                     d_start: int, d_end: int, info: F64) -> None:
         own = state.sampler
-        st = hdp.alias_sweep(state.tokens, state.counts, state.tables, model.prior,
+        st = hdp.alias_sweep(problem.tokens, state.counts, state.tables, model.prior,
                              stirling.shared(0.0), self.mh_steps, self.refresh == "sweep",
                              own.tables, rng, d_start, d_end, info, self.blocked_at())
         stirling.keep(st)
@@ -182,14 +182,14 @@ class HDPLDA(TableModel):
 
     def log_joint(self, state: State, problem: Problem) -> float:
         """log p(W, Z, R) (docs/math.md sec. 12)."""
-        t = state.tokens
+        t = problem.tokens
         lj, st = hdp.log_joint(t.doc_ptr, t.word_ptr, t.word_tok, state.counts, state.tables,
                                self.prior, stirling.shared(0.0))
         stirling.keep(st)
         return float(lj)
 
     # ------------------------------------------------------------------ estimates
-    def doc_prior(self, state: State) -> np.ndarray:
+    def doc_prior(self, state: State, problem: Problem) -> np.ndarray:
         """b1 theta_0 over the K slots, theta_0k = T_k / (T + b0) (0 for a dead slot): the
         documents' prior weights on the live topics (the new-topic mass b0 / (T + b0) is
         left out)."""
@@ -199,20 +199,20 @@ class HDPLDA(TableModel):
     def shown_topics(self, state: State) -> np.ndarray:
         return state.tables.live[:state.tables.n_live[0]].copy()
 
-    def fold_in(self, state: State, corpus: Corpus, rng: np.ndarray,
+    def fold_in(self, state: State, problem: Problem, corpus: Corpus, rng: np.ndarray,
                 n_burn: int = FOLD_IN_BURN, n_keep: int = FOLD_IN_KEEP,
                 phi_wk: np.ndarray | None = None) -> np.ndarray:
         """Held-out topic proportions (D, K) over the live topics with the topics fixed, each
         document's Dirichlet b1 theta_0 (``doc_prior``); dead slots get 0."""
         live = self.shown_topics(state)
         if phi_wk is None:
-            phi_wk = self.topic_word(state).T
+            phi_wk = self.topic_word(state, problem).T
         V = state.counts.n_wk.shape[0]
         if phi_wk.shape != (V, self.K):
             raise ValueError(f"phi_wk must have shape (V, K) = ({V}, {self.K}), "
                              f"got {phi_wk.shape}")
         out = np.zeros((corpus.n_docs, self.K))
         phi = np.ascontiguousarray(phi_wk[:, live], dtype=np.float64)
-        out[:, live] = fold_in_topics(phi, self.doc_prior(state)[live], corpus, rng, n_burn,
-                                      n_keep)
+        out[:, live] = fold_in_topics(phi, self.doc_prior(state, problem)[live], corpus, rng,
+                                      n_burn, n_keep)
         return out

@@ -12,18 +12,16 @@ work), ``log_joint``, ``sweep_metrics``, and the checkpoint hooks ``saved_state`
 
 from __future__ import annotations
 
-import copy
 import dataclasses
-from dataclasses import dataclass
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, cast
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, NamedTuple, Self, cast
 
 import numpy as np
 
 from .. import validation as check
 from ..corpus import Corpus
 from ..kernels import info as info_layout
-from ..kernels.counts import Counts, Tokens, allocate_counts, doc_topic_counts, \
+from ..kernels.counts import allocate_counts, doc_topic_counts, \
     init_assignments, rebuild_counts, tokens_of
 from ..kernels import partially_collapsed as pc_kernels
 from ..kernels import importance as importance_kernels
@@ -33,7 +31,7 @@ from ..kernels.loglik import lda_log_joint
 from ..kernels.supervised import Term, no_term
 from ..arrays import F64, Array, Rng, Row
 from ..parts import LiveSetting, Registry
-from ..problem import Problem
+from ..problem import Problem, State
 from ..samplers import REGISTRY as SAMPLERS, TopicSampler
 from ..samplers.auto import Choice, choose
 from ..tasks import Task
@@ -60,69 +58,21 @@ FOLD_IN_KEEP = 50
 OPTIMIZE = {"alpha": ("alpha",), "beta": ("beta",), "alpha+beta": ("alpha", "beta")}
 
 
+class LabelFields(NamedTuple):
+    """A problem's supervised fields as a model derives them from a corpus (``Problem``)."""
+
+    task: Task | None
+    targets: F64
+    task_names: tuple[str, ...]
+    covariates: F64
+    covariate_names: tuple[str, ...]
+    feature_kinds: tuple[str, ...]
+
+
 def _dirichlet(name: str, value: Any) -> float:
     lo, hi = DIRICHLET_RANGE
     return check.number(name, value, low=lo, high=hi,
                         why="outside it the samplers' products under- or overflow")
-
-
-@dataclass(eq=False)
-class State:
-    """A chain's state: ``tokens`` (the corpus as the kernels read it), ``counts`` (z and
-    its counts), the topic ``sampler``'s own arrays and, for a supervised model, its
-    ``supervision`` (``models.supervised.Supervision``)."""
-
-    tokens: Tokens
-    counts: Counts
-    sampler: Any   # the topic sampler's own record (``TopicSampler.allocate``)
-    supervision: Any = None
-    # a nonparametric model's table state (``models.pdp``, ``models.hdp``)
-    tables: Any = None
-    # the learned Dirichlet parameters (``LDA(optimize=...)``), else None
-    hyper: Hyper | None = None
-
-    @property
-    def z(self) -> np.ndarray:
-        """The topic assignments (one per token)."""
-        return self.counts.z
-
-    def topics_moved(self) -> None:
-        """z is about to change (a sweep's block, the inspector's step): forget what was
-        computed from it once per sweep (a supervised model's features)."""
-        if self.supervision is not None:
-            self.supervision.features = None
-
-    def copy(self) -> "State":
-        """A deep copy sharing the read-only ``tokens``."""
-        return copy.deepcopy(self, {id(self.tokens): self.tokens})
-
-    def arrays(self) -> dict[str, np.ndarray]:
-        """Every array of the state by dotted name (``counts.z``, ``sampler.tables.q``,
-        ``supervision.weights.eta``, ...): for comparing two states whole."""
-        out: dict[str, np.ndarray] = {}
-
-        def walk(prefix: str, obj: Any) -> None:
-            if isinstance(obj, np.ndarray):
-                out[prefix] = obj
-            elif isinstance(obj, tuple) and hasattr(obj, "_fields"):
-                for name in obj._fields:
-                    walk(f"{prefix}.{name}", getattr(obj, name))
-            elif dataclasses.is_dataclass(obj):
-                for f in dataclasses.fields(obj):
-                    walk(f"{prefix}.{f.name}" if prefix else f.name, getattr(obj, f.name))
-
-        walk("", self)
-        return out
-
-
-@dataclass(eq=False)
-class Hyper:
-    """The Dirichlet parameters a chain learns (``LDA(optimize=...)``): ``alpha`` (K,) and
-    ``beta`` (1,), chain state (checkpoints keep the learned ones). The kernels read them
-    through the problem (``LDA.prior_problem``), never from here."""
-
-    alpha: F64
-    beta: F64
 
 
 @register
@@ -272,17 +222,23 @@ class LDA(Model):
         """Refuse a corpus this model cannot sample (``TypeError``/``ValueError``)."""
         self._labels(corpus)
 
-    def bind(self, corpus: Corpus, *, check_labels: bool = True) -> Problem:
+    def bind(self, corpus: Corpus, *, check_labels: bool = True,
+             prior: tuple[F64, float] | None = None) -> Problem[Self]:
         """This model on ``corpus``, checked: the ``Problem`` a chain reads, derived once
         (the corpus as the kernels read it, alpha as K values; a supervised model's task,
-        targets and covariates). ``check_labels=False`` skips the checks of the labels that
-        guard a fit (two classes present, ...): a joint test draws labels from the model, and
-        a draw may hold one class."""
-        task, targets, names, covariates, covariate_names = self._labels(corpus, check_labels)
+        targets and covariates). ``prior``: the Dirichlet parameters (alpha, beta) a chain
+        has learned (``optimize``; a checkpoint's, checked by ``check_prior``), else the
+        model's. ``check_labels=False`` skips the checks of the labels that guard a fit (two
+        classes present, ...): a joint test draws labels from the model, and a draw may hold
+        one class."""
+        sup = self._labels(corpus, check_labels)
         alpha, symmetric = self.dirichlet()
+        beta = float(self.beta)
+        if prior is not None:
+            alpha, beta = np.array(prior[0], dtype=np.float64), float(prior[1])
         return Problem(self, corpus, tokens_of(corpus.words, corpus.doc_ptr, corpus.n_words),
-                       self.K, alpha, symmetric, self.beta, task, targets, names, covariates,
-                       covariate_names)
+                       self.K, alpha, symmetric, beta, sup.task, sup.targets, sup.task_names,
+                       sup.covariates, sup.covariate_names, sup.feature_kinds)
 
     def resolve(self, problem: Problem) -> tuple["LDA", Choice | None]:
         """The model to sample ``problem`` with: with ``sampler="auto"`` a copy with the
@@ -304,12 +260,13 @@ class LDA(Model):
         symmetric value (never when the chain learns an asymmetric alpha)."""
         return self.alpha_vector, not self.alpha_is_vector and "alpha" not in self.learned
 
-    def _labels(self, corpus: Corpus, check_labels: bool = True
-                ) -> tuple[Task | None, F64, tuple[str, ...], F64, tuple[str, ...]]:
-        """The corpus checked, and the problem's supervised fields (``Problem``): none."""
+    def _labels(self, corpus: Corpus, check_labels: bool = True) -> LabelFields:
+        """The corpus checked, and the problem's supervised fields (``Problem``): none, the
+        K topics the only features."""
         if not isinstance(corpus, Corpus):
             raise TypeError(f"corpus must be a topicsup.Corpus, got {type(corpus).__name__}")
-        return None, np.zeros((0, corpus.n_docs)), (), np.zeros((corpus.n_docs, 0)), ()
+        return LabelFields(None, np.zeros((0, corpus.n_docs)), (),
+                           np.zeros((corpus.n_docs, 0)), (), ("topic",) * self.K)
 
     @property
     def info_size(self) -> int:
@@ -317,20 +274,44 @@ class LDA(Model):
             + len(self.topic_sampler.counters(self.supervised))
 
     def saved_paths(self) -> dict[str, str]:
-        """The arrays that define the chain, the one place they are listed: checkpoint name
-        (``state/<name>``) -> dotted path in ``State``; the parts' own under their records
-        (``Part.SAVED``). The other arrays are derived and rebuilt on load."""
-        return {"z": "counts.z", **_under("sampler", self.topic_sampler.saved_fields()),
-                **{f"hyper_{name}": f"hyper.{name}" for name in self.learned}}
+        """The arrays of the state that define the chain, the one place they are listed:
+        checkpoint name (``state/<name>``) -> dotted path in ``State``; the parts' own under
+        their records (``Part.SAVED``). The other arrays are derived and rebuilt on load."""
+        return {"z": "counts.z", **_under("sampler", self.topic_sampler.saved_fields())}
 
     @property
     def saved_state(self) -> tuple[str, ...]:
-        """The checkpoint names of ``saved_paths``."""
-        return tuple(self.saved_paths())
+        """The checkpoint names of the chain: ``saved_paths``, and the Dirichlet parameters
+        it has learned (``saved_prior``)."""
+        return tuple(self.saved_paths()) + tuple(f"hyper_{name}" for name in self.learned)
 
     def saved_arrays(self, state: State) -> dict[str, Array]:
         """The arrays of ``saved_paths`` by name (views into ``state``)."""
         return {name: attrgetter(path)(state) for name, path in self.saved_paths().items()}
+
+    def saved_prior(self, problem: Problem) -> dict[str, Array]:
+        """The learned Dirichlet parameters of a chain's ``problem`` by checkpoint name
+        (``hyper_alpha`` (K,), ``hyper_beta`` (1,)); none when nothing is learned."""
+        values = {"alpha": problem.alpha, "beta": np.array([problem.beta])}
+        return {f"hyper_{name}": values[name] for name in self.learned}
+
+    def check_prior(self, arrays: Mapping[str, Array]) -> tuple[F64, float] | None:
+        """The learned prior of a checkpoint (``saved_prior``'s arrays, shapes already
+        checked) as ``bind``'s ``prior``, refused unless every value is finite and in
+        ``DIRICHLET_RANGE`` (a ``ValueError`` naming the field); None when nothing is
+        learned."""
+        if not self.learned:
+            return None
+        lo, hi = DIRICHLET_RANGE
+        for name in self.learned:
+            a = arrays[f"hyper_{name}"]
+            if not (np.isfinite(a).all() and (a >= lo).all() and (a <= hi).all()):
+                raise ValueError(f"state/hyper_{name} must hold finite values in "
+                                 f"[{lo:g}, {hi:g}] (a learned Dirichlet parameter)")
+        alpha, _ = self.dirichlet()
+        alpha = arrays["hyper_alpha"] if "alpha" in self.learned else alpha
+        beta = float(arrays["hyper_beta"][0]) if "beta" in self.learned else float(self.beta)
+        return np.array(alpha, dtype=np.float64), beta
 
     def state_bytes(self, problem: Problem) -> float:
         """Bytes the largest state arrays take, so a Session refuses a K or a corpus that
@@ -338,22 +319,14 @@ class LDA(Model):
         K, V, D, N = self.K, problem.n_words, problem.n_docs, problem.n_tokens
         return 4.0 * V * K + 16.0 * N + 8.0 * D + self.topic_sampler.state_bytes(problem)
 
-    def n_tasks(self, corpus: Corpus) -> int:
-        """Number of supervised tasks T (0: unsupervised)."""
-        return 0
-
     def allocate_state(self, problem: Problem) -> State:
         """Arrays of the right shapes, counts not yet consistent with ``z``; fresh sampler
         arrays. Every sampler keeps ``n_wk`` (V, K) and ``n_k``; those with ``doc_rows``
         also ``n_dk`` (D, K): the light sampler rebuilds the current document's row instead,
         so the memory it touches per token does not grow with K."""
         sampler, p = self.topic_sampler, problem
-        state = State(p.tokens, allocate_counts(p.n_tokens, p.n_docs, p.n_words, self.K,
-                                                sampler.doc_rows),
-                      sampler.allocate(problem))
-        if self.learned:
-            state.hyper = Hyper(p.alpha.copy(), np.array([p.beta]))
-        return state
+        return State(allocate_counts(p.n_tokens, p.n_docs, p.n_words, self.K, sampler.doc_rows),
+                     sampler.allocate(problem))
 
     def init_state(self, problem: Problem, rng: Rng) -> State:
         """Draw a random start and the counts that go with it."""
@@ -378,51 +351,35 @@ class LDA(Model):
             raise ValueError(f"state/z has shape {z.shape}, expected ({problem.n_tokens},)")
         if z.size and (z.min() < 0 or z.max() >= self.K):
             raise ValueError(f"state/z has topics outside 0..{self.K - 1}")
-        if state.hyper is not None:
-            lo, hi = DIRICHLET_RANGE
-            for name in self.learned:
-                a = getattr(state.hyper, name)
-                if not (np.isfinite(a).all() and (a >= lo).all() and (a <= hi).all()):
-                    raise ValueError(f"state/hyper_{name} must hold finite values in "
-                                     f"[{lo:g}, {hi:g}] (a learned Dirichlet parameter)")
         self.topic_sampler.validate(problem, state.sampler)
 
     # ------------------------------------------------------------------ learned priors
-    def prior_problem(self, problem: Problem, state: State) -> Problem:
-        """``problem`` with the Dirichlet parameters the chain has learned (``state.hyper``),
-        the one place the kernels' prior comes from the state: unchanged when nothing is
-        learned."""
-        if state.hyper is None:
-            return problem
-        return dataclasses.replace(problem, alpha=state.hyper.alpha.copy(),
-                                   beta=float(state.hyper.beta[0]))
-
-    def learn_prior(self, state: State, problem: Problem, sweep: int
-                    ) -> tuple[Problem, list[Row]]:
+    def learn_prior(self, state: State, problem: Problem[Self], sweep: int
+                    ) -> tuple[Problem[Self], list[Row]]:
         """After sweep ``sweep``: when an update is due (``optimize_every``,
         ``optimize_burn_in``), Minka's fixed point for the learned parameters on the current
-        counts (``kernels.hyper``), the sampler's tables rebuilt from them (``refresh``) and
-        the problem the next sweeps read, with the history rows ``alpha_sum``/``beta``.
+        counts (``kernels.hyper``), from the problem's current values, and the new problem the
+        next sweeps read (the one holder of the current alpha and beta), the sampler's tables
+        rebuilt from it (``refresh``), with the history rows ``alpha_sum``/``beta``.
         Otherwise ``problem`` unchanged and no rows. Empirical Bayes, not a posterior draw."""
-        if state.hyper is None or sweep <= self.optimize_burn_in \
-                or sweep % self.optimize_every:
+        if not self.learned or sweep <= self.optimize_burn_in or sweep % self.optimize_every:
             return problem, []
         rows: list[Row] = []
+        alpha, beta = problem.alpha.copy(), np.array([problem.beta])
         if "alpha" in self.learned:
-            hyper.learn_alpha(self.doc_topic_counts(state, problem.corpus), state.hyper.alpha)
-            rows.append({"metric": "alpha_sum", "value": float(state.hyper.alpha.sum()),
-                         "proposal": None})
+            hyper.learn_alpha(self.doc_topic_counts(state, problem), alpha)
+            rows.append({"metric": "alpha_sum", "value": float(alpha.sum()), "proposal": None})
         if "beta" in self.learned:
-            hyper.learn_beta(state.counts.n_wk, state.counts.n_k, state.hyper.beta)
-            rows.append({"metric": "beta", "value": float(state.hyper.beta[0]),
-                         "proposal": None})
-        return self.set_prior(state, problem), rows
+            hyper.learn_beta(state.counts.n_wk, state.counts.n_k, beta)
+            rows.append({"metric": "beta", "value": float(beta[0]), "proposal": None})
+        return self.set_prior(state, problem, alpha, float(beta[0])), rows
 
-    def set_prior(self, state: State, problem: Problem) -> Problem:
-        """The problem with the state's learned prior (``prior_problem``), and the sampler's
+    def set_prior(self, state: State, problem: Problem[Self], alpha: F64, beta: float
+                  ) -> Problem[Self]:
+        """The problem with Dirichlet parameters ``alpha`` and ``beta`` and the sampler's
         tables that derive from alpha rebuilt for it (``TopicSampler.refresh``): the one path
         by which new values reach the kernels."""
-        new = self.prior_problem(problem, state)
+        new = problem.with_prior(alpha, beta)
         self.topic_sampler.refresh(new, state.sampler)
         return new
 
@@ -437,10 +394,10 @@ class LDA(Model):
         (never for a sampler; ``MCMedLDA`` once its alternation has converged)."""
         return False
 
-    def term(self, state: State) -> tuple[Term, bool]:
+    def term(self, state: State, problem: Problem) -> tuple[Term, bool]:
         """The supervised term the topic kernels read and whether it is active (LDA: the
         term of zero tasks)."""
-        return no_term(self.K, state.tokens.doc_ptr.shape[0] - 1), False
+        return no_term(self.K, problem.n_docs), False
 
     def sweep_block(self, state: State, problem: Problem, rng: Rng, d_start: int,
                     d_end: int, info: F64, backend: Backend | None = None) -> None:
@@ -448,7 +405,7 @@ class LDA(Model):
         a distributable sampler's documents' step on ``backend`` (``topicsup.backends``;
         None: this process's threads)."""
         state.topics_moved()
-        term, active = self.term(state)
+        term, active = self.term(state, problem)
         sampler = self.topic_sampler
         extra = {"backend": backend} if backend is not None and sampler.distributable else {}
         sampler.sweep(problem, state.counts, state.sampler, term, active, rng, d_start, d_end,
@@ -486,7 +443,7 @@ class LDA(Model):
     def log_joint(self, state: State, problem: Problem) -> float:
         """log p(W, Z) with Theta and Phi collapsed (docs/math.md sec. 4); for a sampler that keeps
         point estimates instead of a chain (``importance``), log p(W | Theta, Phi) of them."""
-        t = state.tokens
+        t = problem.tokens
         est = self.topic_sampler.estimates(state.sampler)
         if est is not None:
             return float(importance_kernels.log_likelihood(t.words, t.doc_ptr, *est))
@@ -494,13 +451,15 @@ class LDA(Model):
                                    state.counts.n_k, problem.alpha, problem.beta))
 
     # ------------------------------------------------------------------ estimates
-    def doc_topic_counts(self, state: State, corpus: Corpus) -> np.ndarray:
+    # Functions of (state, problem): the problem holds the training documents and the
+    # current Dirichlet parameters (learned ones included), the state the counts.
+    def doc_topic_counts(self, state: State, problem: Problem) -> np.ndarray:
         """n_dk as a dense (D, K) int32 matrix."""
         if state.counts.n_dk.shape[0]:
             return state.counts.n_dk
-        return doc_topic_counts(corpus.doc_ptr, state.counts.z, self.K)
+        return doc_topic_counts(problem.tokens.doc_ptr, state.counts.z, self.K)
 
-    def topic_word(self, state: State) -> np.ndarray:
+    def topic_word(self, state: State, problem: Problem) -> np.ndarray:
         """Point estimate phi[k, w] = (n_kw + beta) / (n_k + V beta) (docs/math.md sec. 5), or the
         sampler's own (``importance``: eq. 19 of Jiang et al. 2012)."""
         est = self.topic_sampler.estimates(state.sampler)
@@ -508,15 +467,10 @@ class LDA(Model):
             return est[1].T.copy()
         n_wk = state.counts.n_wk
         V = n_wk.shape[0]
-        beta = self.topic_beta(state)
+        beta = problem.beta
         return ((n_wk.T + beta) / (state.counts.n_k[:, None] + V * beta))
 
-    def topic_beta(self, state: State) -> float:
-        """The topics' Dirichlet parameter beta: the learned one (``optimize``) or the
-        model's."""
-        return float(state.hyper.beta[0]) if state.hyper is not None else float(self.beta)
-
-    def fold_in(self, state: State, corpus: Corpus, rng: np.ndarray,
+    def fold_in(self, state: State, problem: Problem, corpus: Corpus, rng: np.ndarray,
                 n_burn: int = FOLD_IN_BURN, n_keep: int = FOLD_IN_KEEP,
                 phi_wk: np.ndarray | None = None) -> np.ndarray:
         """Held-out topic proportions (D, K): zbar from ``n_keep`` fold-in sweeps after
@@ -531,21 +485,20 @@ class LDA(Model):
         check.allocation(f"folding in with K = {self.K} topics over {V} words",
                          28.0 * V * self.K + 8.0 * corpus.n_docs * self.K)
         if phi_wk is None:
-            phi_wk = self.topic_word(state).T
+            phi_wk = self.topic_word(state, problem).T
         if phi_wk.shape != (V, self.K):
             raise ValueError(f"phi_wk must have shape (V, K) = ({V}, {self.K}), "
                              f"got {phi_wk.shape}")
         phi_wk = np.ascontiguousarray(phi_wk, dtype=np.float64)
-        a = self.doc_prior(state)
-        own = self.topic_sampler.fold_in(a, self.topic_beta(state), phi_wk, corpus, rng,
-                                         n_burn, n_keep)
+        a = self.doc_prior(state, problem)
+        own = self.topic_sampler.fold_in(a, problem.beta, phi_wk, corpus, rng, n_burn, n_keep)
         if own is not None:
             own[corpus.doc_lengths == 0] = a / a.sum()
             return own
         return fold_in_topics(phi_wk, a, corpus, rng, n_burn, n_keep)
 
-    def completion_log_likelihood(self, state: State, corpus: Corpus, rng: np.ndarray,
-                                  n_burn: int = FOLD_IN_BURN,
+    def completion_log_likelihood(self, state: State, problem: Problem, corpus: Corpus,
+                                  rng: np.ndarray, n_burn: int = FOLD_IN_BURN,
                                   n_keep: int = FOLD_IN_KEEP) -> tuple[float, int]:
         """Held-out log likelihood by document completion (Wallach et al. 2009, sec. 4): each
         document's first half (the first floor(N_d / 2) tokens) is folded in with the topics
@@ -557,40 +510,39 @@ class LDA(Model):
         # the topic proportions alone (LDA's fold-in): a supervised model's would append its
         # intercept and covariates
         return document_completion(
-            corpus, lambda seen: self.topic_proportions(state, seen, rng, n_burn, n_keep),
-            self.topic_word(state).T, self.doc_prior(state))
+            corpus, lambda seen: self.topic_proportions(state, problem, seen, rng, n_burn,
+                                                        n_keep),
+            self.topic_word(state, problem).T, self.doc_prior(state, problem))
 
-    def topic_proportions(self, state: State, corpus: Corpus, rng: np.ndarray, n_burn: int,
-                          n_keep: int) -> np.ndarray:
+    def topic_proportions(self, state: State, problem: Problem, corpus: Corpus,
+                          rng: np.ndarray, n_burn: int, n_keep: int) -> np.ndarray:
         """The held-out topic proportions alone (D, K) (``LDA.fold_in``; a supervised
         model's ``fold_in`` appends its intercept and covariates)."""
-        return LDA.fold_in(self, state, corpus, rng, n_burn, n_keep)
+        return LDA.fold_in(self, state, problem, corpus, rng, n_burn, n_keep)
 
-    def doc_prior(self, state: State) -> np.ndarray:
-        """The documents' Dirichlet parameters (K,) for fold-in and estimates: alpha (HDP-LDA:
-        the document concentration times the root's topic weights; learned: the state's)."""
-        if state.hyper is not None:
-            return state.hyper.alpha.copy()
-        return self.alpha_vector
+    def doc_prior(self, state: State, problem: Problem) -> np.ndarray:
+        """The documents' Dirichlet parameters (K,) for fold-in and estimates: the problem's
+        alpha, the current one (HDP-LDA: the document concentration times the root's topic
+        weights, from the state)."""
+        return problem.alpha.copy()
 
     def shown_topics(self, state: State) -> np.ndarray:
         """The topics the tables and views show: all K (HDP-LDA: the live ones)."""
         return np.arange(self.K)
 
-    def topic_snapshot(self, state: State) -> np.ndarray:
+    def topic_snapshot(self, state: State, problem: Problem) -> np.ndarray:
         """The current topics phi as a (V, K) float32 array, for ``fold_in`` later."""
-        return np.ascontiguousarray(self.topic_word(state).T, dtype=np.float32)
+        return np.ascontiguousarray(self.topic_word(state, problem).T, dtype=np.float32)
 
-    def doc_topic(self, state: State, corpus: Corpus) -> np.ndarray:
-        """Point estimate theta[d, k] = (n_kd + alpha_k) / (N_d + sum alpha), or the
-        sampler's own."""
+    def doc_topic(self, state: State, problem: Problem) -> np.ndarray:
+        """Point estimate theta[d, k] = (n_kd + alpha_k) / (N_d + sum alpha) of the training
+        documents, or the sampler's own."""
         est = self.topic_sampler.estimates(state.sampler)
         if est is not None:
             return est[0].copy()
-        a = self.doc_prior(state)
-        n_dk = self.doc_topic_counts(state, corpus)
+        a = self.doc_prior(state, problem)
+        n_dk = self.doc_topic_counts(state, problem)
         return (n_dk + a) / (n_dk.sum(axis=1, keepdims=True) + a.sum())
-
 
 
 def _under(record: str, fields: Mapping[str, str]) -> dict[str, str]:

@@ -45,13 +45,13 @@ from ..kernels.rng import next_u64
 from ..kernels.supervised import Term, no_term
 from ..losses import Loss
 from ..parts import LiveSetting, OwnParts, Registry
-from ..problem import Problem
 from ..priors.normal import Normal
 from ..tasks import Multiclass, Task
 from ..weight_samplers import WeightStep
 from .. import validation as check
 from .base import register
-from .lda import LDA, State
+from ..problem import Problem, State
+from .lda import LDA
 from .lda import _under
 from .supervised import Supervision, SupervisedLDA, _StepClock
 
@@ -341,11 +341,11 @@ class MCMedLDA(SupervisedLDA):
         """Whether the alternation has converged or run ``max_iterations``."""
         return bool(state.supervision.loop.counts[FINISHED])
 
-    def term(self, state: State) -> tuple[Term, bool]:
+    def term(self, state: State, problem: Problem) -> tuple[Term, bool]:
         sup = state.supervision
         if not sup.loss.multipliers.any():   # no support documents yet: plain LDA, cheaper
             return no_term(self.K, sup.y.shape[1]), False
-        return super().term(state)
+        return super().term(state, problem)
 
     def expected_zbar(self, state: State, corpus: Corpus) -> F64:
         """E[zbar] (D, K) of the current topic step: the average of the ``J`` sweeps summed
@@ -386,7 +386,7 @@ class MCMedLDA(SupervisedLDA):
         if not settled:
             return []
         if markov:
-            loop.zbar_sum[...] += self.doc_topic_counts(state, corpus) / np.maximum(
+            loop.zbar_sum[...] += self.doc_topic_counts(state, problem) / np.maximum(
                 corpus.doc_lengths, 1)[:, None]
             counts[AVERAGED] += 1
             if counts[AVERAGED] < self.J:

@@ -17,10 +17,9 @@ from ..kernels import bitmaps, pdp, stirling, word_tables
 from ..arrays import F64, Array, Rng
 from ..kernels.counts import rebuild_counts
 from ..parts import OwnParts, Registry
-from ..problem import Problem
 from ..samplers.auto import Auto
 from .base import register
-from .lda import State
+from ..problem import Problem, State
 from .tables import AliasTableSampler, GibbsScratch, TableModel, TableSampler
 
 DISCOUNT_RANGE = (0.0, 0.99)
@@ -36,9 +35,9 @@ class PDPGibbs(TableSampler):
     def allocate(self, problem: Problem) -> GibbsScratch:
         return GibbsScratch(np.zeros(2 * problem.K))
 
-    def sweep_tables(self, model: TableModel, state: State, rng: Rng, d_start: int,
-                     d_end: int, info: F64) -> None:
-        st = pdp.gibbs_sweep(state.tokens, state.counts, state.tables, model.prior,
+    def sweep_tables(self, model: TableModel, state: State, problem: Problem, rng: Rng,
+                     d_start: int, d_end: int, info: F64) -> None:
+        st = pdp.gibbs_sweep(problem.tokens, state.counts, state.tables, model.prior,
                              stirling.shared(model.discount), rng, d_start, d_end, info,
                              self.blocked_at(), state.sampler.p)
         stirling.keep(st)
@@ -81,15 +80,15 @@ class AliasPDP(AliasTableSampler):
         return super().state_bytes(problem) + problem.n_words * (
             16.0 * problem.K + 8.0 * bitmaps.n_words(problem.K))
 
-    def sweep_tables(self, model: TableModel, state: State, rng: Rng, d_start: int,
-                     d_end: int, info: F64) -> None:
+    def sweep_tables(self, model: TableModel, state: State, problem: Problem, rng: Rng,
+                     d_start: int, d_end: int, info: F64) -> None:
         own = state.sampler
         if not own.ratios_a[0] == model.discount:   # NaN after a refresh of the state
             stirling.keep(pdp.fill_ratios(state.counts.n_wk, state.tables.s_wk,
                                           stirling.shared(model.discount), own.ratios,
                                           own.has))
             own.ratios_a[0] = model.discount
-        st = pdp.alias_sweep(state.tokens, state.counts, state.tables, model.prior,
+        st = pdp.alias_sweep(problem.tokens, state.counts, state.tables, model.prior,
                              stirling.shared(model.discount), self.mh_steps,
                              self.refresh == "sweep", own.tables, own.ratios,
                              own.has, own.p_dw, rng, d_start, d_end, info,
@@ -191,13 +190,13 @@ class PDPLDA(TableModel):
     def log_joint(self, state: State, problem: Problem) -> float:
         """log p(W, Z, R) with Theta, the topics and the base collapsed (docs/math.md
         sec. 11)."""
-        t = state.tokens
+        t = problem.tokens
         lj, st = pdp.log_joint(t.doc_ptr, t.word_ptr, t.word_tok, state.counts, state.tables,
                                self.prior, stirling.shared(self.discount))
         stirling.keep(st)
         return float(lj)
 
-    def topic_word(self, state: State) -> np.ndarray:
+    def topic_word(self, state: State, problem: Problem) -> np.ndarray:
         """The PDP's predictive topics phi[k, w] = (m_kw - a s_kw + (b + a s_k) psi0_w) /
         (b + m_k), psi0_w = (beta + S_w) / (V beta + S)."""
         V = state.counts.n_wk.shape[0]

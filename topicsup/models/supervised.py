@@ -25,12 +25,12 @@ from ..kernels.weights import compute_scores, row_scores, topic_rows
 from ..losses import REGISTRY as LOSSES, Loss
 from ..parts import LiveSetting, Registry
 from ..priors import REGISTRY as PRIORS, Prior
-from ..problem import Problem
 from ..tasks import Task, task_for
 from ..weight_samplers import REGISTRY as WEIGHT_SAMPLERS, FeatureRows, WeightStep
 from ..history import STEP_SECONDS
 from .base import register
-from .lda import FOLD_IN_BURN, FOLD_IN_KEEP, LDA, State, _under
+from ..problem import Problem, State
+from .lda import FOLD_IN_BURN, FOLD_IN_KEEP, LDA, LabelFields, _under
 
 SUPERVISED_FACTORS = ("augmented", "marginal")
 MAX_WEIGHT = 1e50                    # |eta| in a saved state (draws stay many orders below)
@@ -257,32 +257,23 @@ class SupervisedLDA(LDA):
         return task_for(self.labels_of(corpus), self.loss_function.targets,
                         type(self).__name__)
 
-    def _labels(self, corpus: Corpus, check_labels: bool = True
-                ) -> tuple[Task | None, F64, tuple[str, ...], F64, tuple[str, ...]]:
+    def _labels(self, corpus: Corpus, check_labels: bool = True) -> LabelFields:
         """The corpus checked, its task built once: the task, its targets and names, the
-        covariate matrix and its names (``Problem``)."""
+        covariate matrix, its names and what each weight weighs (``Problem``)."""
         super()._labels(corpus, check_labels)
         labels = self.labels_of(corpus)
         task = self.task(corpus)
         if check_labels:
             task.check(labels, type(self).__name__)
-        return (task, task.encode(labels), tuple(task.names(labels)),
-                self.covariate_matrix(corpus), tuple(self.covariate_names(corpus)))
-
-    def n_tasks(self, corpus: Corpus) -> int:
-        return self.task(corpus).n_tasks(self.labels_of(corpus))
-
-    def targets(self, corpus: Corpus) -> np.ndarray:
-        """(T, D) targets of the loss: +-1 per task for classification (the positive class for
-        binary, one class per task otherwise), the responses for regression."""
-        return self.task(corpus).encode(self.labels_of(corpus))
-
-    def task_names(self, corpus: Corpus) -> list[str]:
-        """One name per task: the positive class for binary labels, else the classes."""
-        return self.task(corpus).names(self.labels_of(corpus))
+        covariates = self.covariate_matrix(corpus)
+        P = covariates.shape[1] - int(self.intercept)
+        kinds = ("topic",) * self.K + ("intercept",) * int(self.intercept) + ("covariate",) * P
+        return LabelFields(task, task.encode(labels), tuple(task.names(labels)), covariates,
+                           tuple(self.covariate_names(corpus)), kinds)
 
     def covariate_matrix(self, corpus: Corpus) -> np.ndarray:
-        """The (D, P) features after the topics: a column of ones if ``intercept``, then the
+        """The (D, P) features after the topics of ``corpus`` (the training corpus's, bound
+        once in the problem, or a held-out one's): a column of ones if ``intercept``, then the
         corpus's covariates."""
         cov = corpus.covariates if corpus.covariates is not None \
             else np.zeros((corpus.n_docs, 0))
@@ -293,15 +284,6 @@ class SupervisedLDA(LDA):
     def covariate_names(self, corpus: Corpus) -> list[str]:
         """Names of the columns of ``covariate_matrix``."""
         return (["intercept"] if self.intercept else []) + list(corpus.covariate_names)
-
-    def feature_kinds(self, corpus: Corpus) -> list[str]:
-        """What each column of eta weighs: ``"topic"``, ``"intercept"`` or ``"covariate"``."""
-        return (["topic"] * self.K + ["intercept"] * int(self.intercept)
-                + ["covariate"] * (self.n_features(corpus) - self.K - int(self.intercept)))
-
-    def n_features(self, corpus: Corpus) -> int:
-        return (self.K + int(self.intercept)
-                + (0 if corpus.covariates is None else corpus.covariates.shape[1]))
 
     def prior_columns(self, M: int) -> I64:
         """The columns of eta the prior is on: all but the intercept (which has N(0, c0))."""
@@ -418,7 +400,7 @@ class SupervisedLDA(LDA):
         """Whether the chain is still in its LDA initialisation (``lda_init_sweeps``)."""
         return bool(state.supervision.lda_init_left[0] > 0)
 
-    def term(self, state: State) -> tuple[Term, bool]:
+    def term(self, state: State, problem: Problem) -> tuple[Term, bool]:
         sup = state.supervision
         if self.initialising(state):   # zero tasks: the factors vanish, as for LDA
             return no_term(self.K, sup.y.shape[1]), False
@@ -520,12 +502,12 @@ class SupervisedLDA(LDA):
         kept = int(wt.eta_kept[0])
         return wt.eta_sum / kept if kept else wt.eta.copy()
 
-    def fold_in(self, state: State, corpus: Corpus, rng: np.ndarray,
+    def fold_in(self, state: State, problem: Problem, corpus: Corpus, rng: np.ndarray,
                 n_burn: int = FOLD_IN_BURN, n_keep: int = FOLD_IN_KEEP,
                 phi_wk: np.ndarray | None = None) -> np.ndarray:
         """Held-out features (D, M): the topic proportions of ``LDA.fold_in``, then the
         covariates (docs/math.md sec. 5)."""
-        zbar = super().fold_in(state, corpus, rng, n_burn, n_keep, phi_wk)
+        zbar = super().fold_in(state, problem, corpus, rng, n_burn, n_keep, phi_wk)
         cov = self.covariate_matrix(corpus)
         return np.hstack([zbar, cov]) if cov.shape[1] else zbar
 
@@ -540,8 +522,8 @@ class SupervisedLDA(LDA):
         compute_scores(np.ascontiguousarray(X, dtype=np.float64), eta, scores)
         return scores.T
 
-    def ensemble_scores(self, state: State, corpus: Corpus, rng: np.ndarray,
-                        snapshots: list[np.ndarray], n_burn: int = FOLD_IN_BURN,
+    def ensemble_scores(self, state: State, problem: Problem, corpus: Corpus,
+                        rng: np.ndarray, snapshots: list[np.ndarray], n_burn: int = FOLD_IN_BURN,
                         n_keep: int = FOLD_IN_KEEP) -> np.ndarray:
         """Decision scores (D, T) averaged over topic ``snapshots`` kept during training: one
         fold-in per snapshot, each scored with the averaged weights. Averaging over posterior
@@ -553,5 +535,6 @@ class SupervisedLDA(LDA):
         total: F64 = np.zeros(())   # 0-d: adds as the float 0.0 would
         for j, phi_wk in enumerate(snapshots):   # a key per snapshot: independent fold-ins
             total = total + self.decision_scores(
-                state, self.fold_in(state, corpus, derive(rng, j), n_burn, n_keep, phi_wk))
+                state, self.fold_in(state, problem, corpus, derive(rng, j), n_burn, n_keep,
+                                    phi_wk))
         return total / len(snapshots)

@@ -18,10 +18,10 @@ from ..kernels.counts import Counts, init_assignments
 from ..kernels.info import SweepInfo
 from ..kernels.supervised import Term
 from ..parts import MH_HELP, LiveSetting, Parameters
-from ..problem import Problem
 from ..samplers import MAX_MH_STEPS, TopicSampler
 from ..samplers.auto import UNRESOLVED
-from .lda import LDA, State, _under
+from ..problem import Problem, State
+from .lda import LDA, _under
 
 
 class TableSampler(TopicSampler):
@@ -46,9 +46,9 @@ class TableSampler(TopicSampler):
         raise TypeError(f"the {self.name!r} sampler of {type(problem.model).__name__} sweeps the "
                         f"model's table state: call the model's sweep_block")
 
-    def sweep_tables(self, model: TableModel, state: State, rng: Rng, d_start: int,
-                     d_end: int, info: F64) -> None:
-        """Resample (z, r) of documents ``d_start .. d_end-1``."""
+    def sweep_tables(self, model: TableModel, state: State, problem: Problem, rng: Rng,
+                     d_start: int, d_end: int, info: F64) -> None:
+        """Resample (z, r) of documents ``d_start .. d_end-1`` of ``problem.tokens``."""
         raise NotImplementedError
 
     def end_sweep(self, problem: Problem, state: State) -> None:
@@ -225,7 +225,7 @@ class TableModel(LDA):
                     d_end: int, info: F64, backend: Backend | None = None) -> None:
         if self.topic_sampler.chooses:
             raise RuntimeError(UNRESOLVED)
-        self.topic_sampler.sweep_tables(self, state, rng, d_start, d_end, info)
+        self.topic_sampler.sweep_tables(self, state, problem, rng, d_start, d_end, info)
 
     def end_sweep(self, state: State, problem: Problem, rng: Rng, sweep: int) -> list[Row]:
         """History rows: ``live_topics`` and ``tables`` (the root's customers)."""

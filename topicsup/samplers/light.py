@@ -256,7 +256,7 @@ class Light(TopicSampler):
         z, n_k, ndk = st.z, st.counts.n_k, p.ndk
         word = int(corpus.words[i])
         nwk = st.counts.n_wk[word]
-        own, tokens = st.sampler, st.tokens
+        own, tokens = st.sampler, insp.session.problem.tokens
         tables = own.tables
         prior = insp.session.problem   # the kernels' alpha and beta (learned or the model's)
         K, T, beta = m.K, p.term.eta_kt.shape[1], prior.beta
