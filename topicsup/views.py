@@ -861,9 +861,11 @@ def topic_map_chart(topic_map: pd.DataFrame, terms: pd.DataFrame | None = None,
     enc: dict[str, Any]   # channel -> what it encodes, for encode(**enc)
     enc = {"x": alt.X("x:Q", title="scaled distance 1", axis=alt.Axis(grid=False)),
            "y": alt.Y("y:Q", title="scaled distance 2", axis=alt.Axis(grid=False)),
+           # about four sizes in the legend: at every nice step (ten or more when the topics
+           # are few and large) its row of circles would run past FIT_WIDTH
            "size": alt.Size("share:Q", title="share of tokens",
                             legend=alt.Legend(format=".0%", orient="bottom",
-                                              direction="horizontal"),
+                                              direction="horizontal", tickCount=4),
                             scale=alt.Scale(range=[40, 1600]))}
     if supervised:
         tooltip += [alt.Tooltip("task:N", title="drives most"),
