@@ -19,6 +19,7 @@ from topicsup.session import Session
 from topicsup.testing.exact import (assert_matches_target, enumerate_assignments,
                                     goodness_of_fit, lda_log_joint_states, normalize_log,
                                     state_index, tiny_corpus)
+from topicsup.view_table import applicable
 from topicsup.kernels.rng import seed_state
 
 from .test_checkpoint import _rewritten
@@ -135,7 +136,7 @@ def test_updates_follow_the_schedule_and_reach_the_history_and_the_problem(corpu
     assert np.array_equal(s.problem.alpha, s.state.hyper.alpha)
     assert s.problem.beta == s.state.hyper.beta[0] and not s.problem.symmetric
     assert np.array_equal(s.model.doc_prior(s.state), s.state.hyper.alpha)
-    assert "hyperparameters" in s.views and "hyperparameters" in views.applicable(s)
+    assert "hyperparameters" in s.views and "hyperparameters" in applicable(s)
     views.hyperparameter_chart(h).to_dict()
     n_wk, n_k, b = s.state.counts.n_wk, s.state.counts.n_k, s.state.hyper.beta[0]
     np.testing.assert_allclose(s.topic_word(), (n_wk.T + b) / (n_k[:, None] + n_wk.shape[0] * b))
