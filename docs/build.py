@@ -14,7 +14,10 @@
 2. The gallery: every chart function of the package (a public function whose return type is
    an Altair chart, ``chart_functions()``) drawn by the code on small synthetic fits, as SVG,
    with the first line of its docstring and a link to its API page
-   (``docs/_generated/gallery.md``). A chart function without a picture fails the build.
+   (``docs/_generated/gallery.md``): those the view table draws (``table_charts()``) as its
+   views' sections, the others by their examples (``examples()``). A chart function without
+   a picture fails the build. And the views' API page (``docs/_generated/views-api.md``): the
+   functions of ``topicsup.views.__all__``, so a new chart function needs no edit of a page.
 3. ``sphinx-build -W --keep-going -b html`` into ``--out`` (default ``docs/_build/html``),
    then every internal link of the HTML (``href``/``src`` to a local file, and its ``#anchor``)
    is checked. Exits non-zero and prints the problems when a warning or a broken link was
@@ -235,46 +238,65 @@ def _is_chart_type(annotation: Any) -> bool:
 
 def chart_functions() -> dict[str, Callable[..., Any]]:
     """Every public function of topicsup's modules (and topicsup.widgets') whose return type
-    is an Altair chart, by its full name, in module order: the views the gallery must show."""
+    is an Altair chart, by its full name, in module order (a module's ``__all__`` order where
+    it has one): the views the gallery must show. A package's function is named where users
+    import it from: ``topicsup.views.loglik_chart`` (written in
+    ``topicsup.views.convergence``, re-exported by the package); a module's re-export of
+    another module's function (``topicsup.prevalence``'s charts) is not."""
     import topicsup
     import topicsup.widgets
     found: dict[str, Callable[..., Any]] = {}
     for pkg in (topicsup, topicsup.widgets):
         for info in pkgutil.iter_modules(pkg.__path__):
             module = importlib.import_module(f"{pkg.__name__}.{info.name}")
-            for name, obj in vars(module).items():
+            order = list(getattr(module, "__all__", ()))
+            members = sorted(vars(module).items(),
+                             key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order))
+            for name, obj in members:
+                home = getattr(obj, "__module__", "")
                 if (not name.startswith("_") and inspect.isfunction(obj)
-                        and obj.__module__ == module.__name__
+                        and (home == module.__name__
+                             or info.ispkg and home.startswith(module.__name__ + "."))
                         and _is_chart_type(obj.__annotations__.get("return", ""))):
                     found[f"{module.__name__}.{name}"] = obj
-    # the views module first (its own order), then the others
+    # the views package first (its own order), then the others
     return dict(sorted(found.items(), key=lambda kv: kv[0].split(".")[1] != "views"))
+
+
+def table_charts() -> dict[str, list[str]]:
+    """The chart functions the view table draws (``View.charts`` of ``view_table.VIEWS``), by
+    their full names (``chart_functions``'), each with the views that draw it: the gallery
+    pictures them from the views' sections, so they need no example."""
+    from topicsup.view_table import VIEWS
+    names = {fn: name for name, fn in chart_functions().items()}
+    out: dict[str, list[str]] = {}
+    for view_name, view in VIEWS.items():
+        for fn in view.charts:
+            out.setdefault(names.get(fn, f"{fn.__module__}.{fn.__qualname__}"),
+                           []).append(view_name)
+    return out
 
 
 def _fits() -> dict[str, Any]:
     """Small synthetic fits, a few sweeps each (seconds in all): one of each kind of model a
-    view is drawn from."""
+    view is drawn from. Its sessions, in this order, are the view table's: each view of
+    ``view_table.VIEWS`` is pictured on the first that it applies to and whose history holds
+    what it draws; the rest is what the examples draw from."""
     import pandas as pd
 
     from topicsup import DOLDA, HDPLDA, LDA, LightMedLDA, MCMedLDA, Session, search_k
     from topicsup.chains import run_chains
     from topicsup.datasets import make_synthetic
     from topicsup.prevalence import run_keeping_prevalence
-    from topicsup.search import split
 
     data = make_synthetic(n_docs=160, n_topics=4, doc_length=30, task="multiclass",
                           n_classes=3, n_covariates=1, seed=0)
     corpus = data.corpus
-    train, test = split(corpus, 0.25, seed=0)
-    sup = Session(LightMedLDA(K=4, burn_in=2), train, seed=0)
-    heldout = []
+    sup = Session(LightMedLDA(K=4, burn_in=2), corpus, seed=0)
     for block in range(3):
         if block == 2:
             sup.set_params(mh_steps=2)          # a live setting changed: marked on the charts
         sup.run(5)
-        seconds = float(sup.history.loc[sup.history["metric"] == "seconds", "value"].sum())
-        heldout.append({"sweep": sup.n_sweeps, "metric": "test_accuracy", "seconds": seconds,
-                        "value": sup.score(test, n_burn=5, n_keep=5)})
     dolda = Session(DOLDA(K=4), corpus, seed=0)
     dolda.run(10)
     normal = Session(DOLDA(K=4, prior="normal"), corpus, seed=0)
@@ -292,62 +314,42 @@ def _fits() -> dict[str, Any]:
     priors = pd.concat({"horseshoe": dolda.coefficients(), "normal": normal.coefficients()},
                        names=["prior"]).reset_index(0)
     step = sup.inspector(doc=0, seed=0).step()
-    return dict(sup=sup, heldout=pd.DataFrame(heldout), dolda=dolda, priors=priors, hdp=hdp,
-                mc=mc, learned=learned, draws=draws, chains=chains, searched=searched, step=step)
+    return dict(sup=sup, dolda=dolda, priors=priors, hdp=hdp, mc=mc, learned=learned,
+                draws=draws, chains=chains, searched=searched, step=step)
 
 
-def _recipes(f: dict[str, Any]) -> dict[str, Callable[[], Any]]:
-    """How each chart function is drawn, by full name: the arguments a user passes."""
-    from topicsup import summaries, views
-    from topicsup.prevalence import along_chart, effect_chart, prevalence_chart
+def examples() -> dict[str, Callable[[dict[str, Any]], Any]]:
+    """How each chart function the view table does not draw (``table_charts``) is drawn in
+    the gallery, by full name: the arguments a user passes, on the fits (``_fits``)."""
+    from topicsup import views
     from topicsup.search import search_k_chart
-    s, h = f["sup"], f["sup"].history
-    covariate = f["draws"].terms[1]
     return {
-        "topicsup.views.loglik_chart": lambda: views.loglik_chart(h),
-        "topicsup.views.rhat_chart": lambda: views.rhat_chart(f["chains"].convergence()),
-        "topicsup.views.throughput_chart": lambda: views.throughput_chart(h),
-        "topicsup.views.draw_share_chart": lambda: views.draw_share_chart(f["dolda"].history),
-        "topicsup.views.tables_chart": lambda: views.tables_chart(f["hdp"].history),
-        "topicsup.views.hyperparameter_chart": lambda: views.hyperparameter_chart(
-            f["learned"].history),
-        "topicsup.views.alternation_chart": lambda: views.alternation_chart(
-            f["mc"].history, epsilon=f["mc"].model.epsilon),
-        "topicsup.views.step_time_chart": lambda: views.step_time_chart(h),
-        "topicsup.views.acceptance_chart": lambda: views.acceptance_chart(h),
-        "topicsup.views.score_chart": lambda: views.score_chart(h, f["heldout"]),
-        "topicsup.views.score_pair_chart": lambda: views.score_pair_chart(h, f["heldout"]),
-        "topicsup.views.coefficient_heatmap": lambda: views.coefficient_heatmap(
-            s.coefficients()),
-        "topicsup.views.forest_chart": lambda: views.forest_chart(s.coefficients()),
-        "topicsup.views.relevance_chart": lambda: views.relevance_chart(s.topic_terms(15)),
-        "topicsup.views.topic_map_chart": lambda: views.topic_map_chart(
-            s.readout(summaries.topic_map), s.topic_terms(15)),
-        "topicsup.views.prior_comparison_chart": lambda: views.prior_comparison_chart(
+        "topicsup.views.rhat_chart": lambda f: views.rhat_chart(f["chains"].convergence()),
+        "topicsup.views.relevance_chart": lambda f: views.relevance_chart(
+            f["sup"].topic_terms(15)),
+        "topicsup.views.prior_comparison_chart": lambda f: views.prior_comparison_chart(
             f["priors"]),
-        "topicsup.views.weight_trace_chart": lambda: views.weight_trace_chart(s.weights()),
-        "topicsup.views.topic_words_chart": lambda: views.topic_words_chart(
-            s.topics(10), topic_word=s.topic_word(), vocabulary=s.corpus.vocabulary),
-        "topicsup.views.topic_sizes_chart": lambda: views.topic_sizes_chart(
-            s.readout(summaries.topic_sizes)),
-        "topicsup.views.conditional_chart": lambda: views.conditional_chart(
+        "topicsup.views.topic_words_chart": lambda f: views.topic_words_chart(
+            f["sup"].topics(10), topic_word=f["sup"].topic_word(),
+            vocabulary=f["sup"].corpus.vocabulary),
+        "topicsup.views.conditional_chart": lambda f: views.conditional_chart(
             f["step"].conditional_table()),
-        "topicsup.views.mark_settings_changes": lambda: views.mark_settings_changes(
-            views.loglik_chart(h), s.settings_changes),
-        "topicsup.search.search_k_chart": lambda: search_k_chart(f["searched"]),
-        "topicsup.prevalence.prevalence_chart": lambda: prevalence_chart(
+        "topicsup.views.mark_settings_changes": lambda f: views.mark_settings_changes(
+            views.loglik_chart(f["sup"].history), f["sup"].settings_changes),
+        "topicsup.views.prevalence_chart": lambda f: views.prevalence_chart(
             f["draws"].prevalence()),
-        "topicsup.prevalence.effect_chart": lambda: effect_chart(f["draws"].effects(),
-                                                                 covariate),
-        "topicsup.prevalence.along_chart": lambda: along_chart(f["draws"].along(covariate)),
+        "topicsup.views.effect_chart": lambda f: views.effect_chart(
+            f["draws"].effects(), f["draws"].terms[1]),
+        "topicsup.views.along_chart": lambda f: views.along_chart(
+            f["draws"].along(f["draws"].terms[1])),
+        "topicsup.search.search_k_chart": lambda f: search_k_chart(f["searched"]),
     }
 
 
 @dataclass
 class Picture:
-    name: str           # the function's full name
-    file: str           # the SVG, relative to the gallery page
-    summary: str        # the first line of its docstring
+    file: str                   # the SVG, relative to the gallery page
+    functions: tuple[str, ...]  # the full names of the chart functions it shows
 
 
 def _first_line(fn: Callable[..., Any]) -> str:
@@ -357,41 +359,128 @@ def _first_line(fn: Callable[..., Any]) -> str:
     return sentence if sentence.endswith(".") else sentence + "."
 
 
-def make_gallery(out: Path = GENERATED) -> list[Picture]:
-    """Draw every chart function (``chart_functions``) and write ``out/gallery.md``."""
+def _documented(name: str, fn: Callable[..., Any]) -> str:
+    """Where the API reference documents a chart function: where users import it from."""
+    import topicsup
+    short = name.rsplit(".", 1)[1]
+    return f"topicsup.{short}" if getattr(topicsup, short, None) is fn else name
+
+
+def gallery_problems() -> list[str]:
+    """What would leave a chart function without its one picture, found without drawing: a
+    chart function neither the view table draws (``table_charts``) nor an example does
+    (``examples``), an example of one the table draws, an example of no chart function, a
+    chart of the table that is no chart function of the package. tests/test_view_table.py
+    checks that there is none."""
     functions = chart_functions()
-    recipes = _recipes(_fits())
-    missing = sorted(set(functions) - set(recipes))
-    if missing:
-        raise SystemExit("docs/build.py: no gallery picture for " + ", ".join(missing)
-                         + ": add a recipe to _recipes()")
+    drawn = table_charts()
+    recipes = examples()
+    problems = [f"no gallery picture for {n}: draw it in a view of view_table.VIEWS or give "
+                f"it an example in examples()" for n in functions
+                if n not in drawn and n not in recipes]
+    problems += [f"{n} (drawn by the view table's {', '.join(drawn[n])}) has an example: "
+                 f"the table draws its picture, remove it from examples()"
+                 for n in recipes if n in drawn]
+    problems += [f"examples() draws {n}, which is no chart function" for n in recipes
+                 if n not in functions]
+    problems += [f"the view table's {', '.join(v)} names {n}, which is no public chart "
+                 f"function of the package" for n, v in drawn.items() if n not in functions]
+    return problems
+
+
+def make_gallery(out: Path = GENERATED) -> list[Picture]:
+    """Draw every chart function (``chart_functions``) and write ``out/gallery.md``: those
+    the view table draws (``table_charts``) as its views' sections (the report's), each view
+    on the first fit it applies to, the others by their examples (``examples``). A chart
+    function with no picture, an example of one the table draws, and a table's chart that is
+    no chart function of the package fail the build."""
+    from topicsup import Session
+    from topicsup.view_table import VIEWS, applicable
+
+    problems = gallery_problems()
+    if problems:
+        raise SystemExit("docs/build.py: " + "; ".join(problems))
+    functions = chart_functions()
+    recipes = examples()
+    fits = _fits()
+    sessions = [s for s in fits.values() if isinstance(s, Session)]
     folder = out / "gallery"
     folder.mkdir(parents=True, exist_ok=True)
     for old in folder.glob("*.svg"):
         old.unlink()
-    pictures = []
-    for name, fn in functions.items():
-        chart = recipes[name]()
-        file = f"gallery/{name.removeprefix('topicsup.')}.svg"
-        (out / file).write_text(svg_of(chart.to_dict()), encoding="utf-8")
-        pictures.append(Picture(name, file, _first_line(fn)))
+    pictures: list[Picture] = []
+    names = {fn: name for name, fn in functions.items()}
     lines = ["# Gallery", "",
-             "Every view of the package, drawn by the code when this site was built: each chart "
-             "function on a small synthetic fit (a few sweeps of LightMedLDA, DOLDA under the "
-             "horseshoe and the normal prior, HDP-LDA, Monte Carlo MedLDA, two LDA chains, "
-             "`search_k` and the prevalence draws; `docs/build.py`). In Jupyter the same charts "
-             "are interactive (tooltips, the relevance slider, a click on the topic map).", ""]
-    import topicsup
-    for p in pictures:
-        short = p.name.removeprefix("topicsup.")
-        name = p.name.rsplit(".", 1)[1]
-        documented = f"topicsup.{name}" if getattr(topicsup, name, None) is functions[p.name] \
-            else p.name        # the API reference documents it where users import it from
-        lines += [f"## `{short}`", "", p.summary, "",
-                  f"![{short}]({p.file})", "",
-                  f"API: {{py:obj}}`{documented}`", ""]
+             "Every view of the package, drawn by the code when this site was built on small "
+             "synthetic fits (a few sweeps of LightMedLDA, DOLDA under the horseshoe and the "
+             "normal prior, HDP-LDA, Monte Carlo MedLDA, LDA learning its Dirichlet parameters, "
+             "two LDA chains, `search_k` and the prevalence draws; `docs/build.py`). In Jupyter "
+             "the same charts are interactive (tooltips, the relevance slider, a click on the "
+             "topic map).", "",
+             "## The views of a session", "",
+             "What the dashboard and the offline report draw for a session: each view of the "
+             "view table (`topicsup.view_table.VIEWS`) as the report draws it, on the first fit "
+             "it applies to.", ""]
+    for name, view in VIEWS.items():
+        for s in sessions:
+            h = s.history
+            if name in applicable(s) and view.ready(h) and (sections := view.sections(s, h)):
+                break
+        else:   # drawn in another view's sections (throughput: under the log joint), or
+            continue   # on no fit: its charts are missed below
+        charts = tuple(names[fn] for fn in view.charts)
+        lines += [f"### {view.title[:1].upper()}{view.title[1:]}", "",
+                  f"The view `{name}` on the {type(s.model).__name__} fit, drawn by:", ""]
+        lines += [f"* {{py:obj}}`{c.removeprefix('topicsup.')} <{_documented(c, functions[c])}>`"
+                  f": {_first_line(functions[c])}" for c in charts]
+        lines.append("")
+        for i, (heading, chart) in enumerate(sections):
+            file = f"gallery/view-{name}-{i}.svg"
+            (out / file).write_text(svg_of(chart.to_dict()), encoding="utf-8")
+            pictures.append(Picture(file, charts))
+            lines += [f"**{heading}**", "", f"![{heading}]({file})", ""]
+    shown = {c for p in pictures for c in p.functions}
+    missing = [n for n in functions if n not in shown and n not in recipes]
+    if missing:
+        raise SystemExit("docs/build.py: no gallery picture for " + ", ".join(missing)
+                         + ": the views of the table that draw it apply to none of "
+                         "_fits()'s sessions (or their histories lack what they draw)")
+    lines += ["## Other chart functions", "",
+              "The charts no view of a session draws, each as a user calls it.", ""]
+    for name, fn in functions.items():
+        if name not in recipes:
+            continue
+        short = name.removeprefix("topicsup.")
+        file = f"gallery/{short}.svg"
+        (out / file).write_text(svg_of(recipes[name](fits).to_dict()), encoding="utf-8")
+        pictures.append(Picture(file, (name,)))
+        lines += [f"### `{short}`", "", _first_line(fn), "", f"![{short}]({file})", "",
+                  f"API: {{py:obj}}`{_documented(name, fn)}`", ""]
     (out / "gallery.md").write_text("\n".join(lines), encoding="utf-8")
     return pictures
+
+
+def views_api() -> list[str]:
+    """The functions of ``topicsup.views.__all__`` in that order: the chart functions (and
+    ``thin``) the views' API page lists."""
+    from topicsup import views
+    return [n for n in views.__all__ if inspect.isfunction(getattr(views, n))]
+
+
+def write_views_api(out: Path = GENERATED) -> None:
+    """Write ``out/views-api.md``, the API page of the views (docs/api.md's "Views" lists
+    it): every function of ``views_api()``, so a new chart function is listed without
+    editing a page."""
+    names = views_api()
+    lines = ["# Chart functions: `topicsup.views`", "",
+             "Generated from the package by `docs/build.py`: every function of "
+             "`topicsup.views.__all__`, each on its own page. Their pictures are in the "
+             "[gallery](gallery.md).", "",
+             "```{eval-rst}", ".. currentmodule:: topicsup.views", "", ".. autosummary::",
+             "   :toctree: api", "   :nosignatures:", "", *[f"   {n}" for n in names], "```",
+             ""]
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "views-api.md").write_text("\n".join(lines), encoding="utf-8")
 
 
 # ----------------------------------------------------------------------- 3. check links
@@ -465,6 +554,7 @@ def build(out: Path, executed_dir: Path | None = None, quiet: bool = False) -> R
         say(f"notebook {stem}: {origin}")
     pictures = make_gallery()
     say(f"gallery: {len(pictures)} pictures ({time.perf_counter() - start:.1f} s)")
+    write_views_api()
     out.mkdir(parents=True, exist_ok=True)
     doctrees = out.parent / f".doctrees-{out.name}"
     cmd = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-b", "html", "-q",
@@ -479,10 +569,10 @@ def build(out: Path, executed_dir: Path | None = None, quiet: bool = False) -> R
     gallery = out / "_generated" / "gallery.html"
     text = gallery.read_text(encoding="utf-8") if gallery.exists() else ""
     linked = set(re.findall(r'href="api/[^"#]+\.html#([^"]+)"', text))
-    for p in pictures:
-        short = p.name.rsplit(".", 1)[1]
-        if p.name not in linked and f"topicsup.{short}" not in linked:
-            broken.append(f"_generated/gallery.html: {p.name} has no link to its API page "
+    for name in dict.fromkeys(n for p in pictures for n in p.functions):
+        short = name.rsplit(".", 1)[1]
+        if name not in linked and f"topicsup.{short}" not in linked:
+            broken.append(f"_generated/gallery.html: {name} has no link to its API page "
                           f"(list it in docs/api.md)")
     ok = not warnings and not broken and run.returncode == 0
     return Result(ok, warnings, broken, api, len(pictures), origins,

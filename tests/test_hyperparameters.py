@@ -19,6 +19,7 @@ from topicsup.session import Session
 from topicsup.testing.exact import (assert_matches_target, enumerate_assignments,
                                     goodness_of_fit, lda_log_joint_states, normalize_log,
                                     state_index, tiny_corpus)
+from topicsup.view_table import applicable
 from topicsup.kernels.rng import seed_state
 
 from .test_checkpoint import _rewritten
@@ -140,7 +141,7 @@ def test_updates_follow_the_schedule_and_reach_the_history_and_the_problem(corpu
     saved = s.model.saved_prior(s.problem)
     assert np.array_equal(saved["hyper_alpha"], s.problem.alpha)
     assert saved["hyper_beta"][0] == s.problem.beta
-    assert "hyperparameters" in s.views and "hyperparameters" in views.applicable(s)
+    assert "hyperparameters" in s.views and "hyperparameters" in applicable(s)
     views.hyperparameter_chart(h).to_dict()
     n_wk, n_k, b = s.state.counts.n_wk, s.state.counts.n_k, s.problem.beta
     np.testing.assert_allclose(s.topic_word(), (n_wk.T + b) / (n_k[:, None] + n_wk.shape[0] * b))

@@ -31,6 +31,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
       "topicsup.synthetic", "topicsup.newsgroups", "topicsup.datasets", "topicsup.svm",
       "topicsup.history", "topicsup.parts", "topicsup.problem", "topicsup.backends",
       "topicsup.terms")),
+    ("charts: pure functions of frames", ("topicsup.views",)),
     ("the parts",
      ("topicsup.losses", "topicsup.priors", "topicsup.samplers", "topicsup.weight_samplers")),
     ("models", ("topicsup.models",)),
@@ -39,7 +40,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
       "topicsup.interrupts", "topicsup.readouts", "topicsup.prevalence")),
     ("the session", ("topicsup.session",)),
     ("on top of sessions",
-     ("topicsup.chains", "topicsup.estimators", "topicsup.views", "topicsup.report",
+     ("topicsup.chains", "topicsup.estimators", "topicsup.view_table", "topicsup.report",
       "topicsup.demo", "topicsup.search", "topicsup.precompile")),
     ("front ends and test harnesses", ("topicsup.widgets", "topicsup.testing")),
 )

@@ -150,10 +150,10 @@ def test_topic_sizes_and_their_view():
     the view draws them (offline report too) with nothing non-finite."""
     import json
 
-    from topicsup import views
     from topicsup.models import LDA
     from topicsup.report import session_views
     from topicsup.summaries import topic_sizes
+    from topicsup.view_table import VIEWS, applicable
 
     corpus = make_synthetic(n_docs=60, n_topics=4, doc_length=20, seed=4).corpus
     s = Session(LDA(K=4), corpus, seed=1)
@@ -166,8 +166,8 @@ def test_topic_sizes_and_their_view():
     assert sizes["documents"].sort_index().tolist() == np.bincount(lead, minlength=4).tolist()
     assert sizes["documents"].sum() == corpus.n_docs
     assert sizes["label"].tolist() == [s.topic_labels()[k] for k in sizes.index]
-    assert "sizes" in views.applicable(s)
-    chart = views.VIEWS["sizes"].panel(s, s.history, 300, 180)
+    assert "sizes" in applicable(s)
+    chart = VIEWS["sizes"].panel(s, s.history, 300, 180)
     spec = json.dumps(chart.to_dict())
     assert "NaN" not in spec and "Infinity" not in spec
     assert "Topic sizes" in [heading for heading, _ in session_views(s)]

@@ -14,6 +14,7 @@ from topicsup import Session, summaries, views
 from topicsup.models import LDA, LightMedLDA
 from topicsup.synthetic import make_synthetic
 from topicsup.terms import LAMBDA_GRID, Terms, best, classical_mds, js_distances
+from topicsup.view_table import VIEWS, applicable
 
 
 @pytest.fixture(scope="module")
@@ -138,11 +139,11 @@ def test_the_forest_plot_draws_each_class_strongest_topics_with_intervals(fitted
 def test_the_view_table_offers_the_map_to_every_session_and_the_forest_to_supervised(fitted):
     s = Session(LDA(K=3), make_synthetic(n_docs=40, n_topics=3, seed=3).corpus, seed=1)
     s.sweep(2)
-    assert "topic_map" in views.applicable(s) and "forest" not in views.applicable(s)
-    assert {"topic_map", "forest"} <= set(views.applicable(fitted))
+    assert "topic_map" in applicable(s) and "forest" not in applicable(s)
+    assert {"topic_map", "forest"} <= set(applicable(fitted))
     h = fitted.history
     for name in ("topic_map", "forest"):
-        v = views.VIEWS[name]
+        v = VIEWS[name]
         for _, chart in v.sections(fitted, h):
             _spec(chart)
         _spec(v.panel(fitted, h, 600, 300))

@@ -14,7 +14,8 @@ import altair as alt
 
 from . import validation as check
 from .session import Session
-from .views import VIEWS, applicable, topic_words_chart
+from .view_table import VIEWS, applicable
+from .views import topic_words_chart
 
 if TYPE_CHECKING:
     from .views import AnyChart
@@ -42,7 +43,7 @@ def session_views(session: Session, n_words: int = 10) -> list[tuple[str, AnyCha
     """(heading, chart) for every view that applies to the session, in reading order.
 
     Which apply is the model's rule (``Session.views``, shared with the dashboard); what each
-    draws is the view table's (``topicsup.views.VIEWS``), then the topic words.
+    draws is the view table's (``topicsup.view_table.VIEWS``), then the topic words.
     """
     h = session.history
     out: list[tuple[str, AnyChart]] = []

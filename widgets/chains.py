@@ -1,8 +1,9 @@
 """A live dashboard for several chains (``topicsup.chains.Chains``), for teaching
 convergence: Run / Pause / Step drive every chain at once, the log joints are overlaid one
 line per chain, and R-hat (of the log joint and, for a supervised model, the largest over
-the topic-aligned weights) is drawn against the sweep with the 1.01 threshold. Threading,
-errors and layout are the single-chain ``Dashboard``'s."""
+the topic-aligned weights) is drawn against the sweep with the 1.01 threshold (the views of
+``topicsup.view_table.CHAIN_VIEWS``). Threading, errors and layout are the single-chain
+``Dashboard``'s."""
 
 from __future__ import annotations
 
@@ -10,17 +11,14 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
-from topicsup import views, warmup
+from topicsup import warmup
 from topicsup.chains import Chains
+from topicsup.view_table import CHAIN_VIEWS
 
 from .dashboard import Dashboard
 
 if TYPE_CHECKING:
     import pandas as pd
-
-    from topicsup.views import AnyChart
-
-CHAIN_VIEWS = ("loglik", "rhat")
 
 
 class ChainsDashboard(Dashboard):
@@ -31,7 +29,8 @@ class ChainsDashboard(Dashboard):
     chains : Chains
         The chains to run together (never copied).
     sweeps, sweeps_per_refresh, refresh_seconds, views
-        As for ``Dashboard``; the views are ``"loglik"`` (one line per chain) and ``"rhat"``.
+        As for ``Dashboard``; the views are named in ``topicsup.view_table.CHAIN_VIEWS``
+        (the log joints, one line per chain, and R-hat).
 
     Examples
     --------
@@ -40,13 +39,14 @@ class ChainsDashboard(Dashboard):
     """
 
     _TARGET = Chains
+    _TABLE = CHAIN_VIEWS
 
     @property
     def chains(self) -> Chains:
         return cast(Chains, self.session)   # _TARGET: __init__ takes nothing else
 
     def _supported_views(self) -> tuple[str, ...]:
-        return CHAIN_VIEWS
+        return tuple(CHAIN_VIEWS)   # every view of several chains applies to any chains
 
     def _compile_ahead(self) -> warmup.Warmup | None:
         # chains on this machine's threads share its compiled kernels; Dask workers compile
@@ -57,16 +57,6 @@ class ChainsDashboard(Dashboard):
     def _convergence(self) -> pd.DataFrame:
         c = self.chains
         return c.convergence(weights=c.model.supervised)
-
-    def _view(self, name: str, history: pd.DataFrame) -> AnyChart:
-        w_, h_ = 300, 180
-        if name == "loglik":
-            if not (history["metric"] == "log_joint_per_token").any():
-                raise ValueError("no log joint yet")
-            chart: AnyChart = views.loglik_chart(history, width=w_, height=h_)
-        else:
-            chart = views.rhat_chart(self._convergence(), width=w_, height=h_)
-        return chart
 
     def _status_html(self) -> str:
         c = self.chains

@@ -14,7 +14,7 @@ Errors. An exception in the worker (or in a button's or a setting's callback, wh
 ipywidgets would otherwise swallow) is shown in the status line, the buttons come back, and
 the next Run retries: the session is left between blocks, consistent, by construction
 (``Session.run``). Settings changed while sampling are marked on the charts against sweeps
-(``views.mark_settings_changes``).
+(``topicsup.views.mark_settings_changes``).
 
 Layout. Controls wrap onto further rows rather than shrink, so at the default notebook width
 every control keeps its label and every slider its track; every control has a one-sentence
@@ -33,7 +33,7 @@ from __future__ import annotations
 import html
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import altair as alt
@@ -41,8 +41,10 @@ import ipywidgets as w
 import numpy as np
 
 from topicsup import validation as check
-from topicsup import views, warmup
+from topicsup import warmup
 from topicsup.session import Session
+from topicsup.view_table import VIEWS, View, applicable
+from topicsup.views import mark_settings_changes
 
 from .charts import FiniteChart
 from .controls import LABEL as _LABEL, WRAP as _WRAP, SettingsRow, control_layout
@@ -63,13 +65,9 @@ PACES = (("full speed", 0.0), ("10 sweeps/s", 10.0), ("5 sweeps/s", 5.0), ("2 sw
 TAILS = (("all sweeps", 0), ("last 20 sweeps", 20), ("last 50 sweeps", 50),
          ("last 200 sweeps", 200))
 SLOW_PACE = 1.0   # slow motion: one sweep per refresh, one sweep per second
-
-
-def _on_request(name: str) -> bool:
-    """Timing views are shown only when asked for (``topicsup.views.VIEWS``); views the
-    table does not know (a ChainsDashboard's) by default."""
-    view = views.VIEWS.get(name)
-    return view is not None and view.on_request
+# a view's panel (width, height of its plot in pixels): two side by side, their legends below,
+# fit a notebook (tests/test_view_widths.py measures every view of the table at it)
+PANEL = (300, 180)
 
 
 def _menu(options: tuple[tuple[str, Any], ...], value: Any,
@@ -152,9 +150,9 @@ class Dashboard:
     tail : int
         Draw only the last ``tail`` sweeps on the charts against sweeps (0: all); editable.
     views : sequence of str, optional
-        Which charts to show: names in ``topicsup.views.VIEWS`` (each entry says what it
-        draws and for which sessions); by default those that apply (``views.applicable``)
-        except the timing views (``View.on_request``).
+        Which charts to show: names in ``topicsup.view_table.VIEWS`` (each entry says what it
+        draws and for which sessions); by default those that apply
+        (``view_table.applicable``) except the timing views (``View.on_request``).
 
     Examples
     --------
@@ -164,6 +162,7 @@ class Dashboard:
     """
 
     _TARGET: type[Runnable] = Session   # what it runs (ChainsDashboard: several chains)
+    _TABLE: Mapping[str, View[Any]] = VIEWS   # the view table of what it runs
 
     def __init__(self, session: Runnable, sweeps: int = 100, sweeps_per_refresh: int = 1,
                  refresh_seconds: float = 0.5, views: tuple[str, ...] | None = None,
@@ -181,7 +180,7 @@ class Dashboard:
         tail = check.integer("tail", tail, low=0, high=MAX_SWEEPS)
         supported = self._supported_views()
         if views is None:
-            views = tuple(v for v in supported if not _on_request(v))
+            views = tuple(v for v in supported if not self._TABLE[v].on_request)
         if isinstance(views, str) or not isinstance(views, (list, tuple)):
             raise TypeError(f"views must be a list or tuple of view names from "
                             f"{list(supported)}, got {views!r}")
@@ -207,7 +206,7 @@ class Dashboard:
     # ------------------------------------------------------------------ layout
     def _supported_views(self) -> tuple[str, ...]:
         # the view table's rule, as the report's (a Dashboard's _TARGET is a Session)
-        return views.applicable(cast(Session, self.session))
+        return applicable(cast(Session, self.session))
 
     def _compile_ahead(self) -> warmup.Warmup | None:
         """Start compiling the kernels the first Run needs (``Session.compile_ahead``)."""
@@ -333,8 +332,7 @@ class Dashboard:
 
     def _placeholder(self, name: str) -> str:
         """A panel's title before it has data, in plain words."""
-        view = views.VIEWS.get(name)
-        title = view.title if view is not None else name.replace("_", " ")
+        title = self._TABLE[name].title
         warm = self._warmup
         if warm is not None and not warm.done:
             return f"{title}: compiling kernels (first run only)"
@@ -346,16 +344,17 @@ class Dashboard:
         return int(self.tail_box.value)
 
     def _view(self, name: str, history: pd.DataFrame) -> AnyChart:
-        """The view's panel from the table (``topicsup.views.VIEWS``), zoomed on the last
-        ``tail`` sweeps; a ``ValueError`` while the history does not hold what it draws."""
-        view = views.VIEWS[name]
+        """The view's panel from the table (``_TABLE``: ``topicsup.view_table.VIEWS``), zoomed
+        on the last ``tail`` sweeps; a ``ValueError`` while the history does not hold what it
+        draws."""
+        view = self._TABLE[name]
         if not view.ready(history):
             raise ValueError(f"no {view.title} yet")
         n, changes = self.session.n_sweeps, self.session.settings_changes
         if view.sweep_axis:
             history, changes = _tail(history, self.tail, n), _tail(changes, self.tail, n)
-        chart = view.panel(cast(Session, self.session), history, 300, 180)   # see _TARGET
-        return views.mark_settings_changes(chart, changes) if view.sweep_axis else chart
+        chart = view.panel(self.session, history, *PANEL)   # the _TABLE of its _TARGET
+        return mark_settings_changes(chart, changes) if view.sweep_axis else chart
 
     def _status_html(self) -> str:
         s = cast(Session, self.session)   # a Dashboard's _TARGET (ChainsDashboard has its own)
