@@ -424,7 +424,8 @@ def make_gallery(out: Path = GENERATED) -> list[Picture]:
     for name, view in VIEWS.items():
         for s in sessions:
             h = s.history
-            if name in applicable(s) and view.ready(h) and (sections := view.sections(s, h)):
+            if name in s.readout(applicable) and view.ready(h) and (
+                    sections := view.sections(s.readout(view.report_read()), h)):
                 break
         else:   # drawn in another view's sections (throughput: under the log joint), or
             continue   # on no fit: its charts are missed below

@@ -141,7 +141,7 @@ def test_updates_follow_the_schedule_and_reach_the_history_and_the_problem(corpu
     saved = s.model.saved_prior(s.problem)
     assert np.array_equal(saved["hyper_alpha"], s.problem.alpha)
     assert saved["hyper_beta"][0] == s.problem.beta
-    assert "hyperparameters" in s.views and "hyperparameters" in applicable(s)
+    assert "hyperparameters" in s.views and "hyperparameters" in s.readout(applicable)
     views.hyperparameter_chart(h).to_dict()
     n_wk, n_k, b = s.state.counts.n_wk, s.state.counts.n_k, s.problem.beta
     np.testing.assert_allclose(s.topic_word(), (n_wk.T + b) / (n_k[:, None] + n_wk.shape[0] * b))

@@ -166,8 +166,8 @@ def test_topic_sizes_and_their_view():
     assert sizes["documents"].sort_index().tolist() == np.bincount(lead, minlength=4).tolist()
     assert sizes["documents"].sum() == corpus.n_docs
     assert sizes["label"].tolist() == [s.topic_labels()[k] for k in sizes.index]
-    assert "sizes" in applicable(s)
-    chart = VIEWS["sizes"].panel(s, s.history, 300, 180)
+    assert "sizes" in s.readout(applicable)
+    chart = VIEWS["sizes"].panel(s.readout(VIEWS["sizes"].read), s.history, 300, 180)
     spec = json.dumps(chart.to_dict())
     assert "NaN" not in spec and "Infinity" not in spec
     assert "Topic sizes" in [heading for heading, _ in session_views(s)]

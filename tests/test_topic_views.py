@@ -139,11 +139,11 @@ def test_the_forest_plot_draws_each_class_strongest_topics_with_intervals(fitted
 def test_the_view_table_offers_the_map_to_every_session_and_the_forest_to_supervised(fitted):
     s = Session(LDA(K=3), make_synthetic(n_docs=40, n_topics=3, seed=3).corpus, seed=1)
     s.sweep(2)
-    assert "topic_map" in applicable(s) and "forest" not in applicable(s)
-    assert {"topic_map", "forest"} <= set(applicable(fitted))
+    assert "topic_map" in s.readout(applicable) and "forest" not in s.readout(applicable)
+    assert {"topic_map", "forest"} <= set(fitted.readout(applicable))
     h = fitted.history
     for name in ("topic_map", "forest"):
         v = VIEWS[name]
-        for _, chart in v.sections(fitted, h):
+        for _, chart in v.sections(fitted.readout(v.report_read()), h):
             _spec(chart)
-        _spec(v.panel(fitted, h, 600, 300))
+        _spec(v.panel(fitted.readout(v.read), h, 600, 300))

@@ -190,11 +190,11 @@ def test_every_view_of_the_table_fits_a_notebook(session, others, called, name):
     drawn = []
     for s in [session, *others]:
         h = _chains_history(s)
-        if name in applicable(s) and view.ready(h):
+        if name in s.readout(applicable) and view.ready(h):
             kind = type(s.model).__name__
-            drawn += [(f"{kind} panel", view.panel(s, h, *PANEL)),
+            drawn += [(f"{kind} panel", view.panel(s.readout(view.read), h, *PANEL)),
                       *[(f"{kind} section {head!r}", chart)
-                        for head, chart in view.sections(s, h)]]
+                        for head, chart in view.sections(s.readout(view.report_read()), h)]]
     assert drawn, f"no session of this module draws the view {name!r}: add one to others()"
     assert set(called) == set(view.charts), f"{name} draws {set(called)}"
     wide = _too_wide(drawn)
@@ -206,7 +206,8 @@ def test_every_view_of_several_chains_fits_a_notebook(chains, called, name):
     view = CHAIN_VIEWS[name]
     h = chains.history
     assert view.ready(h)
-    drawn = [("panel", view.panel(chains, h, *PANEL)), *view.sections(chains, h)]
+    drawn = [("panel", view.panel(view.read(chains), h, *PANEL)),
+             *view.sections(view.report_read()(chains), h)]
     assert set(called) == set(view.charts), f"{name} draws {set(called)}"
     wide = _too_wide(drawn)
     assert not wide, f"{name} is wider than {views.FIT_WIDTH} px: {wide}"

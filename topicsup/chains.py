@@ -174,11 +174,6 @@ class Chains:
         """True when a chain was stopped part-way through a sweep."""
         return any(s.in_sweep for s in self.sessions)
 
-    @property
-    def views(self) -> tuple[str, ...]:
-        """The views of several chains: the log joints overlaid, and R-hat over sweeps."""
-        return ("loglik", "rhat")
-
     def request_stop(self) -> None:
         """Ask every chain running on threads to stop after its current block (chains on a
         Dask cluster finish their current call)."""

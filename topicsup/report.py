@@ -11,10 +11,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 import altair as alt
+import pandas as pd
 
+from . import summaries
 from . import validation as check
+from .arrays import Array
 from .session import Session
-from .view_table import VIEWS, applicable
+from .summaries import ModelFit
+from .view_table import VIEWS, Frames, applicable
 from .views import topic_words_chart
 
 if TYPE_CHECKING:
@@ -39,20 +43,31 @@ def _embed(chart: AnyChart, div_id: str) -> str:
             f'.catch(console.error);</script>')
 
 
+def _report_reads(fit: ModelFit, n_words: int) -> tuple[pd.DataFrame, list[tuple[str, Frames]],
+                                                       pd.DataFrame, Array, tuple[str, ...]]:
+    """Everything the report draws of one chain, read of its ``Fit`` at one moment: the
+    history, what each view that applies and is ready reads (``View.report_read``), the
+    topics, the topic-word matrix and the vocabulary."""
+    h = summaries.history(fit)
+    reads = [(name, VIEWS[name].report_read()(fit)) for name in applicable(fit)
+             if VIEWS[name].ready(h)]   # the table's reading order
+    return (h, reads, summaries.topics(fit, n_words), summaries.topic_word(fit),
+            tuple(fit.problem.corpus.vocabulary))
+
+
 def session_views(session: Session, n_words: int = 10) -> list[tuple[str, AnyChart]]:
     """(heading, chart) for every view that applies to the session, in reading order.
 
-    Which apply is the model's rule (``Session.views``, shared with the dashboard); what each
-    draws is the view table's (``topicsup.view_table.VIEWS``), then the topic words.
-    """
-    h = session.history
+    Which apply is the model's rule (``Model.views``, shared with the dashboard); what each
+    draws is the view table's (``topicsup.view_table.VIEWS``), then the topic words. What
+    they draw is read of the session's ``Fit`` at one moment (``Session.readout``), the
+    charts drawn after."""
+    h, reads, topics, topic_word, vocabulary = session.readout(_report_reads, n_words)
     out: list[tuple[str, AnyChart]] = []
-    for name in applicable(session):   # the table's reading order
-        if VIEWS[name].ready(h):
-            out += VIEWS[name].sections(session, h)
-    out.append(("Topic words", topic_words_chart(session.topics(n_words),
-                                                 topic_word=session.topic_word(),
-                                                 vocabulary=session.corpus.vocabulary)))
+    for name, frames in reads:
+        out += VIEWS[name].sections(frames, h)
+    out.append(("Topic words", topic_words_chart(topics, topic_word=topic_word,
+                                                 vocabulary=vocabulary)))
     return out
 
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from topicsup import warmup
 from topicsup.chains import Chains
-from topicsup.view_table import CHAIN_VIEWS
+from topicsup.view_table import CHAIN_VIEWS, Frames, View
 
 from .dashboard import Dashboard
 
@@ -47,6 +47,10 @@ class ChainsDashboard(Dashboard):
 
     def _supported_views(self) -> tuple[str, ...]:
         return tuple(CHAIN_VIEWS)   # every view of several chains applies to any chains
+
+    def _read(self, view: View[Any]) -> Frames:
+        # several chains are read through their sessions' own reads (``Chains``)
+        return view.read(self.chains)
 
     def _compile_ahead(self) -> warmup.Warmup | None:
         # chains on this machine's threads share its compiled kernels; Dask workers compile

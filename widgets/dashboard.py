@@ -43,7 +43,7 @@ import numpy as np
 from topicsup import validation as check
 from topicsup import warmup
 from topicsup.session import Session
-from topicsup.view_table import VIEWS, View, applicable
+from topicsup.view_table import VIEWS, Frames, View, applicable
 from topicsup.views import mark_settings_changes
 
 from .charts import FiniteChart
@@ -206,7 +206,7 @@ class Dashboard:
     # ------------------------------------------------------------------ layout
     def _supported_views(self) -> tuple[str, ...]:
         # the view table's rule, as the report's (a Dashboard's _TARGET is a Session)
-        return applicable(cast(Session, self.session))
+        return cast(tuple[str, ...], cast(Session, self.session).readout(applicable))
 
     def _compile_ahead(self) -> warmup.Warmup | None:
         """Start compiling the kernels the first Run needs (``Session.compile_ahead``)."""
@@ -353,8 +353,13 @@ class Dashboard:
         n, changes = self.session.n_sweeps, self.session.settings_changes
         if view.sweep_axis:
             history, changes = _tail(history, self.tail, n), _tail(changes, self.tail, n)
-        chart = view.panel(self.session, history, *PANEL)   # the _TABLE of its _TARGET
+        chart = view.panel(self._read(view), history, *PANEL)   # the _TABLE of its _TARGET
         return mark_settings_changes(chart, changes) if view.sweep_axis else chart
+
+    def _read(self, view: View[Any]) -> Frames:
+        """What ``view`` draws, read of the session's ``Fit`` with the chain held still (the
+        chart is drawn after, while the chain samples on)."""
+        return cast(Frames, cast(Session, self.session).readout(view.read))
 
     def _status_html(self) -> str:
         s = cast(Session, self.session)   # a Dashboard's _TARGET (ChainsDashboard has its own)
