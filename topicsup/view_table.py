@@ -185,6 +185,11 @@ VIEWS: dict[str, View[ModelFit]] = {
         lambda f, h, w, ht: views.topic_sizes_chart(f["sizes"], width=w),
         lambda f, h: [("Topic sizes", views.topic_sizes_chart(f["sizes"]))],
         read=_sizes, sweep_axis=False, on_request=True, applies=lambda fit: True),
+    "moves": View(
+        "tokens that changed topic", (views.change_rate_chart,), _has("topic_change_rate"),
+        lambda f, h, w, ht: views.change_rate_chart(h, width=w, height=ht),
+        lambda f, h: [("Tokens that changed topic", views.change_rate_chart(h))],
+        on_request=True, applies=lambda fit: True),
     "time": View(
         "seconds per step", (views.step_time_chart,), _has(STEP_SECONDS, prefix=True),
         lambda f, h, w, ht: views.step_time_chart(h, width=w, height=ht),

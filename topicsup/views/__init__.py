@@ -27,7 +27,8 @@ from ..history import ACCEPTANCE, STEP_SECONDS, TRAIN_PREFIX
 from ._common import CHAIN_SYMBOL, FIT_WIDTH, MAX_ROWS, POINTS_BELOW, thin
 from .conditional import conditional_chart
 from .convergence import (ALTERNATION, HYPERPARAMETERS, RHAT_OK, TABLES, acceptance_chart,
-                          alternation_chart, draw_share_chart, hyperparameter_chart,
+                          alternation_chart, change_rate_chart, draw_share_chart,
+                          hyperparameter_chart,
                           loglik_chart, rhat_chart, score_chart, score_pair_chart,
                           step_time_chart, tables_chart, throughput_chart)
 from .marks import mark_settings_changes
@@ -47,7 +48,7 @@ __all__ = [
     "ACCEPTANCE", "ALTERNATION", "HYPERPARAMETERS", "RHAT_OK", "STEP_SECONDS", "TABLES",
     "TRAIN_PREFIX", "loglik_chart", "rhat_chart", "throughput_chart", "draw_share_chart",
     "tables_chart", "hyperparameter_chart", "alternation_chart", "step_time_chart",
-    "acceptance_chart", "score_chart", "score_pair_chart",
+    "acceptance_chart", "score_chart", "score_pair_chart", "change_rate_chart",
     # weights
     "COEFFICIENT_COLUMNS", "COEFFICIENT_VALUES", "PANELS_PER_ROW", "coefficient_heatmap",
     "forest_chart", "prior_comparison_chart", "weight_trace_chart",

@@ -102,6 +102,44 @@ def throughput_chart(history: pd.DataFrame, width: int = 480, height: int = 200)
         tooltip=["sweep:Q", alt.Tooltip("mtok:Q", format=".2f")])
 
 
+def change_rate_chart(history: pd.DataFrame, width: int = 480, height: int = 200
+                      ) -> alt.Chart:
+    """The share of tokens whose topic changed in each sweep (``topic_change_rate``), on a
+    log scale: how far the chain still moves. It falls from the random start's ~(K-1)/K as
+    the chain settles and levels off above zero at stationarity, where tokens keep moving
+    within the posterior; a sampler that mixes slowly moves few tokens per sweep, and a
+    chain that stops moving altogether is stuck, not converged. Several chains (a ``chain``
+    column) get a colour each; sweeps without a finite positive value (none moved) are left
+    out and counted in the title.
+
+    Parameters
+    ----------
+    history : DataFrame
+        ``Session.history`` (its ``topic_change_rate`` rows), or several with a ``chain``
+        column.
+    width, height : int
+        Size of the chart in pixels.
+    """
+    _check_history(history)
+    rows = history[history["metric"] == "topic_change_rate"]
+    if rows.empty:
+        raise ValueError("history has no topic_change_rate rows: run a sweep first")
+    df, dropped = _metric_frame(rows, positive=True)
+    chains = _chains(df)
+    title = "Tokens that changed topic"
+    if dropped:
+        title += f" ({dropped} sweep{'s' if dropped > 1 else ''} without a change left out)"
+    enc: dict[str, Any] = {
+        "x": alt.X("sweep:Q", title="sweep"),
+        "y": alt.Y("value:Q", title="share of tokens", scale=alt.Scale(type="log")),
+        "tooltip": ["sweep:Q", *[f"{c}:N" for c in chains],
+                    alt.Tooltip("value:Q", format=".3f", title="share of tokens")]}
+    if chains:
+        enc["color"] = alt.Color("chain:N", title="chain",
+                                 legend=alt.Legend(orient="bottom", columns=2))
+    return _line(thin(df[["sweep", "value", *chains]]), width, height, title).encode(**enc)
+
+
 def draw_share_chart(history: pd.DataFrame, width: int = 480,
                      height: int = 200) -> alt.Chart:
     """What the partially collapsed sampler's sparse kernel does per token: the share of its
