@@ -24,12 +24,13 @@ from topicsup.models import DOLDA, LDA, LightMedLDA, MedLDA
 from topicsup.newsgroups import load_20newsgroups
 from topicsup.session import Session
 
-CASES = {"lda-gibbs": lambda: LDA(K=100, alpha=0.1, beta=0.01),
+# each case names its sampler: the default, sampler="auto", would choose per version
+CASES = {"lda-gibbs": lambda: LDA(K=100, alpha=0.1, beta=0.01, sampler="gibbs"),
          "lda-light": lambda: LDA(K=100, alpha=0.1, beta=0.01, sampler="light"),
-         "medlda-gibbs-T20": lambda: MedLDA(K=100, lam=4.0),
-         "lightmedlda-T20": lambda: LightMedLDA(K=100, lam=4.0),
+         "medlda-gibbs-T20": lambda: MedLDA(K=100, lam=4.0, sampler="gibbs"),
+         "lightmedlda-T20": lambda: LightMedLDA(K=100, lam=4.0, sampler="light"),
          "lda-pc": lambda: LDA(K=100, alpha=0.1, beta=0.01, sampler="partially_collapsed"),
-         "dolda-pc-T20": lambda: DOLDA(K=100)}
+         "dolda-pc-T20": lambda: DOLDA(K=100, sampler="partially_collapsed")}
 
 
 def main() -> None:

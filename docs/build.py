@@ -287,6 +287,7 @@ def _fits() -> dict[str, Any]:
     from topicsup import DOLDA, HDPLDA, LDA, LightMedLDA, MCMedLDA, Session, search_k
     from topicsup.chains import run_chains
     from topicsup.datasets import make_synthetic
+    from topicsup.inspector import TokenInspector
     from topicsup.prevalence import run_keeping_prevalence
 
     data = make_synthetic(n_docs=160, n_topics=4, doc_length=30, task="multiclass",
@@ -313,7 +314,7 @@ def _fits() -> dict[str, Any]:
     searched = search_k(corpus, [2, 4], sweeps=5, n_burn=5, n_keep=5, seed=0)
     priors = pd.concat({"horseshoe": dolda.coefficients(), "normal": normal.coefficients()},
                        names=["prior"]).reset_index(0)
-    step = sup.inspector(doc=0, seed=0).step()
+    step = TokenInspector(sup, doc=0, seed=0).step()
     return dict(sup=sup, dolda=dolda, priors=priors, hdp=hdp, mc=mc, learned=learned,
                 draws=draws, chains=chains, searched=searched, step=step)
 

@@ -349,6 +349,7 @@ def _model_cases() -> list[Case]:
 
 def _session_cases() -> list[Case]:
     from topicsup import LDA, Corpus, MedLDA, Session
+    from topicsup.inspector import TokenInspector
     import scipy.sparse as sp
 
     def busy(f):
@@ -440,7 +441,7 @@ def _session_cases() -> list[Case]:
              "no metric named 'loglik'", "loglik"),
         Case(s, "change-the-posterior", lambda f: f.lda.set_params(K=7), "ValueError",
              r"cannot change \['K'\] during a chain", "K"),
-        Case(s, "inspect-a-missing-document", lambda f: f.lda.inspector(doc=10**6),
+        Case(s, "inspect-a-missing-document", lambda f: TokenInspector(f.lda, doc=10**6),
              "ValueError", r"doc must be an integer in \[0, 59\]", "doc"),
         Case(s, "held-out-without-the-covariates", held_out_without_covariates, "ValueError",
              r"held-out documents have the covariates \[\], the model's corpus \['x0', 'x1'\]",
@@ -752,6 +753,8 @@ def _loader_cases() -> list[Case]:
 
 
 def _widget_cases() -> list[Case]:
+    from topicsup.inspector import TokenInspector
+
     def dash(f, **kw):
         from topicsup.widgets import Dashboard
         return Dashboard(f.lda, **kw)
@@ -780,7 +783,7 @@ def _widget_cases() -> list[Case]:
         Case(wd, "inspector-negative-document", lambda f: inspector(f, doc=-1), "ValueError",
              r"doc must be an integer in \[0, 59\]", "doc"),
         Case(wd, "inspector-generator-too-short",
-             lambda f: setattr(f.lda.inspector(), "rng", np.ones(1, np.uint64)), "TypeError",
+             lambda f: setattr(TokenInspector(f.lda), "rng", np.ones(1, np.uint64)), "TypeError",
              r"rng must be a xoshiro state: a uint64 array of shape \(4,\)", "rng"),
         Case(wd, "inspector-step-zero", lambda f: inspector(f).step(0), "ValueError",
              "n must be an integer >= 1", "n"),

@@ -444,12 +444,16 @@ def test_refuses_to_step_inside_the_lda_initialisation(corpora):
     assert {m.kind for m in TokenInspector(s, 0).step().steps} <= {"doc", "word", "exp"}
 
 
-def test_session_inspector_hook():
-    """Session.inspector(doc, seed) is a TokenInspector on that session and document."""
-    from topicsup.datasets import load_demo_corpus
-    s = Session(LDA(K=4, sampler="light"), load_demo_corpus().corpus, seed=0)
-    insp = s.inspector(doc=2, seed=5)
-    assert isinstance(insp, TokenInspector) and insp.step().doc == 2
+def test_the_session_and_the_samplers_do_not_import_the_inspector():
+    """The replay is wired from the bottom: the samplers implement ``samplers.stepping``'s
+    protocol over a typed ``StepContext`` (no session, no inspector), the inspector builds
+    the context from a session, and the Session compiles the replay ahead through the
+    samplers' ``stepping.warm_up``, importing no inspector (issue 48)."""
+    from tests.test_layers import imports
+    found = {(i.importer, i.target) for i in imports()}
+    assert not {(a, b) for a, b in found if b == "topicsup.inspector"
+                and (a == "topicsup.session" or a.startswith("topicsup.samplers"))}
+    assert ("topicsup.session", "topicsup.samplers.stepping") in found
 
 
 # ---------------------------------------------------------------------- names and checks
@@ -554,3 +558,54 @@ def test_document_html_keeps_each_token_whole_in_its_colour_and_tooltip():
         assert "display:inline-block" in style and "white-space:nowrap" in style
         assert f"background:{colours[int(k)]}" in style and title == name
     assert "font-weight:bold" in spans[1][2] and "opacity:0.45" in spans[0][2]
+
+
+# ---------------------------------------------------------------------- the replay's types
+def test_the_stepping_signatures_are_typed_without_any():
+    """Every sampler with token stepping implements ``samplers.stepping.Stepping`` over the
+    typed ``StepContext`` and ``StepPass``: no parameter or return of its replay methods is
+    ``Any`` (issue 48: they took ``insp: Any, p: Any`` and read the session through them)."""
+    import importlib
+    import typing
+    from typing import Any
+
+    from topicsup.samplers import stepping
+    names = [n for n in typing.get_type_hints(stepping.Stepping.__dict__["begin_pass"])]
+    assert names == ["ctx", "p", "return"]
+    stepped = [SAMPLERS.get(n) for n in SAMPLERS.names() if SAMPLERS.get(n).stepping]
+    assert len(stepped) >= 2
+    for cls in stepped:
+        for method in ("begin_pass", "first_draws", "load_document", "proposals",
+                       "step_token"):
+            module = importlib.import_module(cls.__module__)
+            hints = typing.get_type_hints(getattr(cls, method), vars(module))
+            assert hints["ctx"] is stepping.StepContext and hints["p"] is stepping.StepPass, \
+                (cls.__name__, method)
+            # an array's shape is tuple[Any, ...] (numpy's own alias): Any as a parameter or
+            # return type, or one member of a union, is what the issue is about
+            bad = {k: v for k, v in hints.items() if v is Any or (
+                Any in typing.get_args(v) and typing.get_origin(v) is not np.ndarray)}
+            assert not bad, f"{cls.__name__}.{method} has Any in {bad}"
+
+
+@pytest.mark.parametrize("model", [LDA(K=3, sampler="light"), LDA(K=3, sampler="gibbs"),
+                                   LightMedLDA(K=3, sampler="light"), MedLDA(K=3, sampler="gibbs")],
+                         ids=["light", "gibbs", "LightMedLDA", "MedLDA"])
+def test_the_warm_up_replays_a_token_on_a_copy_and_leaves_the_chain(model):
+    """``stepping.warm_up`` (what ``Session.compile_ahead`` runs for the replay) steps a
+    token on a copy of the state with a stream of its own: the chain's state, stream and
+    next sweeps are those of a chain never warmed up."""
+    from topicsup.samplers import stepping
+    data = make_synthetic(n_docs=30, n_topics=3, doc_length=15, task="multiclass",
+                          n_classes=3, seed=4)
+    a, b = (Session(model, data.corpus, seed=2) for _ in range(2))
+    a.run(2), b.run(2)
+    before = {k: v.copy() for k, v in a.state.arrays().items()}
+    rng = a.rng.copy()
+    stepping.warm_up(a.problem, a.state)
+    assert np.array_equal(a.rng, rng)
+    for k, v in a.state.arrays().items():
+        assert np.array_equal(v, before[k]), k
+    a.run(2), b.run(2)
+    for k, v in a.state.arrays().items():
+        assert np.array_equal(v, b.state.arrays()[k]), k

@@ -12,6 +12,7 @@ import pytest
 import topicsup.models.supervised as supervised_module
 from topicsup import Session
 from topicsup.corpus import Corpus, Labels
+from topicsup.inspector import TokenInspector
 from topicsup.kernels.counts import tokens_of
 from topicsup.losses import REGISTRY as LOSSES
 from topicsup.models import LDA, PDPLDA, HDPLDA, MCMedLDA, SupervisedLDA
@@ -118,7 +119,7 @@ def test_the_features_follow_the_topics_after_the_inspector_moves_them():
     corpus = _labelled()
     s = Session(SupervisedLDA(K=3), corpus, seed=3)
     s.sweep(1)
-    insp = s.inspector(doc=2, seed=4)
+    insp = TokenInspector(s, doc=2, seed=4)
     before = s.state.z.copy()
     while np.array_equal(s.state.z, before):
         insp.step()

@@ -12,16 +12,18 @@ the proposal draws (``light.draw_doc_proposal`` ...), the acceptance arithmetic
 (``light.doc_step_ratio`` ... ``light.accepts``) and the supervised bookkeeping
 (``kernels.supervised``) are the very ones ``light_sweep`` inlines, and the Gibbs conditional
 is summed with ``gibbs.conditional_weight``. Only the loop over MH steps is written out, in
-Python, so it can record every step; it lives with the sampler it mirrors (the
-``step_token``, ``load_document`` and ``proposals`` of ``samplers.gibbs.Gibbs`` and
-``samplers.light.Light``), and a sampler without them declares so (``TopicSampler.stepping``
-empty), which the inspector names. The random stream is read exactly as the sweep reads
-it (each token's uniforms drawn ``light.LEAD`` tokens ahead, the stale word tables' own
-draws in between), so stepping a whole document from the same generator state gives the
+Python, so it can record every step; it lives with the sampler it mirrors (the replay
+``samplers.stepping`` drives through the ``Stepping`` protocol of ``samplers.gibbs.Gibbs`` and
+``samplers.light.Light``, each given a typed ``StepContext`` of the chain: its bound problem
+and live state, never the session), and a sampler without it declares so
+(``TopicSampler.stepping`` empty), which the inspector names. This module builds the
+context from a session, keeps the records and draws the document. The random stream is read
+exactly as the sweep reads it (each token's uniforms drawn ``light.LEAD`` tokens ahead, the
+stale word tables' own draws in between), so stepping a whole document from the same generator state gives the
 sweep's chain, bit for bit: ``tests/test_inspector.py`` checks it for every sampler. The
 exact conditional and the proposal distributions shown are computed separately, in plain
-numpy from ``z`` (``exact_conditional`` ...), and the tests check the kernel's ratios
-against them.
+numpy from ``z`` (``stepping.exact_conditional`` ...), and the tests check the kernel's
+ratios against them.
 
 Random numbers. The inspector draws from its own xoshiro stream (``seed``), not from the
 session's: a document is inspected out of the sweep's order, so reading the session's stream
@@ -42,24 +44,25 @@ import colorsys
 import html
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
 
 from . import validation as check
-from .arrays import F64, I32, I64, Array, Rng
-from .kernels import info as info_layout, supervised
+from .arrays import F64, Array, Rng
+from .kernels import info as info_layout
 from .kernels.rng import seed_state
-from .samplers import REGISTRY as SAMPLERS
+from .samplers import REGISTRY as SAMPLERS, stepping
 from .samplers.gibbs import Gibbs
 from .samplers.light import Light
-# the proposals and the MH step's record are the samplers' stepping's (importable from here)
-from .samplers.stepping import MHStep, doc_proposal, exp_proposal, word_proposal  # noqa: F401
-from .samplers.stepping import normalize_log as _normalize_log
+# the replay's distributions and the MH step's record are the samplers' stepping's
+# (importable from here)
+from .samplers.stepping import (MHStep, StepContext, StepPass, doc_proposal,  # noqa: F401
+                                exact_conditional, exp_proposal, marginal_g, supervised_g,
+                                word_proposal)
 
 if TYPE_CHECKING:
-    from .losses import Loss
     from .models.lda import LDA
     from .problem import State
 
@@ -112,35 +115,6 @@ def sampler_title(model: LDA) -> str:
         how += "; stale word tables"
     steps = "step" if ts.mh_steps == 1 else "steps"
     return f"{name} · light sampler ({how}; {ts.mh_steps} Metropolis-Hastings {steps} per token)"
-
-
-# ---------------------------------------------------------------------- the distributions
-# Plain numpy from the counts, independent of the kernels' bookkeeping: what the inspector
-# shows as "exact", and what the tests check the kernels' ratios against (the proposals
-# shown beside it are ``samplers.stepping``'s).
-
-def supervised_g(eta_kt: F64, b_d: F64, w_d: F64, r_d: F64, n_kd: F64, N_d: int) -> F64:
-    """g_d(k) for every k (docs/math.md sec. 1) with the token removed: ``n_kd`` are the other
-    tokens' counts, ``eta_kt`` (K, T), ``b_d``, ``w_d``, ``r_d`` the document's (T,) columns."""
-    m = eta_kt.T @ n_kd                       # m_dt^-di
-    return (eta_kt * (b_d / N_d)).sum(axis=1) - \
-        (w_d * (eta_kt ** 2 + 2 * eta_kt * (m + N_d * r_d))).sum(axis=1) / (2.0 * N_d ** 2)
-
-
-def marginal_g(loss: Loss, eta_kt: F64, y_d: F64, r_d: F64, n_kd: F64, N_d: int) -> F64:
-    """g_d(k) = sum_t log psi(y_td | s_td(k)) for every k, the loss's pseudo-likelihood with
-    the augmentation integrated out (``supervised_factor="marginal"``): s_td(k) the score with
-    the token at k, ``n_kd`` the other tokens' counts."""
-    s = (eta_kt.T @ n_kd)[None, :] / N_d + eta_kt / N_d + r_d[None, :]   # (K, T)
-    return loss.log_psi(y_d[None, :], s).sum(axis=1)
-
-
-def exact_conditional(n_kd: F64, n_kw: F64, n_k: F64, alpha: F64, beta: float, V: int,
-                      g: F64 | None = None) -> F64:
-    """p(z_i = k | rest) ∝ (n_kd + alpha_k)(n_kw + beta)/(n_k + V beta) exp(g_d(k)), every count
-    without token i (docs/math.md sec. 2); normalised."""
-    logp = np.log(n_kd + alpha) + np.log(n_kw + beta) - np.log(n_k + V * beta)
-    return _normalize_log(logp if g is None else logp + g)
 
 
 # ---------------------------------------------------------------------- records
@@ -223,46 +197,6 @@ def _conditional_frame(exact: F64, proposals: dict[str, F64], tidy: bool) -> pd.
 
 # ---------------------------------------------------------------------- the inspector
 
-@dataclass
-class _Pass:
-    """One pass over the document: the settings read at its start and the per-document
-    arrays the sweep would keep in its locals."""
-
-    model: LDA
-    position: int = 0
-    ndk: I32 | None = None               # light: the document's n_kd row
-    factor: int = supervised.AUGMENTED  # the supervised factor's kernel code, its parameters
-    loss_params: F64 | None = None
-    A: F64 | None = None
-    c: F64 | None = None
-    v: F64 | None = None
-    exp_prob: F64 | None = None
-    exp_alias: I32 | None = None
-    U: F64 | None = None                 # light: uniforms, rows j % light.RING
-    kinds: I64 | None = None
-    seen: tuple[Array, ...] = ()         # the state the bookkeeping was derived from
-    term: supervised.Term | None = None  # the label term, with the pass's own scratch
-    G: F64 | None = None                 # collapsed Gibbs: the label matrix when it uses it,
-    qq: F64 | None = None                # and the document's q_k
-
-
-class _Stepping(Protocol):
-    """A topic sampler with token stepping (``TopicSampler.stepping`` not empty): what the
-    inspector calls (``samplers.gibbs.Gibbs``, ``samplers.light.Light``)."""
-
-    def begin_pass(self, insp: TokenInspector, p: _Pass) -> None: ...
-
-    def first_draws(self, insp: TokenInspector, p: _Pass) -> None: ...
-
-    def load_document(self, insp: TokenInspector, p: _Pass) -> None: ...
-
-    def proposals(self, insp: TokenInspector, i: int, n_kd: F64, n_kw: F64, n_k: F64, s: int,
-                  g: F64 | None, term: supervised.Term) -> dict[str, F64]: ...
-
-    def step_token(self, insp: TokenInspector, p: _Pass, i: int,
-                   reloaded: bool) -> TokenStep: ...
-
-
 class TokenInspector:
     """Step through one document of a live session token by token, as its sampler would.
 
@@ -319,7 +253,7 @@ class TokenInspector:
         self._rng = seed_state(seed, stream=INSPECTOR_STREAM)
         self.records: list[TokenStep] = []
         self.info = np.zeros(info_layout.size(len(session.model.proposal_kinds)))
-        self._pass: _Pass | None = None
+        self._pass: StepPass | None = None
 
     @staticmethod
     def check_document(corpus: Any, doc: Any, argument: str | None = "doc") -> int:
@@ -387,22 +321,31 @@ class TokenInspector:
                 f"{len(self.records)} steps made)")
 
     # ------------------------------------------------------------------ stepping
+    def _context(self) -> StepContext:
+        """The replay's view of the chain now (its current problem and state) and of this
+        inspector's document, stream and info record (``samplers.stepping``)."""
+        s = self.session
+        return StepContext(s.problem, s.state, self.doc, self.p0, self.p1, self._rng, self.info)
+
     def step(self) -> TokenStep:
         """Resample the next token of the document as the model's sampler would; return what
         happened. After the last token the next call starts a new pass (as the next sweep
-        would)."""
+        would), reading the settings and loading the document as a sweep does at a
+        document's start; if the session sampled since the previous step, the document is
+        reloaded from the new state first (``TokenStep.reloaded``)."""
         with self.session.locked():
+            ctx = self._context()
             if self._pass is None or self.done:
-                self._begin_pass()
-            reloaded = self._sync()
-            p = cast(_Pass, self._pass)   # begun above
+                self._pass = stepping.start_pass(ctx, self.session.model)
+            p = self._pass
+            reloaded = stepping.sync(ctx, p)
             i = self.p0 + p.position
-            self.session.state.topics_moved()
-            rec = cast(_Stepping, p.model.topic_sampler).step_token(self, p, i, reloaded)
-            p.position += 1
-            self._remember_state()
-            self.info[info_layout.TOKENS] += 1
-            self.info[info_layout.CHANGED] += rec.new_topic != rec.old_topic
+            exact, proposals = stepping.distributions(ctx, p, i)
+            move = stepping.step(ctx, p, proposals)
+            w = int(self.session.problem.tokens.words[i])
+            rec = TokenStep(self.doc, i - self.p0, i, self.session.corpus.vocabulary[w], w,
+                            move.old, move.new, p.model.sampler, move.steps, exact,
+                            move.proposals, reloaded)
         self.records.append(rec)
         return rec
 
@@ -420,103 +363,28 @@ class TokenInspector:
         """Abandon the current pass: the next step starts a new one at the first token."""
         self._pass = None
 
-    def _begin_pass(self) -> None:
-        """Read the settings and load the document, as ``light_sweep`` / ``gibbs_sweep`` do
-        at a document's start; draw the first ``LEAD`` tokens' uniforms (light)."""
-        model: LDA = self.session.model
-        if model.initialising(self.session.state):
-            left = int(self.session.state.supervision.lda_init_left[0])
-            raise ValueError(f"the chain is in its LDA initialisation ({left} of "
-                             f"lda_init_sweeps = {model.lda_init_sweeps} sweeps left), which "
-                             f"the inspector does not replay: run those sweeps first")
-        K = model.K
-        T = model.term(self.session.state, self.session.problem)[0].eta_kt.shape[1]
-        p = _Pass(model=model, A=np.zeros(K), c=np.zeros((4, T)), v=np.zeros(T),
-                  exp_prob=np.zeros(K), exp_alias=np.zeros(K, np.int32))
-        self._pass = p
-        # the sampler's own per-pass arrays (__init__ checked that it has stepping)
-        cast(_Stepping, model.topic_sampler).begin_pass(self, p)
-        self._load_document()
-        cast(_Stepping, model.topic_sampler).first_draws(self, p)
-
-    def _load_document(self) -> None:
-        """The per-document bookkeeping from the current state: n_kd (light), A_d and the
-        coupling c (supervised), the exp table."""
-        st, p = self.session.state, cast(_Pass, self._pass)   # the pass being begun or synced
-        m = p.model
-        term = m.term(st, self.session.problem)[0]
-        p.factor, p.loss_params = term.factor, term.loss_params
-        # the pass's scratch arrays, which _begin_pass gave it
-        p.term = term._replace(A=cast(F64, p.A), c=cast(F64, p.c), v=cast(F64, p.v),
-                               exp_prob=cast(F64, p.exp_prob),
-                               exp_alias=cast(I32, p.exp_alias))
-        cast(_Stepping, m.topic_sampler).load_document(self, p)
-        self._remember_state()
-
-    def _remember_state(self) -> None:
-        cast(_Pass, self._pass).seen = tuple(a.copy() for a in self._watched())
-
-    def _watched(self) -> tuple[Array, ...]:
-        """What the pass's bookkeeping derives from: the document's z and its label term."""
-        st, d = self.session.state, self.doc
-        t = cast(_Pass, self._pass).model.term(st, self.session.problem)[0]   # called during a pass
-        return (st.z[self.p0:self.p1], t.eta_kt, t.b[:, d], t.w[:, d], t.r[:, d])
-
-    def _sync(self) -> bool:
-        """Reload the document if the session changed it (or its weights) since the last
-        step; return whether it did."""
-        now = self._watched()
-        if all(np.array_equal(a, b) for a, b in zip(now, cast(_Pass, self._pass).seen)):
-            return False
-        self._load_document()
-        return True
-
-    # ------------------------------------------------------------------ the distributions now
-    def _without_token(self, i: int) -> tuple[F64, F64, F64, int]:
-        """(n_kd, n_kw, n_k) without token i, from ``z`` and the topic counts, and its topic."""
-        st = self.session.state
-        K = self.model.K
-        s = int(st.z[i])
-        n_kd = np.bincount(st.z[self.p0:self.p1], minlength=K).astype(np.float64)
-        n_kw = st.counts.n_wk[self.session.corpus.words[i]].astype(np.float64)
-        n_k = st.counts.n_k.astype(np.float64)
-        for n in (n_kd, n_kw, n_k):
-            n[s] -= 1
-        return n_kd, n_kw, n_k, s
-
     @property
     def model(self) -> LDA:
         """The model of the current pass (its settings are read when a pass starts), else the
         session's."""
-        return self._pass.model if self._pass is not None else self.session.model
+        return cast("LDA", self._pass.model) if self._pass is not None else self.session.model
 
+    # ------------------------------------------------------------------ the distributions now
     def distributions(self, i: int) -> tuple[F64, dict[str, F64]]:
-        """The exact conditional of token i and each proposal at its current topic."""
-        st, m, corpus = self.session.state, self.model, self.session.corpus
-        n_kd, n_kw, n_k, s = self._without_token(i)
-        # the prior the kernels read (learned, ``LDA(optimize=...)``, or the model's)
-        alpha, beta = self.session.problem.alpha, self.session.problem.beta
-        g = None
-        term = m.term(st, self.session.problem)[0]
-        eta_kt, y, b, w_, r = term.eta_kt, term.y, term.b, term.w, term.r
-        T = eta_kt.shape[1]
-        d = self.doc
-        marginal = m.supervised and m.supervised_factor == "marginal"
-        if T and marginal:
-            g = marginal_g(m.loss_function, eta_kt, y[:, d], r[:, d], n_kd, self.n_tokens)
-        elif T:
-            g = supervised_g(eta_kt, b[:, d], w_[:, d], r[:, d], n_kd, self.n_tokens)
-        exact = exact_conditional(n_kd, n_kw, n_k, alpha, beta, corpus.n_words, g)
-        return exact, cast(_Stepping, m.topic_sampler).proposals(self, i, n_kd, n_kw, n_k, s,
-                                                                  g, term)
+        """The exact conditional of token i and each proposal at its current topic (of the
+        current pass's sampler; a pass is started if none is under way)."""
+        with self.session.locked():
+            ctx = self._context()
+            p = self._pass if self._pass is not None \
+                else stepping.preview(ctx, self.session.model)   # no pass begun: no draws
+            return stepping.distributions(ctx, p, i)
 
     def conditional_table(self, tidy: bool = False) -> pd.DataFrame:
         """For the next token to step (the first of a new pass once one is finished): one row
         per topic with ``exact`` and one ``proposal_<kind>`` column per proposal of the
         sampler at the token's current topic. ``tidy=True``: (topic, distribution,
         probability) rows."""
-        with self.session.locked():
-            exact, proposals = self.distributions(self.p0 + self.position % self.n_tokens)
+        exact, proposals = self.distributions(self.p0 + self.position % self.n_tokens)
         return _conditional_frame(exact, proposals, tidy)
 
     def doc_tokens(self) -> pd.DataFrame:
@@ -546,17 +414,6 @@ class TokenInspector:
             return pd.DataFrame(columns=["record", "position", "word"] + STEP_COLUMNS)
         return pd.concat(frames, ignore_index=True)
 
-    # ------------------------------------------------------------------ the samplers' stepping
-    def token_record(self, i: int, old: int, new: int, steps: tuple[MHStep, ...],
-                     exact: F64, proposals: dict[str, F64], reloaded: bool) -> TokenStep:
-        """The record of token ``i`` resampled from ``old`` to ``new`` by ``steps`` (a
-        sampler's ``step_token`` returns it)."""
-        corpus = self.session.corpus
-        w = int(corpus.words[i])
-        return TokenStep(self.doc, i - self.p0, i, corpus.vocabulary[w], w, old, int(new),
-                         cast(_Pass, self._pass).model.sampler, steps, exact, proposals,
-                         reloaded)
-
     # ------------------------------------------------------------------ checks
     def check_state(self) -> None:
         """Raise ``RuntimeError`` unless the session's state is what the model rebuilds from
@@ -569,7 +426,7 @@ class TokenInspector:
             model.validate_state(st, s.problem)
             fresh = model.allocate_state(s.problem)
             kept, new = model.saved_arrays(st), model.saved_arrays(fresh)
-            for k in model.saved_state:
+            for k in model.saved_paths():
                 new[k][...] = kept[k]
             model.refresh_state(fresh, s.problem)
             for k in ("n_wk", "n_k", "n_dk", "eta_kt", "r"):

@@ -13,6 +13,7 @@ import pytest
 from topicsup import HDPLDA, PDPLDA, Session, views
 from topicsup.checkpoint import checksum
 from topicsup.datasets import make_synthetic
+from topicsup.inspector import TokenInspector
 from tests.test_session import assert_resumes_exactly
 
 MODELS = {"pdp-gibbs": PDPLDA(K=6, sampler="gibbs"), "pdp-alias": PDPLDA(K=6, sampler="alias"),
@@ -158,7 +159,7 @@ def test_the_token_inspector_refuses_their_samplers_by_name(corpus):
     it and says so, naming the part."""
     s = Session(HDPLDA(K=5), corpus, seed=0)
     with pytest.raises(ValueError, match="HDPGibbs"):
-        s.inspector(0)
+        TokenInspector(s, 0)
 
 
 def test_presets_are_the_papers_settings():

@@ -41,9 +41,9 @@ class TopicSampler(Part):
     # whether it can sample a supervised model's topics (the label factor exp(g_d(k)))
     supports_supervision: ClassVar[bool] = True
     # the token inspector's name for the sampler (``topicsup.inspector``); a sampler with one
-    # mirrors its token body step by step in ``begin_pass``, ``first_draws``,
-    # ``load_document``, ``proposals`` and ``step_token`` (``samplers.stepping`` says what
-    # they share with the inspector); "" declares it has no stepping
+    # implements ``samplers.stepping.Stepping``, its token body step by step (``begin_pass``,
+    # ``first_draws``, ``load_document``, ``proposals``, ``step_token``, each given the typed
+    # ``StepContext`` and ``StepPass``); "" declares it has no stepping
     stepping: ClassVar[str] = ""
     # whether its documents' step can run on any backend (``topicsup.backends``): its
     # ``sweep`` then takes ``backend=``; the others run on this process's threads only

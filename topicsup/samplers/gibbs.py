@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
@@ -17,7 +17,7 @@ from ..kernels.rng import uniform
 from ..kernels.supervised import Term, label_matrix, shared_w
 from ..problem import Problem
 from . import MAX_LABEL_MATRIX_TOPICS, REGISTRY, TopicSampler
-from .stepping import MHStep
+from .stepping import MHStep, StepContext, StepPass, TokenMove
 
 
 class GibbsArrays(NamedTuple):
@@ -67,81 +67,81 @@ class Gibbs(TopicSampler):
         """G = sum_t w_t eta_t eta_t^T (the mutant of its test overrides it)."""
         label_matrix(term.eta_kt, np.ascontiguousarray(term.w[:, 0]), own.G)
 
-    # ------------------------------------------------------------------ the inspector's replay
-    # ``topicsup.inspector.TokenInspector`` steps a document token by token as
+    # ------------------------------------------------------------------ the replay
+    # ``samplers.stepping`` (the token inspector's) steps a document token by token as
     # ``gibbs_sweep`` would, with the kernel's own functions, so what it shows is the sweep's
     # arithmetic bit for bit (tests/test_inspector.py replays documents against the kernel).
-    def begin_pass(self, insp: Any, p: Any) -> None:
-        """Nothing beyond the label term's scratch (the inspector's own)."""
+    def begin_pass(self, ctx: StepContext, p: StepPass) -> None:
+        """Nothing beyond the label term's scratch (the pass's own)."""
 
-    def first_draws(self, insp: Any, p: Any) -> None:
+    def first_draws(self, ctx: StepContext, p: StepPass) -> None:
         """Gibbs draws one uniform per token, when it gets there."""
 
-    def load_document(self, insp: Any, p: Any) -> None:
+    def load_document(self, ctx: StepContext, p: StepPass) -> None:
         """A document's label-term rows (``supervised.load_doc``), and the label matrix with
         the document's q_k where the sweep uses them, as the sweep loads them."""
         eta_kt = p.term.eta_kt
         if eta_kt.shape[1] == 0:
             return
-        supervised.load_doc(p.term, insp.doc, insp.session.state.z, insp.p0, insp.p1, False)
-        own = insp.session.state.sampler
+        supervised.load_doc(p.term, ctx.doc, ctx.state.z, ctx.p0, ctx.p1, False)
         p.G = None
-        if uses_label_matrix(p.term, own):
+        if uses_label_matrix(p.term, ctx.state.sampler):
             K = eta_kt.shape[0]
             p.G, p.qq = np.zeros((K, K)), np.zeros(K)
             label_matrix(eta_kt, np.ascontiguousarray(p.term.w[:, 0]), p.G)
-            supervised.matrix_load(eta_kt, p.c, p.qq)
+            supervised.matrix_load(eta_kt, p.term.c, p.qq)
 
-    def proposals(self, insp: Any, i: int, n_kd: F64, n_kw: F64, n_k: F64, s: int,
-                  g: F64 | None, term: Term) -> dict[str, F64]:
+    def proposals(self, ctx: StepContext, p: StepPass, i: int, n_kd: F64, n_kw: F64,
+                  n_k: F64, s: int, g: F64 | None) -> dict[str, F64]:
         """The distribution a step draws from: the exact conditional (``conditional``)."""
-        return {"conditional": conditional(insp, n_kd, n_kw, n_k, g)[0]}
+        return {"conditional": conditional(ctx, n_kd, n_kw, n_k, g)[0]}
 
-    def step_token(self, insp: Any, p: Any, i: int, reloaded: bool) -> Any:
+    def step_token(self, ctx: StepContext, p: StepPass, i: int,
+                   proposals: dict[str, F64]) -> TokenMove:
         """``gibbs_sweep``'s token body: remove the token, sum the conditional, draw by inverse
         cdf with one uniform, add it back."""
-        st, corpus = insp.session.state, insp.session.corpus
-        exact, _ = insp.distributions(i)
-        word = int(corpus.words[i])
-        nwk, n_k, ndk = st.counts.n_wk[word], st.counts.n_k, st.counts.n_dk[insp.doc]
-        eta_kt = p.term.eta_kt
-        T = eta_kt.shape[1]
+        st, K = ctx.state, ctx.problem.K
+        word = int(ctx.problem.tokens.words[i])
+        nwk, n_k, ndk = st.counts.n_wk[word], st.counts.n_k, st.counts.n_dk[ctx.doc]
+        t = p.term
+        T = t.eta_kt.shape[1]
         old = int(st.z[i])
         move_token(ndk, nwk, n_k, old, -1)
         g = None
-        inv_n2 = 1.0 / ((insp.p1 - insp.p0) * (insp.p1 - insp.p0))
-        if T > 0 and p.G is not None:
-            g = np.zeros(p.model.K)   # the matrix path's g_d(k), as the kernel sums it
-            supervised.matrix_g_all(p.A, p.qq, p.G[old], inv_n2, g)
+        inv_n2 = 1.0 / (ctx.n_tokens * ctx.n_tokens)
+        if T > 0 and p.G is not None and p.qq is not None:
+            g = np.zeros(K)   # the matrix path's g_d(k), as the kernel sums it
+            supervised.matrix_g_all(t.A, p.qq, p.G[old], inv_n2, g)
         elif T > 0:
             # the kernel's bookkept g_d(k), so the conditional has the kernel's bits
-            supervised.token_coupling(p.factor, eta_kt, p.c, old, p.v)
-            g = np.array([supervised.g_value(p.factor, p.loss_params, p.A, eta_kt, p.c, p.v, k)
-                          for k in range(p.model.K)])
-        q, total, cum = conditional(insp, ndk, nwk, n_k, g)
-        u = uniform(insp.rng)
-        new = int(gibbs.search_cumulative(cum, p.model.K, u * total))
+            supervised.token_coupling(t.factor, t.eta_kt, t.c, old, t.v)
+            g = np.array([supervised.g_value(t.factor, t.loss_params, t.A, t.eta_kt, t.c, t.v,
+                                             k) for k in range(K)])
+        q, total, cum = conditional(ctx, ndk, nwk, n_k, g)
+        u = uniform(ctx.rng)
+        new = int(gibbs.search_cumulative(cum, K, u * total))
         st.z[i] = new
         move_token(ndk, nwk, n_k, new, 1)
-        if new != old and T > 0 and p.G is not None:
+        if new != old and T > 0 and p.G is not None and p.qq is not None:
             supervised.matrix_move(p.G, p.qq, old, new, inv_n2)
         elif new != old and T > 0:
-            supervised.move(eta_kt, p.c, old, new)
+            supervised.move(t.eta_kt, t.c, old, new)
         step = MHStep("conditional", old, new, 1.0, 1.0, float(u), True, q)
-        return insp.token_record(i, old, new, (step,), exact, {"conditional": q}, reloaded)
+        return TokenMove(old, new, (step,), {"conditional": q})
 
 
-def conditional(insp: Any, n_kd: Array, n_kw: Array, n_k: Array,
+def conditional(ctx: StepContext, n_kd: Array, n_kw: Array, n_k: Array,
                 g: F64 | None) -> tuple[F64, float, F64]:
     """The conditional as ``gibbs_sweep`` sums it (``gibbs.conditional_weight``, the
-    supervised factor exp(g - max g)): (normalised, total, running sums)."""
-    m = insp.model
-    alpha, beta = insp.session.problem.alpha, insp.session.problem.beta   # the kernels'
-    V_beta = beta * insp.session.corpus.n_words
+    supervised factor exp(g - max g)), with the kernels' alpha and beta (the problem's):
+    (normalised, total, running sums)."""
+    problem = ctx.problem
+    K, alpha, beta = problem.K, problem.alpha, problem.beta
+    V_beta = beta * problem.n_words
     top = -math.inf if g is None else max(g)
-    cum = np.empty(m.K)
+    cum = np.empty(K)
     total = 0.0
-    for k in range(m.K):
+    for k in range(K):
         term = gibbs.conditional_weight(n_kd[k], alpha[k], n_kw[k], beta,
                                         1.0 / (n_k[k] + V_beta))
         if g is not None:

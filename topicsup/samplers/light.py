@@ -4,7 +4,7 @@ T label tasks (Zheng et al. 2015 sec. 2.3, 3.3; ``kernels.light``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping, NamedTuple
+from typing import Mapping, NamedTuple
 
 import numpy as np
 
@@ -18,7 +18,8 @@ from ..parts import MH_HELP, LiveSetting, Parameters
 from ..problem import Problem
 from . import MAX_MH_STEPS, REGISTRY, TopicSampler
 from .alias import TABLE_FIELDS, check_tables
-from .stepping import doc_proposal, exp_proposal, record_mh_step, word_proposal
+from .stepping import (StepContext, StepPass, TokenMove, doc_proposal, exp_proposal,
+                       record_mh_step, word_proposal)
 
 COMPOSITIONS = {"cycle": light.CYCLE, "mixture": light.MIXTURE}
 
@@ -178,96 +179,98 @@ class Light(TopicSampler):
                           self.settings(problem, own, supervised), own.tables, term, rng,
                           d_start, d_end, info)
 
-    # ------------------------------------------------------------------ the inspector's replay
-    # ``topicsup.inspector.TokenInspector`` steps a document token by token as ``light_sweep``
-    # would, with the kernel's own functions (its draws, ratios and acceptance), so what it
-    # shows is the sweep's arithmetic bit for bit (tests/test_inspector.py replays documents
-    # against the kernel).
-    def begin_pass(self, insp: Any, p: Any) -> None:
+    # ------------------------------------------------------------------ the replay
+    # ``samplers.stepping`` (the token inspector's) steps a document token by token as
+    # ``light_sweep`` would, with the kernel's own functions (its draws, ratios and
+    # acceptance), so what it shows is the sweep's arithmetic bit for bit
+    # (tests/test_inspector.py replays documents against the kernel).
+    def begin_pass(self, ctx: StepContext, p: StepPass) -> None:
         """The pass's own count row and the ring of draw-ahead uniforms and kinds."""
-        K = p.model.K
+        K = ctx.problem.K
         p.ndk = np.zeros(K, np.int32)
         p.U = np.empty((light.RING, 3 * self.mh_steps))
         p.kinds = np.empty((light.RING, self.mh_steps), np.int64)
 
-    def first_draws(self, insp: Any, p: Any) -> None:
+    def first_draws(self, ctx: StepContext, p: StepPass) -> None:
         """The first ``LEAD`` tokens' uniforms, drawn at the document's start as the sweep does."""
-        for j in range(insp.p0, min(insp.p0 + light.LEAD, insp.p1)):
-            self._draw_uniforms(insp, p, j)
+        for j in range(ctx.p0, min(ctx.p0 + light.LEAD, ctx.p1)):
+            self._draw_uniforms(ctx, p, j)
 
-    def _draw_uniforms(self, insp: Any, p: Any, j: int) -> None:
+    def _draw_uniforms(self, ctx: StepContext, p: StepPass, j: int) -> None:
         """Draw token j's uniforms and kinds into the pass's ring, as the sweep draws them
         ``LEAD`` tokens ahead."""
-        supervised = p.model.supervised
+        assert p.U is not None and p.kinds is not None   # begin_pass made them
+        supervised = bool(p.model.supervised)
         light._draw_token(p.U[j % light.RING], p.kinds[j % light.RING],
                           COMPOSITIONS[self.composition], self.cycle_order(supervised),
-                          self.kind_cumulative(supervised), insp.rng)
+                          self.kind_cumulative(supervised), ctx.rng)
 
-    def load_document(self, insp: Any, p: Any) -> None:
+    def load_document(self, ctx: StepContext, p: StepPass) -> None:
         """n_kd, the label term's rows and the exp table (``light.load_document``)."""
-        m = p.model
-        supervised = m.supervised
+        assert p.ndk is not None   # begin_pass made it
+        supervised, K = bool(p.model.supervised), ctx.problem.K
         p.ndk[:] = 0
-        light.load_document(insp.doc, insp.p0, insp.p1, insp.session.state.z, p.ndk, p.term,
+        light.load_document(ctx.doc, ctx.p0, ctx.p1, ctx.state.z, p.ndk, p.term,
                             light.uses_exp_table(COMPOSITIONS[self.composition],
                                                  self.cycle_order(supervised),
                                                  self.kind_cumulative(supervised)),
-                            np.zeros(m.K), np.zeros(m.K, np.int32))
+                            np.zeros(K), np.zeros(K, np.int32))
 
-    def proposals(self, insp: Any, i: int, n_kd: F64, n_kw: F64, n_k: F64, s: int,
-                  g: F64 | None, term: Term) -> dict[str, F64]:
-        """Each proposal distribution at the token's current topic ``s``."""
-        m, d = insp.model, insp.doc
-        w = int(insp.session.corpus.words[i])
-        prior = insp.session.problem   # the kernels' alpha and beta (learned or the model's)
-        out = {"doc": doc_proposal(n_kd, prior.alpha, s)}
-        out["word"] = self.stale_table(insp, w, n_kw, n_k) if self.stale \
-            else word_proposal(n_kw, prior.beta, s)
+    def proposals(self, ctx: StepContext, p: StepPass, i: int, n_kd: F64, n_kw: F64,
+                  n_k: F64, s: int, g: F64 | None) -> dict[str, F64]:
+        """Each proposal distribution at the token's current topic ``s``, with the kernels'
+        alpha and beta (the problem's: learned or the model's)."""
+        problem, term, d = ctx.problem, p.term, ctx.doc
+        w = int(problem.tokens.words[i])
+        out = {"doc": doc_proposal(n_kd, problem.alpha, s)}
+        out["word"] = self.stale_table(ctx, w, n_kw, n_k) if self.stale \
+            else word_proposal(n_kw, problem.beta, s)
         T = term.eta_kt.shape[1]
-        if T and "exp" in m.proposal_kinds and m.supervised_factor == "marginal":
-            out["exp"] = exp_proposal(term.eta_kt, m.loss_function.slope_at_zero(term.y[:, d]),
-                                      np.zeros(T), insp.n_tokens)
-        elif T and "exp" in m.proposal_kinds:
-            out["exp"] = exp_proposal(term.eta_kt, term.b[:, d], term.w[:, d], insp.n_tokens)
+        if T and "exp" in self.kinds(True) and p.marginal:
+            slope = p.model.loss_function.slope_at_zero(term.y[:, d])
+            out["exp"] = exp_proposal(term.eta_kt, slope, np.zeros(T), ctx.n_tokens)
+        elif T and "exp" in self.kinds(True):
+            out["exp"] = exp_proposal(term.eta_kt, term.b[:, d], term.w[:, d], ctx.n_tokens)
         return out
 
-    def stale_table(self, insp: Any, w: int, n_kw: F64, n_k: F64) -> F64:
+    def stale_table(self, ctx: StepContext, w: int, n_kw: F64, n_k: F64) -> F64:
         """The stale word proposal the token's next word step draws from: the word's stored
         table, or (its supply used up) the one ``word_tables.ensure`` will build from the
         counts without the token."""
-        st, m = insp.session.state, insp.model
-        tables = st.sampler.tables
-        if tables.used[w] < m.K:
+        tables, problem = ctx.state.sampler.tables, ctx.problem
+        if tables.used[w] < problem.K:
             q = tables.q[w].copy()
         else:
-            beta = insp.session.problem.beta
-            q = (n_kw + beta) / (n_k + insp.session.corpus.n_words * beta)
+            beta = problem.beta
+            q = (n_kw + beta) / (n_k + problem.n_words * beta)
         return q / q.sum()
 
-    def step_token(self, insp: Any, p: Any, i: int, reloaded: bool) -> Any:
+    def step_token(self, ctx: StepContext, p: StepPass, i: int,
+                   proposals: dict[str, F64]) -> TokenMove:
         """``light_sweep``'s token body, step by step: the same draws, the same ratios (the
         kernel's functions), each step recorded."""
-        st, m, corpus = insp.session.state, p.model, insp.session.corpus
+        assert p.ndk is not None and p.U is not None and p.kinds is not None   # begin_pass
+        st, problem = ctx.state, ctx.problem
         j = i + light.LEAD
-        if j < insp.p1:
-            self._draw_uniforms(insp, p, j)
-        exact, proposals = insp.distributions(i)
-        n_kd = np.bincount(st.z[insp.p0:insp.p1], minlength=m.K).astype(np.float64)
+        if j < ctx.p1:
+            self._draw_uniforms(ctx, p, j)
+        n_kd = np.bincount(st.z[ctx.p0:ctx.p1], minlength=problem.K).astype(np.float64)
         z, n_k, ndk = st.z, st.counts.n_k, p.ndk
-        word = int(corpus.words[i])
+        tokens = problem.tokens
+        word = int(tokens.words[i])
         nwk = st.counts.n_wk[word]
-        own, tokens = st.sampler, insp.session.problem.tokens
+        own: LightArrays = st.sampler
         tables = own.tables
-        prior = insp.session.problem   # the kernels' alpha and beta (learned or the model's)
-        K, T, beta = m.K, p.term.eta_kt.shape[1], prior.beta
-        V_beta = beta * corpus.n_words
-        alpha = prior.alpha
+        K, T, beta = problem.K, p.term.eta_kt.shape[1], problem.beta
+        V_beta = beta * problem.n_words
+        alpha = problem.alpha
         alpha_sum = 0.0
         for a_k in alpha:  # in the kernel's order, so the sum has the kernel's bits
             alpha_sum += a_k
-        stale = m.word_proposal == "stale"
+        stale = self.stale
         u_i, kinds_i = p.U[i % light.RING], p.kinds[i % light.RING]
-        eta_kt, A, v = p.term.eta_kt, p.A, p.v
+        t_ = p.term
+        eta_kt, A, v = t_.eta_kt, t_.A, t_.v
         old = int(z[i])
         ndk[old] -= 1
         nwk[old] -= 1
@@ -275,19 +278,19 @@ class Light(TopicSampler):
         n_kd[old] -= 1
         g_s = 0.0
         if T > 0:
-            label_term.token_coupling(p.factor, eta_kt, p.c, old, v)
-            g_s = label_term.g_value(p.factor, p.loss_params, A, eta_kt, p.c, v, old)
+            label_term.token_coupling(t_.factor, eta_kt, t_.c, old, v)
+            g_s = label_term.g_value(t_.factor, t_.loss_params, A, eta_kt, t_.c, v, old)
         s = old
         steps = []
-        for step in range(m.mh_steps):
+        for step in range(self.mh_steps):
             kind = int(kinds_i[step])
             u01, u_acc = u_i[3 * step + 1], u_i[3 * step + 2]
             rebuilt = False
             if kind == light.DOC:
                 q = doc_proposal(n_kd.copy(), alpha, s)
-                t = light.draw_doc_proposal(z, insp.p0, insp.n_tokens, alpha_sum,
+                t = light.draw_doc_proposal(z, ctx.p0, ctx.n_tokens, alpha_sum,
                                             own.alpha_prob, own.alpha_alias,
-                                            prior.symmetric, u01)
+                                            problem.symmetric, u01)
             elif kind == light.WORD and not stale:
                 q = word_proposal(nwk.astype(np.float64), beta, s)
                 t = light.draw_word_proposal(z, tokens.word_ptr, tokens.word_tok, word, K, beta,
@@ -296,15 +299,15 @@ class Light(TopicSampler):
                 rebuilt = bool(tables.used[word] >= K)   # ensure rebuilds exactly then
                 word_tables.ensure(word, nwk, n_k, tables.ones, beta, V_beta, tables.samples,
                                    tables.q, tables.mass, tables.used, tables.prob,
-                                   tables.alias, tables.work, insp.rng)
+                                   tables.alias, tables.work, ctx.rng)
                 q = tables.q[word] / tables.q[word].sum()
                 t = word_tables.next_sample(word, tables.samples, tables.used)
             else:
                 q = proposals["exp"]
-                t = alias_from_uniform(p.exp_prob, p.exp_alias, u01)
+                t = alias_from_uniform(t_.exp_prob, t_.exp_alias, u01)
             t = int(t)
             if t == s:
-                steps.append(record_mh_step(insp.info, kind, s, t, 1.0, u_acc, True, q,
+                steps.append(record_mh_step(ctx.info, kind, s, t, 1.0, u_acc, True, q,
                                             rebuilt))
                 continue
             if kind == light.DOC:
@@ -319,10 +322,10 @@ class Light(TopicSampler):
                                            n_k[t], n_k[s], beta, V_beta, q_t, q_s)
             g_t = 0.0
             if T > 0:
-                g_t = label_term.g_value(p.factor, p.loss_params, A, eta_kt, p.c, v, t)
+                g_t = label_term.g_value(t_.factor, t_.loss_params, A, eta_kt, t_.c, v, t)
                 a *= light.supervised_step_factor(kind, g_t, g_s, A[t], A[s])
             accepted = bool(light.accepts(a, u_acc))
-            steps.append(record_mh_step(insp.info, kind, s, t, a, u_acc, accepted, q, rebuilt))
+            steps.append(record_mh_step(ctx.info, kind, s, t, a, u_acc, accepted, q, rebuilt))
             if accepted:
                 s, g_s = t, g_t
                 z[i] = s   # doc and word proposals must see token i at its current state
@@ -331,5 +334,5 @@ class Light(TopicSampler):
         nwk[s] += 1
         n_k[s] += 1
         if s != old and T > 0:
-            label_term.move(eta_kt, p.c, old, s)
-        return insp.token_record(i, old, s, tuple(steps), exact, proposals, reloaded)
+            label_term.move(eta_kt, t_.c, old, s)
+        return TokenMove(old, s, tuple(steps), proposals)
