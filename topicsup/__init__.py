@@ -5,7 +5,9 @@
 """
 
 from ._version import __version__
-from .corpus import Corpus, Labels, tokenize
+from .corpus import Corpus
+from .labels import Labels
+from .text import tokenize
 from .models import HDPLDA, LDA, MCMedLDA, PDPLDA, SupervisedLDA, presets
 from .models.presets import *  # noqa: F403  (every preset: MedLDA, LightMedLDA, ...)
 from .search import search_k, search_k_chart

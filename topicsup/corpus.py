@@ -6,13 +6,9 @@ documents, covariates finite. Kernels never validate, so the checks run in the d
 ``__post_init__`` (a ``Corpus`` or ``Labels`` built directly is checked like one built by a
 constructor) and the arrays are stored read-only: a corpus that exists is a valid one.
 
-Tokenizer (``tokenize``): lowercase the text, take maximal runs of letters (Unicode letters;
-digits, ``_`` and punctuation split words), keep tokens of at least ``min_length`` (default 3)
-characters, drop English stop words (``topicsup.stopwords``).
-
-Vocabulary (built only when none is given): drop words whose total count is below
-``min_count`` and words that occur in more than ``max_df`` of the documents (a fraction if a
-float, a number of documents if an int); the surviving words are sorted alphabetically.
+Texts become tokens and tokens a vocabulary by ``topicsup.text`` (the tokenizer, stop words,
+``min_count`` and ``max_df``); labels, covariates and the pairing of both with the documents'
+pandas index are ``topicsup.labels``'s. Their public names are offered here too.
 
 Empty documents (no tokens left after preprocessing): ``empty="drop"`` (the default for
 training corpora) removes them with their labels and covariates and records their original
@@ -23,13 +19,10 @@ documents, so predictions stay aligned) keeps them with zero tokens; ``"error"``
 
 from __future__ import annotations
 
-import re
-import warnings
-import weakref
-from collections import Counter
-from collections.abc import Mapping, Set
 import dataclasses
 import math
+import warnings
+from collections.abc import Mapping, Set
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Literal, Protocol, Sequence, cast
 
@@ -39,30 +32,18 @@ import scipy.sparse as sp
 
 from . import validation as check
 from .arrays import F64, I32, I64, Array
+# the labels' and the texts' public names, offered where the corpus is (``from
+# topicsup.corpus import Labels, make_labels, tokenize``)
+from .labels import (COVARIATE_LIMIT, LABEL_KINDS, RESPONSE_LIMIT, LabelForm,
+                     LabelKind, Labels, aligned, default_index, input_index, is_pandas,
+                     make_covariates, make_labels)
+from .text import (ANY_WORD_RE, TOKENIZERS, are_texts, build_vocabulary,
+                   callable_name, check_count, check_max_df, check_text, check_vocabulary,
+                   custom_tokenizer, stop_word_set, tokenize)
 from .stopwords import ENGLISH_STOP_WORDS
+from .validation import frozen_copy
 
-LabelKind = Literal["binary", "multiclass", "multilabel", "real"]
-LABEL_KINDS = ("binary", "multiclass", "multilabel", "real")
 EmptyPolicy = Literal["drop", "keep", "error"]
-
-_WORD_RE = re.compile(r"[^\W\d_]+")
-# Texts mapped onto a corpus built from tokens or a count matrix, which records no tokenizer:
-# runs of word characters, lowercased, nothing dropped (words outside the vocabulary are).
-_ANY_WORD_RE = re.compile(r"\w+")
-TOKENIZERS = {"letters-lowercase": _WORD_RE, "words-lowercase": _ANY_WORD_RE}
-# Covariates enter the scores beside topic proportions in [0, 1]; beyond this magnitude the
-# weight draws' products overflow (standardize covariates first).
-COVARIATE_LIMIT = 1e6
-# Real responses enter the weights' draws as b = y / sigma^2 and come back as scores; beyond
-# this magnitude the weights overflow float32 traces and R^2 overflows (standardize them).
-RESPONSE_LIMIT = 1e6
-
-
-def _check_text(what: str, value: str) -> str:
-    """Names stored in checkpoints as NumPy strings, which cannot end in NUL characters."""
-    if "\x00" in value:
-        raise ValueError(f"{what} {value!r} contains a NUL character")
-    return value
 
 
 def _json_plain(value: Any, where: str, depth: int = 0) -> Any:
@@ -90,611 +71,8 @@ def _json_plain(value: Any, where: str, depth: int = 0) -> Any:
                     f"{type(value).__name__}")
 
 
-# the arrays Corpus and Labels have frozen: a corpus derived from another (dataclasses.replace,
-# one_vs_rest, a mapped held-out corpus) shares them instead of copying each time
-_FROZEN: weakref.WeakValueDictionary[int, Array] = weakref.WeakValueDictionary()
-
-
-def _frozen_copy(value: Array, dtype: type[np.generic]) -> Array:
-    """``value`` as a read-only C-contiguous array of ``dtype``, so what a Corpus holds can no
-    longer be changed behind its checks: ``value`` itself when a Corpus or Labels froze it
-    already, else a copy (a caller's array, even a read-only one, may still change)."""
-    if _FROZEN.get(id(value)) is value and value.dtype == np.dtype(dtype):
-        return value
-    a = np.array(value, dtype=dtype, order="C")
-    a.flags.writeable = False
-    _FROZEN[id(a)] = a
-    return a
-
-
-def are_texts(docs: list[Any]) -> bool:
-    """Whether documents are given as texts (every one a str) rather than token lists; a
-    mix is refused, naming the first document of the other kind."""
-    texts = [isinstance(t, str) for t in docs]
-    if any(texts) and not all(texts):
-        bad = texts.index(False) if texts[0] else texts.index(True)
-        raise TypeError(f"docs[{bad}] is a {type(docs[bad]).__name__} while docs[0] is a "
-                        f"{type(docs[0]).__name__}: give every document as a str, or every "
-                        f"one as a list of tokens")
-    return bool(docs) and all(texts)
-
-
-def _all_str(values: Iterable[Any], what: str) -> None:
-    """Refuse any value that is not a str, naming the first, its position and its type."""
-    for j, v in enumerate(values):
-        if not isinstance(v, str):
-            raise TypeError(f"{what} must hold str; {what}[{j}] is {v!r} of type "
-                            f"{type(v).__name__}")
-
-
-def stop_word_set(stop_words: Any) -> frozenset[str]:
-    """The stop words a tokenizer drops: ``"english"`` (``ENGLISH_STOP_WORDS``), ``None``
-    (none) or an iterable of str. Any other str is refused rather than taken as a set of
-    letters."""
-    if stop_words is None:
-        return frozenset()
-    if isinstance(stop_words, frozenset) and stop_words is ENGLISH_STOP_WORDS:
-        return stop_words
-    if isinstance(stop_words, str):
-        if stop_words == "english":
-            return ENGLISH_STOP_WORDS
-        raise ValueError(f"stop_words must be 'english', None or an iterable of str, got the "
-                         f"str {stop_words!r}")
-    if isinstance(stop_words, (bytes, Mapping)) or not isinstance(stop_words, Iterable):
-        raise TypeError(f"stop_words must be 'english', None or an iterable of str, got "
-                        f"{type(stop_words).__name__}")
-    words = list(stop_words)
-    _all_str(words, "stop_words")
-    return frozenset(words)
-
-
 # a larger count of one word in one document is not a text (and would overflow int64 sums)
 MAX_BOW_COUNT = 2**40
-
-
-def _callable_name(fn: Callable[..., Any]) -> str:
-    """How a corpus records a user's tokenizer: its module and qualified name."""
-    module = getattr(fn, "__module__", None) or type(fn).__module__
-    name = getattr(fn, "__qualname__", None) or type(fn).__qualname__
-    return f"{module}.{name}"
-
-
-def _custom_tokenizer(tokenizer: Callable[[str], Iterable[str]], min_length: int,
-                      stops: frozenset[str]) -> Callable[[str], list[str]]:
-    """A user's tokenizer with the stop words and ``min_length`` applied after it; a
-    ``TypeError`` when it returns anything but an iterable of str."""
-    def split(text: str) -> list[str]:
-        out = tokenizer(text)
-        if isinstance(out, (str, bytes)) or not isinstance(out, Iterable):
-            raise TypeError(f"must return an iterable of str tokens, got {type(out).__name__}")
-        tokens = list(out)
-        bad = next((t for t in tokens if not isinstance(t, str)), None)
-        if bad is not None:
-            raise TypeError(f"must return str tokens, got a {type(bad).__name__} ({bad!r})")
-        return [t for t in tokens if len(t) >= min_length and t not in stops]
-    return split
-
-
-def tokenize(text: str, min_length: int = 3,
-             stop_words: str | Iterable[str] | None = ENGLISH_STOP_WORDS) -> list[str]:
-    """Split ``text`` into lowercase alphabetic tokens.
-
-    Parameters
-    ----------
-    text : str
-        The raw document.
-    min_length : int
-        Shortest token kept.
-    stop_words : "english", iterable of str or None
-        Tokens to drop; ``"english"`` is the default list, ``None`` keeps all.
-
-    Returns
-    -------
-    list of str
-    """
-    if not isinstance(text, str):
-        raise TypeError(f"text must be a str, got {type(text).__name__}")
-    min_length = check.integer("min_length", min_length, low=1)
-    stops = stop_word_set(stop_words)
-    return [t for t in _WORD_RE.findall(text.lower()) if len(t) >= min_length and t not in stops]
-
-
-# --------------------------------------------------------------------------------------------
-# Labels
-
-
-def _class_names(classes: Any, what: str = "classes") -> tuple[str, ...]:
-    if isinstance(classes, (str, bytes, Mapping, Set)) or not isinstance(
-            classes, (Sequence, np.ndarray, pd.Index, pd.Series)):
-        raise TypeError(f"{what} must be a sequence of class names, got "
-                        f"{type(classes).__name__}")
-    names = tuple(classes)
-    _all_str(names, what)
-    for c in names:
-        _check_text("class name", c)
-    dup = check.first_duplicate(names)
-    if dup is not None:
-        raise ValueError(f"{what} has the duplicate class name {dup!r}")
-    return names
-
-
-@dataclass(frozen=True)
-class Labels:
-    """Document labels in the form the losses need.
-
-    Attributes
-    ----------
-    kind : {"binary", "multiclass", "multilabel", "real"}
-    values : ndarray
-        binary and multiclass: int32 class codes (0..C-1; for binary, 1 is the positive class);
-        multilabel: uint8 indicator matrix (D, C); real: float64, finite.
-    classes : tuple of str
-        Class names in code order (empty for real labels).
-
-    Built directly or by ``make_labels``, the values are checked against the kind and the
-    classes (codes in range, a 0/1 matrix with a column per class, finite reals) and stored
-    read-only.
-    """
-
-    kind: LabelKind
-    values: Array   # int32 codes, a uint8 indicator matrix or float64 reals (the kind's)
-    classes: tuple[str, ...] = ()
-
-    def __post_init__(self) -> None:
-        kind = check.choice("labels kind", self.kind, LABEL_KINDS)
-        classes = _class_names(self.classes, "labels classes")
-        if not isinstance(self.values, np.ndarray):
-            raise TypeError(f"labels values must be a numpy array, got "
-                            f"{type(self.values).__name__}")
-        v = self.values
-        if kind == "real":
-            if classes:
-                raise ValueError(f"real labels have no classes, got {list(classes)[:5]}")
-            if v.ndim != 1 or v.dtype.kind not in "biuf":
-                raise TypeError(f"real labels must be a 1-d array of numbers, got dtype "
-                                f"{v.dtype} and shape {v.shape}")
-            out = _frozen_copy(v, np.float64)
-            bad: Array | int   # the positions found here, one position below
-            bad = np.flatnonzero(~np.isfinite(out))
-            if bad.size:
-                raise ValueError(f"real labels must be finite; labels[{bad[0]}] is "
-                                 f"{out[bad[0]]}")
-            big = np.flatnonzero(np.abs(out) > RESPONSE_LIMIT)
-            if big.size:
-                raise ValueError(f"real labels must be at most {RESPONSE_LIMIT:g} in magnitude "
-                                 f"(standardize the responses); labels[{big[0]}] is "
-                                 f"{out[big[0]]:g}")
-        elif kind == "multilabel":
-            if not classes:
-                raise ValueError("multilabel labels need at least one class (a column)")
-            if v.ndim != 2 or v.shape[1] != len(classes):
-                raise ValueError(f"multilabel values must be a (documents, {len(classes)}) "
-                                 f"indicator matrix, got shape {v.shape}")
-            if v.dtype.kind not in "biuf" or not np.isin(v, (0, 1)).all():
-                raise ValueError("multilabel values must hold only 0 and 1")
-            out = _frozen_copy(v, np.uint8)
-        else:
-            if v.ndim != 1 or v.dtype.kind not in "iu":
-                raise TypeError(f"{kind} labels must be a 1-d array of integer class codes, "
-                                f"got dtype {v.dtype} and shape {v.shape}")
-            if kind == "binary" and len(classes) != 2:
-                raise ValueError(f"binary labels need exactly 2 classes, got "
-                                 f"{len(classes)}: {list(classes)[:10]}")
-            if kind == "multiclass" and not classes:
-                raise ValueError("multiclass labels need at least one class name")
-            if v.size and (v.min() < 0 or v.max() >= len(classes)):
-                bad = int(np.flatnonzero((v < 0) | (v >= len(classes)))[0])
-                raise ValueError(f"labels[{bad}] has class code {v[bad]}, outside 0.."
-                                 f"{len(classes) - 1} (the classes {list(classes)[:10]})")
-            out = _frozen_copy(v, np.int32)
-        object.__setattr__(self, "classes", classes)
-        object.__setattr__(self, "values", out)
-
-    @property
-    def n_classes(self) -> int:
-        return len(self.classes)
-
-    @property
-    def signs(self) -> F64:
-        """Binary labels as -1/+1 (float64), as the hinge loss uses them."""
-        if self.kind != "binary":
-            raise ValueError(f"signs are defined for binary labels, these are {self.kind}")
-        return 2.0 * self.values - 1.0
-
-    def names(self) -> Array | list[tuple[str, ...]]:
-        """The labels as class names (or the real values)."""
-        if self.kind == "real":
-            return self.values.copy()
-        if self.kind == "multilabel":
-            return [tuple(self.classes[c] for c in np.flatnonzero(row)) for row in self.values]
-        return np.asarray(self.classes, dtype=object)[self.values]
-
-    def take(self, index: Array) -> "Labels":
-        return Labels(self.kind, self.values[index], self.classes)
-
-
-def _is_set_like(x: Any) -> bool:
-    return isinstance(x, (set, frozenset, list, tuple))
-
-
-def _class_name(c: Any) -> str:
-    if isinstance(c, (bool, np.bool_)):
-        return str(bool(c))
-    if isinstance(c, (float, np.floating)) and float(c).is_integer():
-        return str(int(c))
-    return str(c)
-
-
-def _missing(x: Any) -> bool:
-    """A missing label: None, NaN, pandas' NA or NaT."""
-    if x is None:
-        return True
-    try:
-        return bool(pd.isna(x))
-    except (TypeError, ValueError):  # not a scalar
-        return False
-
-
-def _label_type(x: Any) -> str:
-    if isinstance(x, (bool, np.bool_)):
-        return "bool"
-    if isinstance(x, (str, bytes, np.str_)):
-        return "string"
-    return "number"
-
-
-def _check_label_types(seq: list[Any], where: str = "labels") -> None:
-    """Refuse missing labels, labels that are not names or numbers, and a mix of strings,
-    numbers and bools, which would share class names ("1" and 1, True and 1) and so merge two
-    classes without a word."""
-    for i, x in enumerate(seq):
-        if isinstance(x, (Mapping, Set, list, tuple, np.ndarray)):
-            raise TypeError(f"{where}[{i}] is a {type(x).__name__}; a label is a class name or "
-                            f"number (multi-label: give every document a set of them)")
-        if _missing(x):
-            shown = "NaN" if isinstance(x, (float, np.floating)) else repr(x)
-            raise ValueError(f"{where}[{i}] is missing ({shown}); every document needs a label")
-    kinds = [_label_type(x) for x in seq]
-    if len(set(kinds)) > 1:
-        a = kinds.index(kinds[0])
-        b = next(i for i, k in enumerate(kinds) if k != kinds[0])
-        raise TypeError(f"{where} mix {kinds[0]}s and {kinds[b]}s ({where}[{a}] is "
-                        f"{seq[a]!r}, {where}[{b}] is {seq[b]!r}); give every label the same "
-                        f"type")
-
-
-def make_labels(labels: Any, n_docs: int, kind: LabelKind | None = None,
-                classes: Sequence[Any] | None = None, *, name: str = "labels") -> Labels:
-    """Validate ``labels`` for ``n_docs`` documents and encode them.
-
-    Parameters
-    ----------
-    labels : sequence, ndarray, pandas Series or DataFrame, or Labels
-        One label per document: class names or numbers, real values, or for multi-label a
-        collection (set, list, tuple) of class names per document, a (D, C) 0/1 matrix, or a
-        DataFrame of 0/1 columns named by class. Missing labels (None, NaN) are refused, as
-        are a dict or a set (which have no document order).
-    n_docs : int
-        Number of documents the labels must match.
-    kind : {"binary", "multiclass", "multilabel", "real"}, optional
-        Inferred when omitted: collections mean multilabel, non-integral floats mean real,
-        otherwise 2 distinct values mean binary and more mean multiclass.
-    classes : sequence, optional
-        Fix the class names and their order (e.g. a training corpus's classes when labelling
-        test documents). For binary the second class is the positive one.
-    name : str
-        What the messages call ``labels`` (the scikit-learn estimators: ``"y"``).
-    """
-    if isinstance(labels, Labels):
-        if len(labels.values) != n_docs:
-            raise ValueError(f"labels has {len(labels.values)} entries but the corpus has "
-                             f"{n_docs} documents")
-        return labels
-    if kind is not None:
-        check.choice("label_type", kind, LABEL_KINDS)
-    if isinstance(labels, (Mapping, Set)):
-        raise TypeError(f"labels must be a sequence with one label per document, in document "
-                        f"order; got a {type(labels).__name__}, which has no order (pass "
-                        f"list(...) of the values you mean)")
-    if isinstance(labels, (str, bytes)) or np.isscalar(labels) or not hasattr(
-            labels, "__len__") or (isinstance(labels, np.ndarray) and labels.ndim == 0):
-        raise TypeError(f"labels must be a sequence with one label per document, got "
-                        f"{type(labels).__name__}")
-    if isinstance(labels, pd.DataFrame):
-        if labels.shape[1] == 1:
-            labels = labels.iloc[:, 0]
-        else:
-            if classes is None:
-                classes = [str(c) for c in labels.columns]
-            labels = labels.to_numpy()
-    if isinstance(labels, (pd.Series, pd.Index)):
-        labels = labels.tolist()
-    if sp.issparse(labels):
-        labels = labels.toarray()
-    arr = labels if isinstance(labels, np.ndarray) else None
-    n = arr.shape[0] if arr is not None and arr.ndim else len(labels)
-    if n != n_docs:
-        raise ValueError(f"{name} has {n} entries but the corpus has {n_docs} documents")
-
-    # multi-label: an indicator matrix or one collection per document
-    if arr is not None and arr.ndim == 2:
-        if kind not in (None, "multilabel"):
-            raise ValueError(f"a 2-d labels array means multilabel, but label_type={kind!r}")
-        if arr.dtype.kind not in "biuf" or not np.isin(arr, (0, 1)).all():
-            raise ValueError("a 2-d labels array must be a 0/1 indicator matrix (documents x "
-                             "classes)")
-        if arr.shape[1] == 0:
-            raise ValueError("a 2-d labels array needs at least one column (class)")
-        names = _class_names([str(c) for c in classes] if classes is not None
-                             else [str(c) for c in range(arr.shape[1])])
-        if len(names) != arr.shape[1]:
-            raise ValueError(f"classes has {len(names)} names for {arr.shape[1]} label columns")
-        return Labels("multilabel", arr.astype(np.uint8), names)
-    seq = list(arr) if arr is not None else list(labels)
-    if kind == "multilabel" or (kind is None and n_docs and all(_is_set_like(x) for x in seq)):
-        if not all(_is_set_like(x) for x in seq):
-            bad = next(i for i, x in enumerate(seq) if not _is_set_like(x))
-            raise TypeError(f"multilabel {name} must give a set, list or tuple of class names "
-                            f"per document; {name}[{bad}] is a {type(seq[bad]).__name__}")
-        members = [c for x in seq for c in x]
-        _check_label_types(members, f"the class names of {name}")
-        names = (_class_names([_class_name(c) for c in classes]) if classes is not None
-                 else tuple(sorted({_class_name(c) for c in members})))
-        index = {c: j for j, c in enumerate(names)}
-        ind = np.zeros((n_docs, len(names)), dtype=np.uint8)
-        for d, x in enumerate(seq):
-            for c in x:
-                j = index.get(_class_name(c))
-                if j is None:
-                    raise ValueError(f"{name}[{d}] contains class {c!r}, which is not one of "
-                                     f"the classes {list(names)}")
-                ind[d, j] = 1
-        return Labels("multilabel", ind, names)
-
-    _check_label_types(seq, name)
-    values = np.asarray(seq)
-    if values.ndim != 1:
-        raise ValueError(f"labels must be one-dimensional, got shape {values.shape}")
-    numeric = values.dtype.kind in "biuf"
-    if kind == "real" or (kind is None and numeric and values.dtype.kind == "f"
-                          and not np.all(values == np.round(values))):
-        if not numeric:
-            raise TypeError(f"real-valued labels must be numbers, got dtype {values.dtype}")
-        return Labels("real", values.astype(np.float64), ())
-
-    if values.dtype.kind not in "biufUSO":
-        raise TypeError(f"labels must be class names or numbers, got dtype {values.dtype}")
-    if classes is not None:
-        names = _class_names([_class_name(c) for c in classes])
-    else:
-        uniq = sorted(set(values.tolist()), key=lambda c: (str(type(c)), c))
-        names = tuple(_class_name(c) for c in uniq)
-        dup = check.first_duplicate(names)
-        if dup is not None:
-            raise ValueError(f"labels hold distinct values that share the class name {dup!r}; "
-                             f"give every label the same type")
-    index = {c: j for j, c in enumerate(names)}
-    codes = np.empty(n_docs, dtype=np.int32)
-    for d, c in enumerate(values.tolist()):
-        j = index.get(_class_name(c))
-        if j is None:
-            raise ValueError(f"{name}[{d}] is {c!r}, which is not one of the classes "
-                             f"{list(names)}")
-        codes[d] = j
-    if kind is None:
-        if len(names) < 2:
-            raise ValueError(f"labels have a single class {list(names)}; pass label_type and "
-                             f"classes to label a one-class subset")
-        kind = "binary" if len(names) == 2 else "multiclass"
-    if kind == "binary" and len(names) != 2:
-        raise ValueError(f"binary labels need exactly 2 classes, got {len(names)}: "
-                         f"{list(names)[:10]}")
-    return Labels(kind, codes, names)
-
-
-@dataclass(frozen=True)
-class LabelForm:
-    """The form labels were given in, so that predictions go back in it (the scikit-learn
-    estimators' "in the type given"): ``"labels"``, one per document (``classes``: the values
-    as given, in code order, their dtype kept: ints stay ints); ``"indicator"``, a 0/1 matrix
-    (``classes``: its column numbers; ``dtype``: its dtype); ``"sets"``, a collection of
-    class names per document (``classes``: the names as given). ``of`` reads it off labels
-    that ``make_labels`` encoded; ``give`` puts predictions into it."""
-
-    form: str
-    classes: Array
-    dtype: np.dtype[Any] | None = None
-
-    @classmethod
-    def of(cls, given: Any, labels: Labels) -> "LabelForm":
-        """The form of ``given``, which ``make_labels`` encoded as ``labels`` (every class
-        present); a ``Labels`` given keeps its class names (an indicator of int64)."""
-        if isinstance(given, Labels):
-            kind = "indicator" if labels.kind == "multilabel" else "labels"
-            return cls(kind, np.asarray(labels.classes), np.dtype(np.int64))
-        if labels.kind != "multilabel":
-            first = np.unique(labels.values, return_index=True)[1]
-            return cls("labels", np.asarray(given)[first])
-        if sp.issparse(given) or (isinstance(given, (np.ndarray, pd.DataFrame))
-                                  and given.ndim == 2):   # make_labels' indicator matrices
-            dtype = given.to_numpy().dtype if isinstance(given, pd.DataFrame) else given.dtype
-            return cls("indicator", np.arange(labels.n_classes), dtype)
-        seen: dict[str, Any] = {}   # each class name's first member as given
-        for x in given:
-            for c in x:
-                seen.setdefault(_class_name(c), c)
-        return cls("sets", np.asarray([seen[c] for c in labels.classes]))
-
-    def give(self, predicted: Array) -> Array | list[tuple[Any, ...]]:
-        """``Task.predict(scores, self.classes)`` in this form: an array of the classes'
-        dtype, a 0/1 matrix of ``dtype``, or a list of tuples of the classes."""
-        if self.form == "sets":
-            return [tuple(self.classes[row.astype(bool)].tolist()) for row in predicted]
-        return np.asarray(predicted).astype(self.classes.dtype if self.form == "labels"
-                                            else self.dtype)
-
-
-# --------------------------------------------------------------------------------------------
-# Covariates
-
-
-def make_covariates(covariates: Any, n_docs: int) -> tuple[F64, tuple[str, ...]]:
-    """Validate covariates: (D, P) finite numbers from an array or a DataFrame."""
-    if isinstance(covariates, pd.Series):
-        covariates = covariates.to_frame()
-    if isinstance(covariates, pd.DataFrame):
-        names = tuple(str(c) for c in covariates.columns)
-        dup = check.first_duplicate(names)
-        if dup is not None:
-            raise ValueError(f"covariates has the duplicate column name {dup!r}")
-        nonnum = [c for c, t in covariates.dtypes.items()
-                  if not (pd.api.types.is_numeric_dtype(t) or pd.api.types.is_bool_dtype(t))
-                  or pd.api.types.is_complex_dtype(t)]
-        if nonnum:
-            raise TypeError(f"covariates must be real numbers; column(s) {nonnum} are not")
-        values = covariates.to_numpy(dtype=np.float64, na_value=np.nan)
-    else:
-        if sp.issparse(covariates):
-            covariates = covariates.toarray()
-        if isinstance(covariates, (str, bytes, Mapping, Set)) or np.isscalar(covariates):
-            raise TypeError(f"covariates must be a 2-d array or a DataFrame (documents x "
-                            f"features), got {type(covariates).__name__}")
-        try:
-            values = np.asarray(covariates)
-        except ValueError:
-            raise ValueError("covariates must be a 2-d array with rows of equal length") \
-                from None
-        if values.dtype.kind not in "biuf":
-            raise TypeError(f"covariates must be numeric, got dtype {values.dtype}")
-        if values.ndim == 1:
-            values = values[:, None]
-        if values.ndim != 2:
-            raise ValueError(f"covariates must be 2-d (documents x features), got shape "
-                             f"{values.shape}")
-        values = values.astype(np.float64)
-        names = tuple(f"x{j}" for j in range(values.shape[1]))
-    if values.shape[0] != n_docs:
-        raise ValueError(f"covariates has {values.shape[0]} rows but the corpus has {n_docs} "
-                         f"documents")
-    bad = np.argwhere(~np.isfinite(values))
-    if bad.size:
-        d, j = bad[0]
-        raise ValueError(f"covariates must be finite; found {values[d, j]} at row {d}, column "
-                         f"{names[j]!r} ({len(bad)} non-finite value(s) in all)")
-    return np.ascontiguousarray(values), names
-
-# --------------------------------------------------------------------------------------------
-# The documents' pandas index
-
-
-def is_pandas(x: Any) -> bool:
-    """Whether documents came as a pandas Series or DataFrame: those give their index to the
-    corpus and get per-document outputs back as pandas objects carrying it."""
-    return isinstance(x, (pd.Series, pd.DataFrame))
-
-
-def default_index(doc_index: I64) -> pd.Index:
-    """The index of documents not given as pandas: their input positions (a RangeIndex when
-    none was dropped), named ``"document"`` as ``Session.doc_topics`` has always named it."""
-    n = doc_index.shape[0]
-    if np.array_equal(doc_index, np.arange(n)):
-        return pd.RangeIndex(n, name="document")
-    return pd.Index(doc_index, name="document")
-
-
-def _shown(index: pd.Index) -> str:
-    head = ", ".join(repr(v) for v in index[:5].tolist())
-    return f"[{head}{', ...' if len(index) > 5 else ''}] ({len(index)} entries)"
-
-
-def _aligned(value: Any, index: pd.Index | None, what: str, docs: str = "docs") -> Any:
-    """``value`` (labels or covariates) put in the documents' order when both came as pandas.
-
-    A pandas user expects pandas' rule, alignment by index (as ``df["y"] = s`` does); reading
-    a shuffled or filtered frame's labels by position would pair them with the wrong
-    documents without a word. So the same labels in another order are reordered, and any other
-    difference (labels missing, extra or repeated) is refused, naming both indexes. Values that
-    are not pandas, or documents that are not (``index`` None), pair by position as always.
-    """
-    if index is None or not is_pandas(value):
-        return value
-    own = value.index
-    if own.equals(index):
-        return value
-    if len(own) == len(index) and own.is_unique and index.is_unique:
-        pos = own.get_indexer(index)
-        if (pos >= 0).all():
-            return value.iloc[pos]
-    missing = index[~index.isin(own)][:1].tolist()   # tolist: plain values, plain reprs
-    extra = own[~own.isin(index)][:1].tolist()
-    if missing:
-        why = f"; the document {missing[0]!r} has no entry in {what}"
-    elif extra:
-        why = f"; {what} has the entry {extra[0]!r}, which is no document"
-    else:
-        why = "; one of them repeats a label, so they cannot be matched one to one"
-    raise ValueError(f"{what} is a pandas {type(value).__name__} whose index differs from the "
-                     f"documents' index (documents {_shown(index)}, {what} {_shown(own)})"
-                     f"{why}: give {what} the documents' index (e.g. {what}.loc[{docs}.index]), "
-                     f"or plain values ({what}.to_numpy()) to pair them by position")
-
-
-def _input_index(docs: Any) -> pd.Index | None:
-    """The index of documents given as a pandas Series or DataFrame, else None."""
-    return docs.index if is_pandas(docs) else None
-
-
-# --------------------------------------------------------------------------------------------
-# Corpus
-
-
-def _check_count_arg(name: str, value: Any) -> None:
-    check.integer(name, value, low=1)
-
-
-def _check_max_df(max_df: Any) -> None:
-    if isinstance(max_df, (bool, np.bool_)) or not isinstance(
-            max_df, (int, float, np.integer, np.floating)):
-        raise TypeError(f"max_df must be a float in (0, 1] or a positive int, got {max_df!r}")
-    if isinstance(max_df, (float, np.floating)) and not 0.0 < max_df <= 1.0:
-        raise ValueError(f"max_df as a fraction must be in (0, 1], got {max_df}")
-    if isinstance(max_df, (int, np.integer)) and max_df < 1:
-        raise ValueError(f"max_df as a document count must be >= 1, got {max_df}")
-
-
-def _build_vocabulary(docs: list[Sequence[str]], min_count: int,
-                      max_df: float | int) -> list[str]:
-    _check_count_arg("min_count", min_count)
-    _check_max_df(max_df)
-    total: Counter[str] = Counter()
-    dfreq: Counter[str] = Counter()
-    for toks in docs:
-        total.update(toks)
-        dfreq.update(set(toks))
-    limit = max_df * len(docs) if isinstance(max_df, (float, np.floating)) else max_df
-    return sorted(w for w, c in total.items() if c >= min_count and dfreq[w] <= limit)
-
-
-def _check_vocabulary(vocabulary: Any) -> tuple[str, ...]:
-    if isinstance(vocabulary, Mapping):  # CountVectorizer.vocabulary_: word -> column
-        cols = list(vocabulary.values())
-        if not all(isinstance(c, (int, np.integer)) and not isinstance(c, bool) for c in cols) \
-                or sorted(int(c) for c in cols) != list(range(len(cols))):
-            raise ValueError("vocabulary dict must map words to the columns 0..V-1, each once")
-        vocabulary = [w for w, _ in sorted(vocabulary.items(), key=lambda kv: int(kv[1]))]
-    if isinstance(vocabulary, (str, bytes, Set)) or not isinstance(
-            vocabulary, (Sequence, np.ndarray, pd.Index, pd.Series)):
-        raise TypeError(f"vocabulary must be a sequence of str, got {type(vocabulary).__name__}")
-    vocab = tuple(vocabulary)
-    _all_str(vocab, "vocabulary")
-    if len(vocab) == 0:
-        raise ValueError("vocabulary is empty")
-    for w in vocab:
-        _check_text("vocabulary word", w)
-    dup = check.first_duplicate(vocab)
-    if dup is not None:
-        raise ValueError(f"vocabulary has duplicate word {dup!r}")
-    return tuple(str(w) for w in vocab)
 
 
 def _index_array(name: str, value: Any, dtype: type[np.integer[Any]], *,
@@ -709,7 +87,7 @@ def _index_array(name: str, value: Any, dtype: type[np.integer[Any]], *,
     info = np.iinfo(dtype)
     if value.size and (value.min() < info.min or value.max() > info.max):
         raise ValueError(f"{name} has values outside the range of {np.dtype(dtype).name}")
-    return _frozen_copy(value, dtype)
+    return frozen_copy(value, dtype)
 
 
 class ArraySource(Protocol):
@@ -778,7 +156,7 @@ class Corpus:
     index: pd.Index | None = None
 
     def __post_init__(self) -> None:
-        vocab = _check_vocabulary(self.vocabulary)
+        vocab = check_vocabulary(self.vocabulary)
         words = _index_array("words", self.words, np.int32)
         ptr = _index_array("doc_ptr", self.doc_ptr, np.int64, allow_empty=False)
         if ptr.size < 2:
@@ -811,7 +189,7 @@ class Corpus:
                     or cov.dtype.kind not in "biuf":
                 raise ValueError(f"covariates must be a numeric ({D}, P) array, got "
                                  f"{type(cov).__name__} {getattr(cov, 'shape', '')}")
-            cov = _frozen_copy(cov, np.float64)
+            cov = frozen_copy(cov, np.float64)
             if not np.isfinite(cov).all():
                 raise ValueError("covariates must be finite")
             big = np.argwhere(np.abs(cov) > COVARIATE_LIMIT)
@@ -827,7 +205,7 @@ class Corpus:
                 raise ValueError(f"covariate_names must be {cov.shape[1]} distinct str names, "
                                  f"got {self.covariate_names!r}")
             for n in names:
-                _check_text("covariate name", n)
+                check_text("covariate name", n)
         elif names:
             raise ValueError("covariate_names given without covariates")
         index = np.arange(D, dtype=np.int64) if self.doc_index is None else self.doc_index
@@ -975,7 +353,7 @@ class Corpus:
         if isinstance(docs, (str, bytes, Mapping, Set)) or not isinstance(
                 docs, (Sequence, np.ndarray, pd.Series)):
             raise TypeError(f"docs must be a list of token lists, got {type(docs).__name__}")
-        doc_keys = _input_index(docs) if _index is None else _index
+        doc_keys = input_index(docs) if _index is None else _index
         docs = list(docs)
         if len(docs) == 0:
             raise ValueError("the corpus is empty: no documents were given")
@@ -989,18 +367,18 @@ class Corpus:
                     raise TypeError(f"docs[{d}] contains a token of type {type(t).__name__}; "
                                     f"tokens must be str")
         if vocabulary is None:
-            vocab = tuple(_build_vocabulary(docs, min_count, max_df))
+            vocab = tuple(build_vocabulary(docs, min_count, max_df))
             if not vocab:
                 raise ValueError(f"no word survives min_count={min_count} and max_df={max_df}; "
                                  f"the corpus would have no tokens")
         else:
-            _check_count_arg("min_count", min_count)
-            _check_max_df(max_df)
+            check_count("min_count", min_count)
+            check_max_df(max_df)
             if min_count != 1 or max_df != 1.0:
                 raise ValueError(f"min_count and max_df build a vocabulary; with vocabulary= "
                                  f"given they would do nothing (got min_count={min_count!r}, "
                                  f"max_df={max_df!r}): filter the vocabulary instead")
-            vocab = _check_vocabulary(vocabulary)
+            vocab = check_vocabulary(vocabulary)
         index = {w: j for j, w in enumerate(vocab)}
         lengths = np.zeros(len(docs), dtype=np.int64)
         ids: list[int] = []
@@ -1050,7 +428,7 @@ class Corpus:
         if isinstance(texts, (Mapping, Set)) or not isinstance(
                 texts, (Sequence, np.ndarray, pd.Series)):
             raise TypeError(f"texts must be a list of strings, got {type(texts).__name__}")
-        index = _input_index(texts)
+        index = input_index(texts)
         texts = list(texts)
         stops = stop_word_set(stop_words)
         if tokenizer is not None and not callable(tokenizer):
@@ -1059,7 +437,7 @@ class Corpus:
         min_length = check.integer("min_length", (3 if tokenizer is None else 1)
                                    if min_length is None else min_length, low=1)
         split = (lambda t: tokenize(t, min_length, stops)) if tokenizer is None else \
-            _custom_tokenizer(tokenizer, min_length, stops)
+            custom_tokenizer(tokenizer, min_length, stops)
         docs = []
         for d, t in enumerate(texts):
             if not isinstance(t, str):
@@ -1069,7 +447,7 @@ class Corpus:
             except TypeError as e:
                 raise TypeError(f"tokenizer on texts[{d}]: {e}") from None
         if vocabulary is not None:
-            vocab = _check_vocabulary(vocabulary)
+            vocab = check_vocabulary(vocabulary)
             never = [w for w in vocab if split(w) != [w]]
             if never:
                 rule = ("lowercase runs of letters, at least " f"{min_length} long, not stop "
@@ -1079,7 +457,7 @@ class Corpus:
                               f"count nothing; use from_tokens with your own tokens",
                               stacklevel=2)
         prep = {"tokenizer": "letters-lowercase" if tokenizer is None
-                else _callable_name(tokenizer), "min_length": min_length,
+                else callable_name(tokenizer), "min_length": min_length,
                 "stop_words": sorted(stops) if stops != ENGLISH_STOP_WORDS else "english"}
         return cls.from_tokens(docs, labels, covariates, vocabulary=vocabulary,
                                min_count=min_count, max_df=max_df, empty=empty,
@@ -1170,13 +548,13 @@ class Corpus:
             The word of every column; optional for a DataFrame, whose column names are used
             (and must match ``vocabulary`` when both are given).
         """
-        index = _input_index(X)
+        index = input_index(X)
         if isinstance(X, pd.DataFrame):
             cols = [str(c) for c in X.columns]
             if vocabulary is None:
                 vocabulary = cols
             elif any(isinstance(c, str) for c in X.columns) and \
-                    list(_check_vocabulary(vocabulary)) != cols:
+                    list(check_vocabulary(vocabulary)) != cols:
                 raise ValueError("X is a DataFrame whose column names differ from vocabulary; "
                                  "the columns would be read as the wrong words (reorder the "
                                  "columns, or pass vocabulary=None to use them)")
@@ -1187,7 +565,7 @@ class Corpus:
             X = X.to_numpy()
         if vocabulary is None:
             raise TypeError("from_matrix needs the vocabulary (the word of every column of X)")
-        vocab = _check_vocabulary(vocabulary)
+        vocab = check_vocabulary(vocabulary)
         check.choice("empty", empty, ("drop", "keep", "error"))
         if sp.issparse(X):
             if X.ndim != 2:
@@ -1259,8 +637,8 @@ class Corpus:
         with (None: not pandas), by which pandas labels and covariates are aligned."""
         check.choice("empty", empty, ("drop", "keep", "error"))
         n_in = lengths.shape[0]
-        labels = _aligned(labels, index, "labels")
-        covariates = _aligned(covariates, index, "covariates")
+        labels = aligned(labels, index, "labels")
+        covariates = aligned(covariates, index, "covariates")
         lab = make_labels(labels, n_in, label_type, classes) if labels is not None else None
         cov, cov_names = (make_covariates(covariates, n_in) if covariates is not None
                           else (None, ()))
@@ -1343,7 +721,7 @@ class Corpus:
                 docs, (Sequence, np.ndarray, pd.Series)):
             raise TypeError(f"docs must be texts, token lists, a count matrix or a Corpus, got "
                             f"{type(docs).__name__}")
-        index = _input_index(docs)
+        index = input_index(docs)
         docs = list(docs)
         toks = [self._tokenizer_of_corpus(t) for t in docs] if are_texts(docs) else docs
         out = Corpus.from_tokens(toks, labels, covariates, vocabulary=self.vocabulary,
@@ -1368,8 +746,8 @@ class Corpus:
             raise ValueError(f"preprocessing names the unknown tokenizer {kind!r}")
         if kind == "words-lowercase":
             if self._cased_vocabulary:
-                return _ANY_WORD_RE.findall(text)
-            return _ANY_WORD_RE.findall(text.lower())
+                return ANY_WORD_RE.findall(text)
+            return ANY_WORD_RE.findall(text.lower())
         stops = stop_word_set(prep.get("stop_words", "english"))
         min_length = check.integer("preprocessing min_length", prep.get("min_length", 3), low=1)
         return tokenize(text, min_length, stops)
@@ -1452,7 +830,7 @@ def _index_arrays(index: pd.Index, prefix: str) -> dict[str, Array]:
                          f"keep this one as a column")
     out = {prefix + "index": values}
     if name is not None:
-        out[prefix + "index_name"] = np.asarray(_check_text("index name", name), dtype=str)
+        out[prefix + "index_name"] = np.asarray(check_text("index name", name), dtype=str)
     return out
 
 
@@ -1473,3 +851,11 @@ def _index_of_arrays(values: Array, name: Any) -> pd.Index:
     if np.array_equal(values, np.arange(values.size)):
         return pd.RangeIndex(values.size, name=name)
     return pd.Index(values, name=name)
+
+
+__all__ = ["ANY_WORD_RE", "ArraySource", "COVARIATE_LIMIT", "Corpus", "EmptyPolicy",
+           "LABEL_KINDS", "LabelForm", "LabelKind", "Labels", "MAX_BOW_COUNT", "RESPONSE_LIMIT",
+           "TOKENIZERS", "aligned", "are_texts", "build_vocabulary", "callable_name",
+           "check_count", "check_max_df", "check_text", "check_vocabulary", "custom_tokenizer",
+           "default_index", "input_index", "is_pandas", "make_covariates", "make_labels",
+           "stop_word_set", "tokenize"]

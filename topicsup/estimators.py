@@ -63,8 +63,9 @@ from sklearn.utils.validation import (check_array, check_is_fitted, check_non_ne
 
 from . import validation as check
 from .arrays import Array, F32, F64, Rng
-from .corpus import (Corpus, LabelForm, Labels, _aligned, _check_vocabulary, _input_index,
-                     are_texts, is_pandas, make_labels)
+from .corpus import Corpus
+from .labels import LabelForm, Labels, aligned, input_index, is_pandas, make_labels
+from .text import are_texts, check_vocabulary
 from .kernels.rng import seed_state
 from .models import (FOLD_IN_BURN, FOLD_IN_KEEP, LDA, LOSSES, MAX_FOLD_IN_SWEEPS, MAX_TOPICS,
                      Model, SupervisedLDA, presets)
@@ -267,7 +268,7 @@ class _Documents:
         n = None if labels is None else len(labels.values)
         if isinstance(X, Corpus) or _is_documents(X):
             vocab: Sequence[str] | None = (None if self.vocabulary is None
-                                           else _check_vocabulary(self.vocabulary))
+                                           else check_vocabulary(self.vocabulary))
             if isinstance(X, Corpus):
                 if vocab is not None and vocab != X.vocabulary:
                     raise ValueError("vocabulary differs from the vocabulary of the Corpus X; "
@@ -281,13 +282,13 @@ class _Documents:
             if n is not None and corpus.n_docs != n:
                 raise ValueError(f"y has {n} labels but X has {corpus.n_docs} documents")
             return dataclasses.replace(corpus, labels=labels)
-        index = _input_index(X)
+        index = input_index(X)
         X = self._counts(X, reset=True)
         if n is not None and X.shape[0] != n:
             raise ValueError(f"y has {n} labels but X has {X.shape[0]} rows")
         n_cols = X.shape[1]
         if self.vocabulary is not None:
-            vocab = list(_check_vocabulary(self.vocabulary))
+            vocab = list(check_vocabulary(self.vocabulary))
         elif hasattr(self, "feature_names_in_"):
             vocab = [str(c) for c in self.feature_names_in_]
         else:
@@ -319,7 +320,7 @@ class _Documents:
                 self.random_state, (np.random.RandomState, np.random.Generator)):
             check.integer("random_state", self.random_state, low=0, high=2**63 - 1)
         if self.vocabulary is not None:
-            _check_vocabulary(self.vocabulary)
+            check_vocabulary(self.vocabulary)
 
     def _renamed(self) -> tuple[dict[str, Any], dict[str, str]]:
         """The renamed parameters' values by their new names, and the name each was given
@@ -370,7 +371,7 @@ class _Documents:
                                  f"matrix with the same columns, or fit with vocabulary= "
                                  f"(e.g. vectorizer.get_feature_names_out()) or a DataFrame")
             return self.corpus_.heldout(X)
-        index = _input_index(X)
+        index = input_index(X)
         X = self._counts(X, reset=False)
         if X.shape[1] != self.corpus_.n_words:
             raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
@@ -633,7 +634,7 @@ class SupervisedLDAClassifier(   # scikit-learn ships no types: its bases are An
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y "
                              f"is None")
-        y = _aligned(y, _input_index(X), "y", "X")
+        y = aligned(y, input_index(X), "y", "X")
         if isinstance(y, (Mapping, Set, str, bytes)):
             raise TypeError(f"y must be one label per document, in document order; got a "
                             f"{type(y).__name__}")
@@ -999,7 +1000,7 @@ class SupervisedLDARegressor(   # scikit-learn ships no types: its bases are Any
                 raise ValueError(f"{type(self).__name__} requires y to be passed, but the "
                                  f"target y is None")
             # a pandas y beside pandas documents is aligned by index (Corpus's rule)
-            values = column_or_1d(check_array(_aligned(y, _input_index(X), "y", "X"),
+            values = column_or_1d(check_array(aligned(y, input_index(X), "y", "X"),
                                               ensure_2d=False, dtype=np.float64,
                                               input_name="y"), warn=True)
             if len(values) < 2:

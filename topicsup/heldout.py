@@ -15,7 +15,8 @@ import pandas as pd
 
 from . import validation as check
 from .arrays import Array, F32, F64, Rng
-from .corpus import Corpus, is_pandas, make_labels
+from .corpus import Corpus
+from .labels import is_pandas, make_labels
 from .kernels.rng import derive, seed_state
 from .models import FOLD_IN_BURN, FOLD_IN_KEEP, MAX_FOLD_IN_SWEEPS
 from .summaries import ModelFit, check_supervised

@@ -89,7 +89,9 @@ import numpy as np
 import pandas as pd
 
 from . import validation as check
-from .corpus import Corpus, LabelKind, _check_count_arg, _check_max_df, stop_word_set
+from .corpus import Corpus
+from .labels import LabelKind
+from .text import check_count, check_max_df, stop_word_set
 
 __all__ = [
     "ARCHIVE_NAME", "BINARY_CATEGORIES", "DOWNLOAD_URL", "NEWSGROUPS", "PREPROCESSINGS",
@@ -672,8 +674,8 @@ def load_20newsgroups(subset: str = "train", categories: Iterable[str] | None = 
     subset = _check_subset(subset)
     cats = _check_categories(categories)
     stops = stop_word_set(stop_words)
-    _check_count_arg("min_count", min_count)
-    _check_max_df(max_df)
+    check_count("min_count", min_count)
+    check_max_df(max_df)
     min_length = _check_min_length(min_length)
     if isinstance(max_df, (np.integer, np.floating)):
         max_df = max_df.item()

@@ -26,7 +26,8 @@ import numpy as np
 
 from . import validation as check
 from .arrays import F64, I32
-from .corpus import Corpus, LabelKind
+from .corpus import Corpus
+from .labels import LabelKind
 from .kernels.fmath import exp
 from .kernels.linalg import matmul
 

@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .arrays import Array, Bool, F64
-from .corpus import Labels
+from .labels import Labels
 
 
 def micro_f1(truth: Bool, predicted: Bool) -> float:

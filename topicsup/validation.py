@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import math
 import os
+import weakref
 from typing import Any, Iterable
 
 import numpy as np
 
-from .arrays import Rng
+from .arrays import Array, Rng
 
 # the largest value an int32 count, index or number of sweeps may take
 INT32_MAX = 2**31 - 1
@@ -159,3 +160,20 @@ def allocation(what: str, n_bytes: float, hint: str = "") -> None:
         raise ValueError(f"{what} would need {n_bytes / 2**30:.1f} GiB, more than the "
                          f"{limit / 2**30:.1f} GiB of memory available"
                          f"{'; ' + hint if hint else ''}")
+
+
+# the arrays a Corpus or Labels has frozen: a corpus derived from another (dataclasses.replace,
+# one_vs_rest, a mapped held-out corpus) shares them instead of copying each time
+_FROZEN: weakref.WeakValueDictionary[int, Array] = weakref.WeakValueDictionary()
+
+
+def frozen_copy(value: Array, dtype: type[np.generic]) -> Array:
+    """``value`` as a read-only C-contiguous array of ``dtype``, so what a Corpus holds can no
+    longer be changed behind its checks: ``value`` itself when a Corpus or Labels froze it
+    already, else a copy (a caller's array, even a read-only one, may still change)."""
+    if _FROZEN.get(id(value)) is value and value.dtype == np.dtype(dtype):
+        return value
+    a = np.array(value, dtype=dtype, order="C")
+    a.flags.writeable = False
+    _FROZEN[id(a)] = a
+    return a

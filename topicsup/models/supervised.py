@@ -17,7 +17,8 @@ import numpy as np
 
 from .. import validation as check
 from ..arrays import F64, I32, I64, Rng, Row
-from ..corpus import Corpus, Labels
+from ..corpus import Corpus
+from ..labels import Labels
 from ..kernels.rng import derive
 from ..kernels.linalg import matmul
 from ..kernels.supervised import AUGMENTED, Term, no_term
