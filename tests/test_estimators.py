@@ -615,3 +615,38 @@ def test_pandas_documents_get_pandas_outputs_with_their_index():
     pd.testing.assert_index_equal(out.index, df.index[:5], exact=True)
     np.testing.assert_array_equal(out.to_numpy(),
                                   reg.predict(df.iloc[:5].reset_index(drop=True)).to_numpy())
+
+
+# ---------------------------------------------------------------------- the parameter tables
+@pytest.mark.parametrize("cls", [SupervisedLDAClassifier, SupervisedLDARegressor,
+                                 LDATransformer])
+def test_every_parameter_is_declared_once_in_the_table(cls):
+    """Each estimator's ``_parameter_constraints`` names exactly its ``__init__``'s
+    parameters (the deprecated old names aside, ``RENAMED``), and what follows from it is what
+    the estimator does: the parameters ``model=`` replaces are those that set a model
+    parameter, the loss's settings those a registered loss reads."""
+    import inspect
+
+    from topicsup.estimators import _params
+    from topicsup.losses import REGISTRY as LOSSES
+    init = [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
+    table = cls._parameter_constraints
+    assert [p for p in init if p not in RENAMED] == list(table)
+    est = cls()
+    sets = {name: p.sets for name, p in table.items() if p.sets}
+    assert set(_params.model_params(est)) == set(sets) | {
+        old for old, new in RENAMED.items() if new in sets}
+    read = {p for n in LOSSES.names() for p in LOSSES.get(n).param_defaults()}
+    assert set(_params.loss_params(est)) == {n for n, s in sets.items() if s in read}
+    # every model parameter named is one the model the estimator builds takes (its own, or a
+    # parameter of a part of one of its roles: "c" of the logistic loss for the hinge's model)
+    cls_of_model = type(est._model(_params.renamed(est)[0]))
+    takes = set(cls_of_model._class_defaults()) | set(cls_of_model._part_params())
+    assert set(sets.values()) <= takes
+
+
+def test_a_loss_setting_of_another_loss_is_refused_by_the_table():
+    with pytest.raises(ValueError, match=r"c=4.0 \(loss='hinge' does not use it\)"):
+        SupervisedLDAClassifier(loss="hinge", c=4.0)._model()
+    with pytest.raises(ValueError, match=r"lam=3.0 \(loss='logistic' does not use it\)"):
+        SupervisedLDAClassifier(loss="logistic", lam=3.0)._model()

@@ -48,7 +48,7 @@ mail residue (the notebooks' choice). Both record their name under ``"preprocess
    names are what made ``edu`` and ``com`` frequent. No word is banned: what remains of
    ``article``, ``net`` or ``wrote`` is mostly content ("the puck hit the net", "com ports"),
    and ``re`` is shorter than ``min_length``.
-4. Tokenization with ``topicsup.corpus.tokenize``: lowercase, maximal runs of letters (digits,
+4. Tokenization with ``topicsup.text.tokenize``: lowercase, maximal runs of letters (digits,
    ``_`` and punctuation split words), tokens shorter than ``min_length`` (default 3) dropped,
    stop words dropped (``stop_words="english"`` is ``topicsup.stopwords.ENGLISH_STOP_WORDS``).
 5. Vocabulary: built on the TRAIN posts of the selected newsgroups only, keeping words with a
