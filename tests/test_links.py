@@ -39,9 +39,12 @@ def slug(heading: str) -> str:
 
 
 def anchors(page: Path) -> set[str]:
+    """The page's headings' anchors, as GitHub spells them: a heading's inline code is part
+    of it (``## The chain: `session``` is ``#the-chain-session``); code blocks are not."""
     out: set[str] = set()
     seen: dict[str, int] = {}
-    for m in re.finditer(r"^#{1,6}\s+(.+?)\s*#*\s*$", _prose(page.read_text(encoding="utf-8")), re.M):
+    text = FENCE.sub(lambda m: "\n" * m.group(0).count("\n"), page.read_text(encoding="utf-8"))
+    for m in re.finditer(r"^#{1,6}\s+(.+?)\s*#*\s*$", text, re.M):
         s = slug(m.group(1))
         n = seen.get(s, 0)
         out.add(s if n == 0 else f"{s}-{n}")

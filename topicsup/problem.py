@@ -74,7 +74,7 @@ class Problem(Generic[M]):
     task_names: tuple[str, ...]
     covariates: F64
     covariate_names: tuple[str, ...]
-    feature_kinds: tuple[str, ...] = ()
+    feature_kinds: tuple[str, ...]
 
     @property
     def supervised(self) -> bool:
