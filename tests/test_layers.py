@@ -23,28 +23,33 @@ FACADE = "topicsup"   # topicsup/__init__.py: the package facade, imported by no
 
 # bottom to top; a module is in the layer of its longest matching prefix
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("numba kernels and plain checks",
+    ("numba kernels, plain checks, array type names",
      ("topicsup.kernels", "topicsup._version", "topicsup.validation", "topicsup.stopwords",
       "topicsup.arrays", "topicsup.warmup")),
-    ("data, tasks, metrics, the parts frame, backends",
+    ("data and the frame: corpora, texts, labels, tasks, metrics, the record (history), the "
+     "parts frame, the bound problem and the Fit every reader takes, backends",
      ("topicsup.corpus", "topicsup.labels", "topicsup.text", "topicsup.tasks",
-      "topicsup.metrics", "topicsup.diagnostics",
-      "topicsup.synthetic", "topicsup.newsgroups", "topicsup.datasets", "topicsup.svm",
-      "topicsup.history", "topicsup.parts", "topicsup.problem", "topicsup.backends",
-      "topicsup.terms")),
-    ("charts: pure functions of frames", ("topicsup.views",)),
-    ("the parts",
+      "topicsup.metrics", "topicsup.diagnostics", "topicsup.synthetic", "topicsup.newsgroups",
+      "topicsup.datasets", "topicsup.svm", "topicsup.history", "topicsup.parts",
+      "topicsup.problem", "topicsup.backends", "topicsup.terms")),
+    ("charts: pure functions of frames, one module per family", ("topicsup.views",)),
+    ("the parts, found by name in registries (the samplers with the teaching replay)",
      ("topicsup.losses", "topicsup.priors", "topicsup.samplers", "topicsup.weight_samplers")),
-    ("models", ("topicsup.models",)),
-    ("a fit's pieces",
+    ("models: parameters in, parts out", ("topicsup.models",)),
+    ("a fit's pieces: read-outs, held-out scoring, prevalence, the file, the token inspector",
      ("topicsup.checkpoint", "topicsup.summaries", "topicsup.heldout", "topicsup.inspector",
       "topicsup.interrupts", "topicsup.readouts", "topicsup.prevalence")),
-    ("the session", ("topicsup.session",)),
-    ("on top of sessions",
+    ("the session: the chain, its blocks, stop requests and backend", ("topicsup.session",)),
+    ("on top of sessions: several chains, the estimators, the view table, the report",
      ("topicsup.chains", "topicsup.estimators", "topicsup.view_table", "topicsup.report",
       "topicsup.demo", "topicsup.search", "topicsup.precompile")),
-    ("front ends and test harnesses", ("topicsup.widgets", "topicsup.testing")),
+    ("front ends (ipywidgets) and the test harnesses", ("topicsup.widgets", "topicsup.testing")),
 )
+# the pages that show the table, between these markers (``python -m tests.test_layers
+# --write-docs`` writes it)
+LAYER_PAGES = (ROOT / "docs" / "architecture.md", ROOT / "docs" / "how-it-is-built.md")
+BEGIN, END = "<!-- layers: begin (python -m tests.test_layers --write-docs) -->", \
+    "<!-- layers: end -->"
 
 # the function-level imports of project modules that remain: (importer, imported) -> why
 SEAMS: dict[tuple[str, str], str] = {
@@ -262,6 +267,54 @@ def test_import_topicsup_leaves_the_front_ends_and_the_cluster_out():
     assert out[1:] == [""], f"import topicsup imported {out[1]}"
 
 
+# ---------------------------------------------------------------------- the docs' table
+def layer_table() -> str:
+    """The layer table as the docs show it, top layer first: its number, its modules (a
+    package as ``name.*``; ``topicsup.`` left out) and its job (``LAYERS``' titles)."""
+    files = module_files()
+    rows = ["| layer | modules | job |", "|---:|---|---|"]
+    for i, (title, prefixes) in reversed(list(enumerate(LAYERS, 1))):
+        names = []
+        for p in prefixes:
+            package = any(m.startswith(p + ".") for m in files)
+            short = p.removeprefix(FACADE + ".")
+            names.append(f"`{short}.*`" if package else f"`{short}`")
+        rows.append(f"| {i} | {', '.join(names)} | {title} |")
+    return "\n".join(rows)
+
+
+def _with_table(text: str, page: Path) -> str:
+    if BEGIN not in text or END not in text:
+        raise ValueError(f"{page.name} has no {BEGIN} ... {END} block for the layer table")
+    head, rest = text.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    return f"{head}{BEGIN}\n{layer_table()}\n{END}{tail}"
+
+
+def write_docs() -> None:
+    """Write the layer table into the pages of ``LAYER_PAGES``."""
+    for page in LAYER_PAGES:
+        page.write_text(_with_table(page.read_text(encoding="utf-8"), page), encoding="utf-8")
+
+
+def test_the_docs_show_the_layer_table_of_this_module():
+    """The pages' layer tables are ``LAYERS`` (a module added, moved or renamed changes them):
+    ``python -m tests.test_layers --write-docs`` rewrites them."""
+    for page in LAYER_PAGES:
+        text = page.read_text(encoding="utf-8")
+        assert _with_table(text, page) == text, \
+            f"{page.name}'s layer table is not LAYERS': run python -m tests.test_layers " \
+            f"--write-docs"
+
+
+def test_every_layer_prefix_names_a_module():
+    """A prefix of ``LAYERS`` that names no module (one moved or removed) is stale."""
+    files = module_files()
+    stale = [p for _, prefixes in LAYERS for p in prefixes
+             if not any(m == p or m.startswith(p + ".") for m in files)]
+    assert stale == []
+
+
 # ---------------------------------------------------------------------- summary
 def summary() -> str:
     found = imports()
@@ -297,4 +350,8 @@ def summary() -> str:
 
 
 if __name__ == "__main__":
-    print(summary())
+    if sys.argv[1:] == ["--write-docs"]:
+        write_docs()
+        print(f"wrote the layer table into {', '.join(p.name for p in LAYER_PAGES)}")
+    else:
+        print(summary())
