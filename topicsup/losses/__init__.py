@@ -31,7 +31,10 @@ class Augmentation(NamedTuple):
 
 @dataclass(frozen=True)
 class Loss(Part):
-    """Base of the losses."""
+    """Base of the losses. Every array a loss takes or keeps is (T, D), tasks by documents
+    (the targets ``y``, the scores, the augmentation's ``b`` and ``w``): a task's row is
+    contiguous, as the weight draw reads it (``weight_samplers``); the predictions' (D, T)
+    scores are the task's (``tasks``)."""
 
     # "signs": +-1 per (task, document) (classification); "values": real targets (regression)
     targets: ClassVar[str] = "signs"

@@ -17,20 +17,20 @@ from . import REGISTRY, Augmentation, Loss
 
 @njit(cache=True, nogil=True)
 def hinge_augment(y: F64, scores: F64, lam: float, rng: Rng, b: F64, w: F64) -> None:
-    """Hinge loss 2 lam max(0, 1 - y s) (Zheng et al. 2015 eq. 8-16), elementwise over 2-d
-    arrays of one shape (the models use (T, D): tasks by documents).
+    """Hinge loss 2 lam max(0, 1 - y s) (Zheng et al. 2015 eq. 8-16), elementwise over the
+    (T, D) arrays of the losses (tasks by documents; ``Loss``), drawn task by task.
 
     xi ~ IG(mean 1/(lam |zeta|), shape 1), zeta = 1 - y s, is the inverse of Gibbs MedLDA's
     gamma (eq. 14); then b = lam y (1 + lam xi), w = lam^2 xi.
     """
-    D, T = scores.shape
-    for d in range(D):
-        for t in range(T):
-            zeta = 1.0 - y[d, t] * scores[d, t]
+    T, D = scores.shape
+    for t in range(T):
+        for d in range(D):
+            zeta = 1.0 - y[t, d] * scores[t, d]
             mean = 1.0 / (lam * abs(zeta)) if zeta != 0.0 else np.inf
             xi = inverse_gaussian(rng, mean, 1.0)
-            b[d, t] = lam * y[d, t] * (1.0 + lam * xi)
-            w[d, t] = lam * lam * xi
+            b[t, d] = lam * y[t, d] * (1.0 + lam * xi)
+            w[t, d] = lam * lam * xi
 
 
 @REGISTRY.register

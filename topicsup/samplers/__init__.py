@@ -2,8 +2,11 @@
 beside the counts, which of them a checkpoint saves, its sweep over a block of documents, its
 proposal kinds, its live settings and its token stepping for the inspector (or none).
 
-A sampler module holds the part; its numba kernel lives in ``topicsup.kernels`` under the
-same name. ``REGISTRY`` finds them by name (``REGISTRY.names()`` lists them).
+A sampler module holds the part; its module docstring names the numba kernel it runs, a
+module of ``topicsup.kernels`` (mostly of the same name: ``gibbs``, ``light``; not always:
+AliasLDA's ``alias`` runs ``kernels.aliaslda``; a test checks every one). ``auto`` stands for
+the sampler chosen when the model meets its corpus, ``stepping`` is the samplers' teaching
+replay. ``REGISTRY`` finds them by name (``REGISTRY.names()`` lists them).
 """
 
 from __future__ import annotations
