@@ -30,9 +30,18 @@ given log joint: sweeps needed x seconds per sweep. Both are fitted here.
   collapsed sampler's Phi draw cost sweeps. Chains that never reached the level are left out
   (said in the output).
 
+* **The supervised presets' table**: per preset and K, the sampler with the best test accuracy
+  at equal wall-clock time in benchmarks/bench_supervised_time.py's runs (one per seed), kept
+  at the paper's sampler unless another beat it by more than a point. A run's rows are filed
+  under the model class that declares their model name as its ``MEASURED_AS``
+  (``topicsup.models.presets``): the presets as shipped; other configurations it ran
+  (``dolda-c100``) are no preset's and are left out.
+
 The fit is written to ``topicsup/samplers/_auto_costs.py`` (the package reads it; a test
-checks that it is what this script fits from the committed measurements) and the tables to
-benchmarks/results/auto/README.md with the choice it implies on a grid of corpus shapes.
+checks that it is what this script fits from the committed measurements), each table with the
+``Provenance`` of its measurements (read from the runs' meta files: commands, date, machine,
+versions, result files), and the tables to benchmarks/results/auto/README.md with the choice it
+implies on a grid of corpus shapes.
 """
 
 from __future__ import annotations
@@ -42,12 +51,16 @@ import os
 os.environ["NUMBA_NUM_THREADS"] = "2"   # before numba is imported: both cores
 
 import argparse  # noqa: E402
+import ast  # noqa: E402
 import datetime as _dt  # noqa: E402
 import gc  # noqa: E402
+import json  # noqa: E402
+import re  # noqa: E402
 import shlex  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
@@ -57,11 +70,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 sys.path.insert(0, str(ROOT))
 from bench_lda import ALPHA, BETA, archive_or_skip, cpu_model, versions  # noqa: E402
+from topicsup.samplers.measured import Measured, MeasuredAs, Provenance  # noqa: E402
 
 os.environ["NUMBA_NUM_THREADS"] = "2"   # bench_lda sets 1 on import; numba is not loaded yet
 os.environ.pop("OMP_NUM_THREADS", None)
 
 OUT = ROOT / "benchmarks" / "results" / "auto"
+MEASUREMENTS = OUT / "measurements.csv"
 TABLE = ROOT / "topicsup" / "samplers" / "_auto_costs.py"
 # the races' log-joint traces, newest first: a chain's sweeps factor comes from the first
 # that ran it (this run's race has the exact and partitioned chains, the older one light and
@@ -80,13 +95,11 @@ CANDIDATES: dict[str, tuple[str, dict[str, object]]] = {
 # one bench_supervised_time.py run per seed (speed.py's supervised and supervised-seed1 parts)
 SUPERVISED_CURVES = [ROOT / "benchmarks" / "results" / "speed" / d / "curves.csv"
                      for d in ("supervised", "supervised_seed1")]
-# bench_supervised_time.py's sampler names -> (sampler, settings), and its models as shipped
+# bench_supervised_time.py's sampler names -> (sampler, settings)
 SUPERVISED_CHAINS: dict[str, tuple[str, dict[str, object]]] = {
     "gibbs": ("gibbs", {}), "light": ("light", {}),
     "pc-sparse-2": ("partially_collapsed", {"kernel": "sparse", "threads": 0}),
     "pc-dense-2": ("partially_collapsed", {"kernel": "dense", "threads": 0})}
-SHIPPED = {"dolda": "DOLDA", "medlda": "MedLDA", "lightmedlda": "LightMedLDA",
-           "gslda": "GSLDA"}
 MARGIN_POINTS = 1.0   # the paper's sampler is kept unless another beat it by more
 FEATURES = ("N", "NK", "NsqrtK", "DK", "VK")
 TERMS: dict[str, tuple[str, ...]] = {   # the terms each kernel's cost has
@@ -198,20 +211,40 @@ def sweep_factors(curves: pd.DataFrame) -> tuple[dict[str, float], pd.DataFrame]
     return factors, df
 
 
-def supervised_table(runs: list[pd.DataFrame]) -> dict[str, dict[int, tuple]]:
-    """Per preset (as shipped) and K: the sampler with the best test accuracy at the full
-    budget, the mean over the runs (one per seed) that measured it, unless the paper's
-    sampler is within ``MARGIN_POINTS`` of it (then the paper's). A run may measure only
-    some samplers: each mean is over the runs that have it."""
+def owners() -> dict[MeasuredAs, type]:
+    """The model classes of ``topicsup.models`` that own a key of the supervised table (declare
+    ``MEASURED_AS`` in their own body; a subclass inherits its parent's key, owns none), by
+    key. A key declared by two classes is refused: their measurements would be one table."""
     import topicsup.models as models
+    out: dict[MeasuredAs, type] = {}
+    for name in models.__all__:
+        cls = getattr(models, name)
+        key = vars(cls).get("MEASURED_AS") if isinstance(cls, type) else None
+        if key is None:
+            continue
+        if key in out:
+            raise SystemExit(f"{out[key].__name__} and {cls.__name__} both declare "
+                             f"MEASURED_AS = {key!r}: one key per model class")
+        out[key] = cls
+    return out
+
+
+def supervised_table(runs: list[pd.DataFrame]) -> dict[MeasuredAs, dict[int, Measured]]:
+    """Per preset and K: the sampler with the best test accuracy at the full budget, the mean
+    over the runs (one per seed) that measured it, unless the paper's sampler is within
+    ``MARGIN_POINTS`` of it (then the paper's). A run's rows are the preset's whose
+    ``MEASURED_AS`` is their model name (the preset as shipped, ``owners``); a configuration
+    no preset ships (``dolda-c100``) is left out. A run may measure only some samplers: each
+    mean is over the runs that have it."""
+    own = owners()
     last = pd.concat([r.sort_values("seconds").groupby(["model", "K", "sampler"]).tail(1)
                       for r in runs])
-    out: dict[str, dict[int, tuple]] = {}
-    for (key, K), g in last.groupby(["model", "K"]):
-        if key not in SHIPPED:
+    out: dict[MeasuredAs, dict[int, Measured]] = {}
+    for (model, K), g in last.groupby(["model", "K"]):
+        key = MeasuredAs(str(model))
+        if key not in own:
             continue
-        cls = SHIPPED[key]
-        published = getattr(models, cls).PUBLISHED_SAMPLER
+        published = own[key].PUBLISHED_SAMPLER
         pub_chain = {"partially_collapsed": "pc-sparse-2"}.get(published, published)
         acc = g.groupby("sampler")["accuracy"].mean().to_dict()
         n = g.groupby("sampler")["accuracy"].size().to_dict()
@@ -227,42 +260,114 @@ def supervised_table(runs: list[pd.DataFrame]) -> dict[str, dict[int, tuple]]:
                + (f", the paper's {pub_chain} {acc[pub_chain]:.3f}{runs_of(pub_chain)}"
                   if best != pub_chain and pub_chain in acc else ""))
         sampler, settings = SUPERVISED_CHAINS[best]
-        out.setdefault(cls, {})[int(K)] = (sampler, settings, why)
+        out.setdefault(key, {})[int(K)] = Measured(sampler, dict(settings), why)
     return out
 
 
-def write_table(costs, factors, meta: str, curves: str,
-                supervised: dict[str, dict[int, tuple]] | None = None,
-                supervised_sources: list[str] | None = None) -> None:
+# ------------------------------------------------------------------------------ provenance
+def _relative(path: Path) -> str:
+    return Path(path).resolve().relative_to(ROOT).as_posix()
+
+
+def _meta(path: Path, what: str) -> dict[str, Any]:
+    if not path.exists():
+        raise SystemExit(f"{_relative(path)} is missing: the provenance of {what}")
+    meta: dict[str, Any] = json.loads(path.read_text())
+    return meta
+
+
+# measurements.meta, one line as the measuring run writes it (``measurements_meta``)
+META_LINE = re.compile(r"`(?P<command>[^`]+)`, (?P<when>[^,]+), (?P<machine>.+), "
+                       r"(?P<versions>\{.*\})")
+
+
+def measurements_meta(run: Provenance) -> str:
+    """The line measurements.meta holds for the measuring ``run``: `command`, date, machine,
+    versions."""
+    return f"`{run.commands[0]}`, {run.when}, {run.machine}, {run.versions}"
+
+
+def costs_provenance(meas: Path = MEASUREMENTS) -> Provenance:
+    """Where the seconds per sweep of ``meas`` came from (the .meta file beside it)."""
+    meta = meas.with_suffix(".meta")
+    if not meta.exists():
+        raise SystemExit(f"{_relative(meta)} is missing: the provenance of {_relative(meas)}")
+    m = META_LINE.fullmatch(meta.read_text().strip())
+    if m is None:
+        raise SystemExit(f"{_relative(meta)}: expected `command`, date, machine, {{versions}} "
+                         f"as the measuring run writes it")
+    return Provenance((m["command"],), m["when"], m["machine"],
+                      dict(ast.literal_eval(m["versions"])), (_relative(meas),))
+
+
+def race_provenance(curves: Path) -> Provenance:
+    """Where a race's log-joint traces came from: bench_parallel.py's lda.meta.json beside
+    them (its lda part writes the traces)."""
+    meta = _meta(Path(curves).parent / "lda.meta.json", _relative(curves))
+    return Provenance((meta["command"],), meta["date"], meta["machine"],
+                      dict(meta["versions"]), (_relative(curves),))
+
+
+def supervised_provenance(curves: Path) -> Provenance:
+    """Where a run of bench_supervised_time.py came from: the meta.json beside its curves
+    (its commands, the last one's date, CPU and cores, versions as "name version, ...")."""
+    meta = _meta(Path(curves).parent / "meta.json", _relative(curves))
+    versions = dict(v.split(" ", 1) for v in meta["versions"].split(", "))
+    return Provenance(tuple(meta["commands"]), meta["date"],
+                      f"{meta['cpu']}, {meta['cores']} cores", versions, (_relative(curves),))
+
+
+def _record(run: Provenance, indent: str) -> str:
+    fields = "".join(f"{indent}    {k}={v!r},\n" for k, v in run._asdict().items())
+    return f"Provenance(\n{fields}{indent})"
+
+
+def write_table(costs, factors, costs_from: Provenance, sweeps_from: list[Provenance],
+                supervised: dict[MeasuredAs, dict[int, Measured]] | None = None,
+                supervised_from: list[Provenance] | None = None) -> None:
     missing = sorted(c for c, f in factors.items() if not np.isfinite(f))
     if missing:   # a nan in the package's table would not even import
         raise SystemExit(f"no sweeps factor for {missing}: give --curves a race that ran them")
-    lines = ['"""The fitted cost model of ``sampler="auto"`` (``samplers.auto``), written by',
-             "benchmarks/bench_auto.py from benchmarks/results/auto/measurements.csv and",
-             f"{curves}: do not edit by hand, rerun the script.",
+    lines = ['"""The measured tables of ``sampler="auto"`` (``samplers.auto``): the fitted cost',
+             "model of the unsupervised candidates and the measured best sampler of the",
+             "supervised presets, each with the ``Provenance`` of its measurements",
+             "(``samplers.measured``: commands, date, machine, versions, result files).",
              "",
-             f"{meta}", '"""', "",
+             "Written by benchmarks/bench_auto.py (``--fit-only`` refits from the committed",
+             "result files the records name, ``--check`` says whether this is their fit): do",
+             'not edit by hand, rerun the script.', '"""', "",
              "from typing import Any", "",
+             "from .measured import Measured, MeasuredAs, Provenance", "",
              "# chain -> (sampler, settings)",
              f"CANDIDATES: dict[str, tuple[str, dict[str, Any]]] = {CANDIDATES!r}",
+             "# the seconds per sweep COSTS is fitted to",
+             f"COSTS_MEASURED = {_record(costs_from, '')}",
              "# chain -> term -> seconds per unit of the term (N, NK = N K, NsqrtK = N sqrt(K),",
              "# DK = D K, VK = V K) per sweep",
              "COSTS: dict[str, dict[str, float]] = {"]
     for name, c in costs.items():
         lines.append(f"    {name!r}: {{" + ", ".join(f"{t!r}: {v:.6g}" for t, v in c.items())
                      + "},")
-    lines += ["}", "# chain -> sweeps to a level relative to collapsed Gibbs",
+    lines += ["}",
+              "# the races' log-joint traces SWEEPS is fitted on, each chain from the first that",
+              "# ran it (--check refits from them)",
+              "SWEEPS_MEASURED: tuple[Provenance, ...] = ("]
+    lines += [f"    {_record(r, '    ')}," for r in sweeps_from]
+    lines += [")", "# chain -> sweeps to a level relative to collapsed Gibbs",
               "SWEEPS: dict[str, float] = {"]
     for name, f in factors.items():
         lines.append(f"    {name!r}: {f:.3g},")
-    lines += ["}", "# the race's traces the sweeps factors were fitted on (--check refits from them)",
-              f"CURVES = {curves!r}",
-              "# supervised presets: class -> K measured -> (sampler, settings, why), from the",
-              "# runs (one per seed) of",
-              f"SUPERVISED_SOURCES = {supervised_sources or []!r}",
-              "SUPERVISED: dict[str, dict[int, tuple[str, dict[str, Any], str]]] = {"]
-    for cls, rows in (supervised or {}).items():
-        lines.append(f"    {cls!r}: {{")
+    lines += ["}",
+              "# the runs of benchmarks/bench_supervised_time.py (one per seed) SUPERVISED is",
+              "# chosen from",
+              "SUPERVISED_MEASURED: tuple[Provenance, ...] = ("]
+    lines += [f"    {_record(r, '    ')}," for r in supervised_from or []]
+    lines += [")",
+              "# model key (the MEASURED_AS of the model class that owns it, models.presets) ->",
+              "# K measured -> the sampler with the best test accuracy at equal wall-clock time",
+              "SUPERVISED: dict[MeasuredAs, dict[int, Measured]] = {"]
+    for key, rows in (supervised or {}).items():
+        lines.append(f"    MeasuredAs({key!r}): {{")
         for K, row in sorted(rows.items()):
             lines.append(f"        {K}: {row!r},")
         lines.append("    },")
@@ -309,14 +414,29 @@ def readme(m, costs, factors, fdf, meta, fdf_sources=()) -> str:
     return "\n".join(out)
 
 
-def check_table(m: pd.DataFrame, curves: pd.DataFrame,
-                supervised: list[pd.DataFrame]) -> int:
-    """0 if ``topicsup/samplers/_auto_costs.py`` holds the fit of these measurements."""
+def check_table() -> int:
+    """0 if ``topicsup/samplers/_auto_costs.py`` holds the fit of the measurements its records
+    name (refitted from those files) and the provenance their meta files give."""
     from topicsup.samplers import _auto_costs as table
-    costs, (factors, _) = fit_costs(m), sweep_factors(curves)
+    sweeps_files = [ROOT / s for r in table.SWEEPS_MEASURED for s in r.sources]
+    supervised_files = [ROOT / s for r in table.SUPERVISED_MEASURED for s in r.sources]
+    costs = fit_costs(pd.read_csv(ROOT / table.COSTS_MEASURED.sources[0]))
+    factors, _ = sweep_factors(read_curves(sweeps_files))
+    supervised = [pd.read_csv(c) for c in supervised_files]
     expect = supervised_table(supervised) if supervised else {}
     if expect != table.SUPERVISED:
         print("the supervised table differs from the measurements' choice")
+        return 1
+    provenance = {"COSTS_MEASURED": (costs_provenance(ROOT / table.COSTS_MEASURED.sources[0]),
+                                     table.COSTS_MEASURED),
+                  "SWEEPS_MEASURED": (tuple(race_provenance(c) for c in sweeps_files),
+                                      table.SWEEPS_MEASURED),
+                  "SUPERVISED_MEASURED": (tuple(supervised_provenance(c)
+                                                for c in supervised_files),
+                                          table.SUPERVISED_MEASURED)}
+    stale = [name for name, (meta, kept) in provenance.items() if meta != kept]
+    if stale:
+        print(f"the table's {', '.join(stale)} differ from the runs' meta files")
         return 1
     bad = [f"{c}.{t}" for c in costs for t in costs[c]
            if not np.isclose(costs[c][t], table.COSTS[c][t], rtol=1e-4, atol=1e-18)]
@@ -332,10 +452,12 @@ def check_table(m: pd.DataFrame, curves: pd.DataFrame,
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data")
-    ap.add_argument("--fit-only", action="store_true")
+    ap.add_argument("--fit-only", action="store_true",
+                    help="measure nothing: refit from benchmarks/results/auto/measurements.csv "
+                         "and the --curves and --supervised files, and write the table")
     ap.add_argument("--check", action="store_true",
-                    help="refit from the saved measurements and exit 1 if the package's "
-                         "table differs (tests/test_auto.py)")
+                    help="refit from the result files the package's table names and exit 1 "
+                         "if the table or its provenance differs (tests/test_auto.py)")
     ap.add_argument("--sweeps", type=int, default=3)
     ap.add_argument("--ks", type=lambda s: tuple(int(x) for x in s.split(",")), default=KS)
     ap.add_argument("--supervised", type=Path, nargs="+", default=SUPERVISED_CURVES,
@@ -346,34 +468,31 @@ def main(argv=None) -> int:
                          "--check uses the ones the table names")
     args = ap.parse_args(argv)
     OUT.mkdir(parents=True, exist_ok=True)
-    meas = OUT / "measurements.csv"
     if args.check:
-        from topicsup.samplers import _auto_costs as table
-        return check_table(pd.read_csv(meas), read_curves(ROOT / c for c in table.CURVES),
-                           [pd.read_csv(ROOT / c) for c in table.SUPERVISED_SOURCES])
+        return check_table()
     if not args.fit_only:
         archive = archive_or_skip(args.data)
         if archive is None:
             return 0
         m = measure(archive, args.ks, args.sweeps)
-        m.to_csv(meas, index=False)
-        (OUT / "measurements.meta").write_text(
-            f"`python {shlex.join(['benchmarks/bench_auto.py', *(argv or sys.argv[1:])])}`, "
-            .replace(str(ROOT) + "/", "") +
-            f"{_dt.datetime.now().isoformat(timespec='seconds')}, {cpu_model()}, "
-            f"{os.cpu_count()} cores, NUMBA_NUM_THREADS=2, {versions()}")
-    m = pd.read_csv(meas)
+        m.to_csv(MEASUREMENTS, index=False)
+        command = f"python {shlex.join(['benchmarks/bench_auto.py', *(argv or sys.argv[1:])])}"
+        run = Provenance((command.replace(str(ROOT) + "/", ""),),
+                         _dt.datetime.now().isoformat(timespec="seconds"),
+                         f"{cpu_model()}, {os.cpu_count()} cores, NUMBA_NUM_THREADS=2",
+                         versions(), (_relative(MEASUREMENTS),))
+        MEASUREMENTS.with_suffix(".meta").write_text(measurements_meta(run))
+    m = pd.read_csv(MEASUREMENTS)
     costs = fit_costs(m)
     curves = read_curves(args.curves)
     factors, fdf = sweep_factors(curves)
-    meta = "Measured: " + (OUT / "measurements.meta").read_text().strip() \
-        .replace(str(ROOT) + "/", "")
+    costs_from = costs_provenance()
     sup = [c.resolve() for c in args.supervised if c.exists()]
-    write_table(costs, factors, meta,
-                [Path(c).resolve().relative_to(ROOT).as_posix() for c in args.curves],
+    write_table(costs, factors, costs_from, [race_provenance(c) for c in args.curves],
                 supervised_table([pd.read_csv(c) for c in sup]) if sup else None,
-                [c.relative_to(ROOT).as_posix() for c in sup])
-    (OUT / "README.md").write_text(readme(m, costs, factors, fdf, meta,
+                [supervised_provenance(c) for c in sup])
+    (OUT / "README.md").write_text(readme(m, costs, factors, fdf,
+                                          "Measured: " + measurements_meta(costs_from),
                                           set(curves["source"])))
     print((OUT / "README.md").read_text())
     return 0

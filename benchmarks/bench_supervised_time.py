@@ -105,8 +105,9 @@ MODEL_NOTES = {
                    "beta = 0.01",
     "gslda": "GSLDA preset: logistic c = 1, nu = 1, alpha = 6.4/K, beta = 0.01",
 }
-# the model class (the key of samplers.auto's SUPERVISED table) and the parameters given on
-# top of its preset ("": the preset as shipped)
+# the model class and the parameters given on top of its preset ("": the preset as shipped,
+# whose class declares this name as its MEASURED_AS: bench_auto.py files the runs of a preset
+# as shipped under it in samplers.auto's SUPERVISED table)
 MODEL_CLASS = {"dolda": "DOLDA", "dolda-c100": "DOLDA", "medlda": "MedLDA",
                "lightmedlda": "LightMedLDA", "gslda": "GSLDA"}
 MODEL_PARAMS = {"dolda": "", "dolda-c100": "c=100, alpha=0.5", "medlda": "",

@@ -5,10 +5,13 @@ fits from the committed measurements."""
 
 from __future__ import annotations
 
+import importlib
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -19,8 +22,11 @@ from topicsup.models import HDPLDA, PDPLDA
 from topicsup.checkpoint import checksum
 from topicsup.kernels.rng import seed_state
 from topicsup.datasets import make_synthetic
+import topicsup.models
 from topicsup.samplers import auto
-from topicsup.samplers._auto_costs import CANDIDATES
+from topicsup.samplers._auto_costs import (CANDIDATES, COSTS_MEASURED, SUPERVISED,
+                                           SUPERVISED_MEASURED, SWEEPS_MEASURED)
+from topicsup.samplers.measured import Measured, cite
 
 ROOT = Path(__file__).resolve().parents[1]
 NEWS = (1_360_021, 11_291, 25_139)   # 20 Newsgroups train: N, D, V
@@ -98,8 +104,9 @@ def test_settings_given_restrict_the_choice_and_are_kept(corpus):
 
 
 def test_supervised_models_take_the_measured_choice_at_the_nearest_k(corpus, monkeypatch):
-    monkeypatch.setattr(auto, "SUPERVISED", {"MedLDA": {
-        20: ("light", {"mh_steps": 4}, "measured"), 100: ("gibbs", {}, "measured")}})
+    monkeypatch.setattr(auto, "SUPERVISED", {MedLDA.MEASURED_AS: {
+        20: Measured("light", {"mh_steps": 4}, "measured"),
+        100: Measured("gibbs", {}, "measured")}})
     # outside what was measured (a corpus under a tenth of its tokens, K beyond a factor 2):
     # the paper's sampler
     for K in (30, 500):
@@ -113,6 +120,7 @@ def test_supervised_models_take_the_measured_choice_at_the_nearest_k(corpus, mon
     p = m.bind(corpus)
     resolved, choice = m.resolve(p)
     assert (resolved.sampler, resolved.mh_steps) == ("light", 4) and "K = 20" in choice.reason
+    assert cite(SUPERVISED_MEASURED) in choice.reason     # where it was measured
     m = MedLDA(K=70, lam=2.0)
     resolved, choice = m.resolve(m.bind(corpus))
     assert resolved.sampler == "gibbs" and "K = 100" in choice.reason
@@ -186,11 +194,70 @@ def test_the_choice_survives_a_checkpoint_and_a_forged_one_is_refused(corpus, tm
 
 
 def test_the_package_table_is_the_fit_of_the_committed_measurements():
-    """benchmarks/bench_auto.py --check refits from benchmarks/results/auto/measurements.csv
-    and the race's curves and compares with topicsup/samplers/_auto_costs.py."""
+    """benchmarks/bench_auto.py --check refits from the result files the table's provenance
+    names (benchmarks/results/auto/measurements.csv, the races' curves, the supervised runs)
+    and compares the fit, and the provenance their meta files give, with
+    topicsup/samplers/_auto_costs.py."""
     r = subprocess.run([sys.executable, "benchmarks/bench_auto.py", "--check"], cwd=ROOT,
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def _bench(name):
+    # the scripts set NUMBA_NUM_THREADS for their own runs on import: not for this process's
+    # children
+    with mock.patch.dict(os.environ), \
+            mock.patch.object(sys, "path", [str(ROOT / "benchmarks"), *sys.path]):
+        return importlib.import_module(name)
+
+
+def test_every_key_of_the_supervised_table_is_owned_by_exactly_one_preset():
+    """The presets own the supervised table's keys (``MEASURED_AS``, declared in the class's
+    own body, inherited by subclasses): every key is declared by exactly one model class, the
+    one benchmarks/bench_supervised_time.py runs as shipped under that name, and it reaches
+    the model through the key, never through its class's name."""
+    declared: dict[str, list[str]] = {}
+    for name in topicsup.models.__all__:
+        cls = getattr(topicsup.models, name)
+        if isinstance(cls, type) and "MEASURED_AS" in vars(cls):
+            declared.setdefault(vars(cls)["MEASURED_AS"], []).append(cls.__name__)
+    timed = _bench("bench_supervised_time")
+    for key in SUPERVISED:
+        owners = declared.get(key, [])
+        assert len(owners) == 1, f"SUPERVISED's key {key!r} is declared by {owners or 'none'}"
+        assert (timed.MODEL_CLASS.get(key), timed.MODEL_PARAMS.get(key)) == (owners[0], ""), \
+            f"bench_supervised_time.py does not run {owners[0]} as shipped as {key!r}"
+    assert _bench("bench_auto").owners() == {k: getattr(topicsup.models, c[0])
+                                             for k, c in declared.items()}
+
+
+def test_a_subclass_of_a_preset_inherits_its_measurements_whatever_its_name(corpus,
+                                                                            monkeypatch):
+    monkeypatch.setattr(auto, "MEASURED_TOKENS", corpus.n_tokens)
+
+    class Renamed(LightMedLDA):
+        """LightMedLDA under another name."""
+
+    key = LightMedLDA.MEASURED_AS
+    K = min(SUPERVISED[key])
+    for cls in (LightMedLDA, Renamed):
+        resolved, choice = cls(K=K).resolve(cls(K=K).bind(corpus))
+        assert resolved.sampler == SUPERVISED[key][K].sampler, cls.__name__
+        assert f"K = {K}" in choice.reason and SUPERVISED[key][K].why in choice.reason
+
+
+def test_the_tables_provenance_is_the_runs_meta_files():
+    """Each table names the commands, date, machine, versions and result files of its
+    measurements, read from the runs' own meta files; the measuring run's line in
+    measurements.meta reads back to the same record."""
+    bench = _bench("bench_auto")
+    meas = ROOT / COSTS_MEASURED.sources[0]
+    assert bench.costs_provenance(meas) == COSTS_MEASURED
+    assert bench.measurements_meta(COSTS_MEASURED) == \
+        meas.with_suffix(".meta").read_text().strip()
+    for runs in (SWEEPS_MEASURED, SUPERVISED_MEASURED):
+        assert runs and all(r.commands and r.when and r.machine and r.versions for r in runs)
+        assert all((ROOT / s).is_file() for r in runs for s in r.sources)
 
 
 def test_an_uncosted_candidate_is_never_chosen(corpus, monkeypatch):

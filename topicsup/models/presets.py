@@ -1,17 +1,23 @@
 """Presets: the models of the papers as defaults of ``SupervisedLDA``, a few lines each.
 
 Each samples its topics with ``sampler="auto"`` (chosen when the model meets its corpus,
-``samplers.auto``: the best test accuracy at equal wall-clock time measured on 20 Newsgroups'
-20 classes at the nearest K, for a corpus and a K like the measured ones); its paper's sampler
-is ``PUBLISHED_SAMPLER``, available by name (``DOLDA(sampler="partially_collapsed")``) and
-auto's choice where nothing was measured. Each docstring names the paper's sampler (a test
-checks it against ``PUBLISHED_SAMPLER``); ``Session.sampler_choice`` says what auto chose.
+``samplers.auto``); its paper's sampler is ``PUBLISHED_SAMPLER``, available by name
+(``DOLDA(sampler="partially_collapsed")``) and auto's choice where nothing was measured.
+A preset that was measured owns its rows of auto's supervised table by ``MEASURED_AS``: the
+model name benchmarks/bench_supervised_time.py runs it as shipped under, which
+benchmarks/bench_auto.py files the measurements under (a subclass inherits them). On a corpus
+like the measured one (20 Newsgroups, its 20 classes) auto runs the sampler measured best at
+equal wall-clock time at the nearest measured K, which need not be the paper's
+(docs/samplers.md has the table); on the others, and for a preset without ``MEASURED_AS``,
+the paper's. Each docstring names the paper's sampler (a test checks it against
+``PUBLISHED_SAMPLER``); ``Session.sampler_choice`` says what auto chose.
 """
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from ..samplers.measured import MeasuredAs
 from .base import register
 from .supervised import SupervisedLDA
 
@@ -30,6 +36,7 @@ class MedLDA(SupervisedLDA):
     ``sampler="auto"`` measured best at K = 20-100."""
 
     PUBLISHED_SAMPLER: ClassVar[str] = "gibbs"
+    MEASURED_AS: ClassVar[MeasuredAs] = MeasuredAs("medlda")
     DEFAULTS: ClassVar[dict[str, Any]] = {"sampler": "auto", "weight_sampler": "cholesky",
                                           "lam": HINGE_LAM}
 
@@ -38,24 +45,25 @@ class MedLDA(SupervisedLDA):
 class LightMedLDA(SupervisedLDA):
     """LightMedLDA (Zheng et al. 2015): hinge loss (lam = 102.4 by default, ``HINGE_LAM``),
     normal prior, coordinate-Gibbs weights (S_gibbs = 2). The paper's topics are
-    Metropolis-Hastings proposals, ``"light"`` (``mh_steps`` = S_mh = 6); ``sampler="auto"``
-    takes them where they were measured best (K = 50 and 100 on 20 Newsgroups) and the
-    partially collapsed dense sampler where it was (K = 20): ``sampler="light"`` names the
-    paper's.
+    Metropolis-Hastings proposals, ``"light"``; ``sampler="auto"`` takes them where they were
+    measured best (K = 50 and 100 on 20 Newsgroups) and the partially collapsed dense sampler
+    where it was (K = 20): ``LightMedLDA(sampler="light")`` runs the MH proposals on any
+    corpus, ``LightMedLDA.as_published()`` runs them as the paper did.
 
-    The light sampler's defaults are the fastest configuration measured on 20 Newsgroups
-    (benchmarks/README.md): the topics see the hinge's pseudo-likelihood with the augmentation
-    integrated out
-    (``supervised_factor="marginal"``) and the doc and word proposals run in turn
-    (``composition="cycle"``, ``proposal_weights=(1, 1, 0)``: the exp proposal off). At
-    K = 100-400, 20 classes, that reaches 0.79-0.81 test accuracy in 25-35 sweeps where the
+    The defaults for the light sampler, used whenever it runs, are the fastest configuration
+    measured on 20 Newsgroups (benchmarks/README.md): ``mh_steps`` = S_mh = 6, the doc and
+    word proposals in turn (``composition="cycle"``, ``proposal_weights=(1, 1, 0)``: the exp
+    proposal off), and the topics, under any sampler, see the hinge's pseudo-likelihood with
+    the augmentation integrated out (``supervised_factor="marginal"``). With the light sampler
+    at K = 100-400, 20 classes, that reaches 0.79-0.81 test accuracy in 25-35 sweeps where the
     paper's configuration needs 40-60 and ends lower; at K = 20 it ends below it (use Gibbs
-    MedLDA there, which is also cheaper per sweep). ``LightMedLDA.as_published()`` is the
-    paper's sampler: the augmented factor and a uniform mixture of the doc, word and exp
+    MedLDA there, which is also cheaper per sweep). ``as_published()`` is the paper's
+    configuration: the augmented factor and a uniform mixture of the doc, word and exp
     proposals. Both sample the same posterior.
     """
 
     PUBLISHED_SAMPLER: ClassVar[str] = "light"
+    MEASURED_AS: ClassVar[MeasuredAs] = MeasuredAs("lightmedlda")
     DEFAULTS: ClassVar[dict[str, Any]] = {
         "sampler": "auto", "mh_steps": 6, "composition": "cycle", "lam": HINGE_LAM,
         "weight_sampler": "coordinate", "supervised_factor": "marginal",
@@ -81,6 +89,7 @@ class GSLDA(SupervisedLDA):
     standard logistic sLDA; ``GSLDA.plus()`` is gSLDA+ (c = 25)."""
 
     PUBLISHED_SAMPLER: ClassVar[str] = "gibbs"
+    MEASURED_AS: ClassVar[MeasuredAs] = MeasuredAs("gslda")
     DEFAULTS: ClassVar[dict[str, Any]] = {"loss": "logistic", "sampler": "auto",
                                           "weight_sampler": "cholesky"}
 
@@ -167,6 +176,7 @@ class DOLDA(SupervisedLDA):
     (benchmarks/results/dolda)."""
 
     PUBLISHED_SAMPLER: ClassVar[str] = "partially_collapsed"
+    MEASURED_AS: ClassVar[MeasuredAs] = MeasuredAs("dolda")
     DEFAULTS: ClassVar[dict[str, Any]] = {
         "loss": "do_probit", "prior": "horseshoe", "sampler": "auto",
         "weight_sampler": "cholesky", "intercept": True, "alpha": 0.01, "beta": 0.01}

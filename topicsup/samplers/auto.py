@@ -11,10 +11,11 @@ joint is
 the second a sum of the terms the sampler's kernel has (per token, per token x K or sqrt K, per
 document x K, per sweep x V K), each coefficient fitted on three corpora at six K; the
 candidate with the least expected time is chosen. Supervised, by the measured accuracy at
-equal wall-clock time of each sampler on 20 Newsgroups' 20 classes (``SUPERVISED``, from
-benchmarks/results/supervised_time), the model's published sampler where nothing was
-measured. A model with samplers of its own (the PDP and HDP topic models), none in the cost
-model: its exact sampler.
+equal wall-clock time of each sampler on 20 Newsgroups' 20 classes (``SUPERVISED``, from the
+runs of benchmarks/bench_supervised_time.py that ``SUPERVISED_MEASURED`` names), looked up by
+the key the model's class declares (``MEASURED_AS``, ``samplers.measured``: never by a class's
+name), the model's published sampler where nothing was measured. A model with samplers of its
+own (the PDP and HDP topic models), none in the cost model: its exact sampler.
 
 Only exact samplers are candidates (never an approximate one such as ``partitioned``), and the
 choice is a function of the model's parameters and the corpus's shape alone, never of the
@@ -36,13 +37,14 @@ from ..kernels.counts import Counts
 from ..kernels.supervised import Term
 from ..problem import Problem
 from . import REGISTRY, TopicSampler
-from ._auto_costs import CANDIDATES, COSTS, SUPERVISED, SWEEPS
+from ._auto_costs import CANDIDATES, COSTS, SUPERVISED, SUPERVISED_MEASURED, SWEEPS
+from .measured import cite, measured_as
 
-# SUPERVISED: per preset class, K measured -> (sampler, settings, why): the best test accuracy
-# at equal wall-clock time on 20 Newsgroups' 20 classes on 2 cores, kept at the paper's sampler
+# SUPERVISED: per model key (``MEASURED_AS``), K measured -> ``Measured``: the best test
+# accuracy at equal wall-clock time on 20 Newsgroups' 20 classes, kept at the paper's sampler
 # unless another beat it by more than a point (benchmarks/bench_supervised_time.py, written by
 # bench_auto.py); the nearest measured K (on a log scale) is used
-MEASURED_ON = "20 Newsgroups' 20 classes on 2 cores (benchmarks/results/speed/supervised)"
+MEASURED_ON = f"20 Newsgroups' 20 classes ({cite(SUPERVISED_MEASURED)})"
 # where the measurement says something: corpora of at least a tenth of its 1.36 M tokens and
 # K within a factor 2 of the measured ones; elsewhere (a demo corpus, K = 6) the paper's
 # sampler
@@ -141,9 +143,10 @@ def choose(model: Any, problem: Problem, given: dict[str, Any],
 
 def _choose_supervised(model: Any, problem: Problem, given: dict[str, Any],
                        accepts: Callable[[str, dict[str, Any]], bool]) -> Choice:
-    table = SUPERVISED.get(type(model).__name__, {})
-    usable = {k: v for k, v in table.items()
-              if _agrees(v[1], given) and accepts(v[0], {**v[1], **given})}
+    key = measured_as(type(model))
+    table = SUPERVISED.get(key, {}) if key is not None else {}
+    usable = {k: m for k, m in table.items()
+              if _agrees(m.settings, given) and accepts(m.sampler, {**m.settings, **given})}
     if not usable:
         return _published(model, given, f"no measurement for {type(model).__name__} "
                           f"with these settings: its published sampler", accepts)
@@ -153,9 +156,10 @@ def _choose_supervised(model: Any, problem: Problem, given: dict[str, Any],
                           f"{MEASURED_ON} at K = {sorted(usable)}; this corpus is outside "
                           f"that: its published sampler", accepts)
     k_near = min(usable, key=lambda k: (abs(math.log(k / K)), k))
-    sampler, settings, why = usable[k_near]
-    return Choice(sampler, {**settings, **given},
-                  f"the best at equal wall-clock time at K = {k_near} on {MEASURED_ON}: {why}")
+    best = usable[k_near]
+    return Choice(best.sampler, {**best.settings, **given},
+                  f"the best at equal wall-clock time at K = {k_near} on {MEASURED_ON}: "
+                  f"{best.why}")
 
 
 def _exact_own(model: Any, given: dict[str, Any],
