@@ -6,6 +6,7 @@ fits from the committed measurements."""
 from __future__ import annotations
 
 import importlib
+import re
 import json
 import os
 import subprocess
@@ -281,3 +282,56 @@ def test_the_dashboard_names_the_sampler_its_choice_and_an_approximation(corpus)
     assert "approximate" not in auto_html
     part = sampler_html(Session(LDA(K=3, sampler="partitioned", partitions=2), corpus, seed=0))
     assert "sampler partitioned" in part and "approximate" in part and "(auto)" not in part
+
+
+def _page_table(text: str, header: str) -> list[list[str]]:
+    """The rows (cells stripped) of the markdown table whose header row starts ``header``."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(header))
+    rows = []
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        rows.append([c.strip() for c in line.strip().strip("|").split("|")])
+    return rows
+
+
+def _ks(text: str, header: str) -> list[int]:
+    line = next(line for line in text.splitlines() if line.startswith(header))
+    return [int(k.replace(",", "")) for k in re.findall(r"K = ([\d,]+)", line)]
+
+
+SCALE = {"": 1, "k": 1e3, "M": 1e6}
+
+
+def test_the_pages_tables_of_choices_are_what_auto_chooses():
+    """docs/samplers.md's two tables of what auto picks, written by hand from the fit and the
+    measurements, are what the package's table gives: the cost model's choice on the corpus
+    shapes its rows give, and per measured preset and K the sampler the supervised table
+    holds (the paper's, or the one named) with the accuracy it measured."""
+    text = (ROOT / "docs" / "samplers.md").read_text(encoding="utf-8")
+    wrong = []
+    header = "| corpus | K = "
+    for row in _page_table(text, header):
+        N, D, V = (float(x) * SCALE[s] for x, s in re.findall(
+            r"([\d.]+) ?(k|M|) (?:tokens|docs|words)", row[0]))
+        for K, cell in zip(_ks(text, header), row[1:]):
+            if cell != _best(N, D, V, K):
+                wrong.append(f"{row[0]}, K = {K}: the page says {cell}, auto picks "
+                             f"{_best(N, D, V, K)}")
+    header = "| model | K = "
+    kernel = {"partially collapsed, dense": ("partially_collapsed", "dense"),
+              "partially collapsed, sparse": ("partially_collapsed", "sparse"),
+              "gibbs": ("gibbs", None), "light": ("light", None)}
+    for row in _page_table(text, header):
+        cls = getattr(topicsup.models, re.match(r"`(\w+)`", row[0]).group(1))
+        for K, cell in zip(_ks(text, header), row[1:]):
+            named, accuracy = re.match(r"(.+?) \(([\d.]+)", cell).groups()
+            measured = SUPERVISED[cls.MEASURED_AS][K]
+            chosen = (measured.sampler, measured.settings.get("kernel"))
+            said = ((cls.PUBLISHED_SAMPLER, "sparse" if cls.PUBLISHED_SAMPLER ==
+                     "partially_collapsed" else None) if named == "paper's" else kernel[named])
+            if said != chosen or f" {accuracy} " not in measured.why:
+                wrong.append(f"{cls.__name__}, K = {K}: the page says {cell}, the table "
+                             f"{measured.sampler} {measured.settings} ({measured.why})")
+    assert wrong == [], "docs/samplers.md:\n" + "\n".join(wrong)

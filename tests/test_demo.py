@@ -41,7 +41,7 @@ def test_demo_writes_a_report_with_the_views_of_both_models(report):
     assert "vega" in html.lower() and "top_words" in html
     assert "cdn.jsdelivr" not in html          # Vega libraries inlined: renders offline
     lda, supervised = html.split('<section class="session">')[1:]   # one per session
-    assert "LDA, collapsed Gibbs" in lda and "LightMedLDA, supervised" in supervised
+    assert "LDA, sampler gibbs" in lda and "LightMedLDA, supervised, sampler light" in supervised
     for heading in ("Convergence", "Topic words", "Topics", "Run"):
         assert f"<h3>{heading}</h3>" in lda and f"<h3>{heading}</h3>" in supervised
     for heading in ("Metropolis-Hastings acceptance", "Training score", "Coefficients",

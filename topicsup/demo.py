@@ -1,5 +1,7 @@
-"""The demo: on the bundled synthetic corpus, sample LDA (collapsed Gibbs) and the supervised
-LightMedLDA (Metropolis-Hastings proposals and classifier weights), and write an HTML report.
+"""The demo: on the bundled synthetic corpus, sample LDA and the supervised LightMedLDA (topics
+and classifier weights), each with the sampler ``sampler="auto"`` chooses for it (at the default
+K = 6 collapsed Gibbs, and LightMedLDA's paper's light sampler, its doc and word
+Metropolis-Hastings proposals in turn), and write an HTML report that names them.
 
 Run ``python -m topicsup.demo`` (options: ``--help``).
 """
@@ -19,7 +21,7 @@ from .session import Session
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m topicsup.demo", description=__doc__)
-    parser.add_argument("--sweeps", type=int, default=200, help="LDA Gibbs sweeps (default 200)")
+    parser.add_argument("--sweeps", type=int, default=200, help="LDA sweeps (default 200)")
     parser.add_argument("--supervised-sweeps", type=int, default=100,
                         help="LightMedLDA sweeps (default 100)")
     parser.add_argument("--topics", type=int, default=6, help="number of topics K (default 6)")
@@ -46,13 +48,15 @@ def main(argv: list[str] | None = None) -> Path:
         print(f"LightMedLDA training accuracy after {accuracy.index[-1]} sweeps: "
               f"{accuracy.iloc[-1]:.3f}")
     path = write_report(
-        {f"LDA, collapsed Gibbs ({args.sweeps} sweeps)": lda,
-         f"LightMedLDA, supervised ({args.supervised_sweeps} sweeps)": supervised},
+        {f"LDA, sampler {lda.model.sampler} ({args.sweeps} sweeps)": lda,
+         f"LightMedLDA, supervised, sampler {supervised.model.sampler} "
+         f"({args.supervised_sweeps} sweeps)": supervised},
         args.out, title="topicsup demo: LDA and LightMedLDA on the synthetic corpus",
         notes=f"K={args.topics}, seed {args.seed}; the corpus was drawn from "
               f"{len(data.topic_names)} known themes ({themes}) with binary labels that "
-              f"depend on the topic proportions. LightMedLDA (hinge loss, lambda 4) samples "
-              f"topics with doc, word and exp Metropolis-Hastings proposals.")
+              f"depend on the topic proportions. Each model's topic sampler is the one "
+              f"sampler=\"auto\" chose for it (why: sampler_choice in its Run table); "
+              f"LightMedLDA has the hinge loss with lambda 4.")
     print(f"\nReport written to {path.resolve()}")
     return path
 

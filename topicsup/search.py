@@ -174,10 +174,11 @@ def search_k(corpus: Corpus, Ks: Sequence[int], model: Any = None, *,
 
     Cost: the chains run one after the other, ``len(Ks)`` of them, each ``sweeps`` sweeps
     plus two fold-ins of the held-out documents (one for a model without a score), so the
-    time is about the sum of ``len(Ks)`` fits, and with the default ``"gibbs"`` sampler a
-    sweep costs O(K) per token (``LDA(sampler="light")``: O(1)). One chain is held in
-    memory at a time: the peak is the largest K's session (``Session`` refuses one that does
-    not fit in memory).
+    time is about the sum of ``len(Ks)`` fits, and a sweep costs what the sampler
+    ``sampler="auto"`` chooses at each K costs (docs/samplers.md): O(K) per token for collapsed
+    Gibbs, its choice at small K, O(k_w) (the word's topics) for ``sparse_gibbs``, its choice
+    at large K (``LDA(sampler="light")``: O(1)). One chain is held in memory at a time: the
+    peak is the largest K's session (``Session`` refuses one that does not fit in memory).
     Each chain is one draw: a difference between neighbouring K smaller than between two
     seeds says nothing; repeat with other seeds to see it.
 

@@ -1,7 +1,9 @@
 """numba kernels: pure functions over arrays of state. No Python objects, pandas or widgets.
 
-A kernel mutates state arrays in place and fills an int64 info record; the layers above
-(``topicsup.models``, ``topicsup.session``) choose kernels and own the state.
+A kernel mutates state arrays in place and fills a float64 info record (``kernels.info``); the
+layers above choose kernels and own the state: the parts (``topicsup.samplers``, ``losses``,
+``priors``, ``weight_samplers``) call them, the models compose the parts and the session owns
+the chain's state.
 
 numba's on-disk cache (``cache=True``) is checked against each function's own source file
 only: a sweep that inlines ``kernels.supervised`` keeps its old compiled copy after

@@ -31,10 +31,13 @@ class Augmentation(NamedTuple):
 
 @dataclass(frozen=True)
 class Loss(Part):
-    """Base of the losses. Every array a loss takes or keeps is (T, D), tasks by documents
-    (the targets ``y``, the scores, the augmentation's ``b`` and ``w``): a task's row is
-    contiguous, as the weight draw reads it (``weight_samplers``); the predictions' (D, T)
-    scores are the task's (``tasks``)."""
+    """Base of the losses.
+
+    Every array a loss takes or gives is (T, D), tasks by documents, as the models keep them
+    (``models.supervised.Supervision``): the labels ``y`` (the task's targets,
+    ``topicsup.tasks``), the ``scores`` s_td = eta_t . xt_d and the augmentation's ``b`` and
+    ``w``; the methods below compute elementwise over them. (Decision scores for prediction,
+    ``SupervisedLDA.decision_scores``, are (D, T): one row per document.)"""
 
     # "signs": +-1 per (task, document) (classification); "values": real targets (regression)
     targets: ClassVar[str] = "signs"

@@ -68,8 +68,10 @@ def stream_key(rng: Rng) -> Rng:
 
 
 def class_probabilities(scores: F64) -> F64:
-    """P(y = j | s) = Phi(s_j) prod_{l != j} Phi(-s_l) / Z(s) for (D, T) scores, rows summing
-    to one (DOLDA sec. 4.4), computed in log space so extreme scores do not underflow."""
+    """P(y = j | s) = Phi(s_j) prod_{l != j} Phi(-s_l) / Z(s) for decision scores (D, T), one
+    row per document as prediction gives them (the augmentation's are (T, D), ``Loss``), rows
+    summing to one (DOLDA sec. 4.4), computed in log space so extreme scores do not
+    underflow."""
     scores = np.asarray(scores, dtype=np.float64)
     # log Phi(s_j) - log Phi(-s_j) + sum_l log Phi(-s_l), normalised over j
     logit = log_ndtr(scores) - log_ndtr(-scores)

@@ -18,7 +18,7 @@ from . import REGISTRY, Augmentation, Loss
 @njit(cache=True, nogil=True)
 def hinge_augment(y: F64, scores: F64, lam: float, rng: Rng, b: F64, w: F64) -> None:
     """Hinge loss 2 lam max(0, 1 - y s) (Zheng et al. 2015 eq. 8-16), elementwise over the
-    (T, D) arrays of the losses (tasks by documents; ``Loss``), drawn task by task.
+    (T, D) arrays (tasks by documents, ``Loss``), task by task.
 
     xi ~ IG(mean 1/(lam |zeta|), shape 1), zeta = 1 - y s, is the inverse of Gibbs MedLDA's
     gamma (eq. 14); then b = lam y (1 + lam xi), w = lam^2 xi.

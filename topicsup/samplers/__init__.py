@@ -2,11 +2,14 @@
 beside the counts, which of them a checkpoint saves, its sweep over a block of documents, its
 proposal kinds, its live settings and its token stepping for the inspector (or none).
 
-A sampler module holds the part; its module docstring names the numba kernel it runs, a
-module of ``topicsup.kernels`` (mostly of the same name: ``gibbs``, ``light``; not always:
-AliasLDA's ``alias`` runs ``kernels.aliaslda``; a test checks every one). ``auto`` stands for
-the sampler chosen when the model meets its corpus, ``stepping`` is the samplers' teaching
-replay. ``REGISTRY`` finds them by name (``REGISTRY.names()`` lists them).
+A sampler module holds the part, and its docstring names the numba kernel it runs, a module
+of ``topicsup.kernels``: mostly under the sampler's name (``samplers.gibbs`` runs
+``kernels.gibbs``), but the alias sampler's is ``kernels.aliaslda`` (``kernels.alias`` holds
+the alias tables it shares with the light sampler) and the partitioned sampler runs
+``kernels.partitioned`` with ``kernels.sparse_gibbs``'s document loop. ``samplers.auto``
+runs none (it chooses one of the others; ``samplers.measured`` holds its tables' records) and
+``samplers.stepping`` is the teaching replay, not a sampler. ``REGISTRY`` finds the samplers
+by name (``REGISTRY.names()`` lists them).
 """
 
 from __future__ import annotations
