@@ -609,3 +609,31 @@ def test_the_warm_up_replays_a_token_on_a_copy_and_leaves_the_chain(model):
     a.run(2), b.run(2)
     for k, v in a.state.arrays().items():
         assert np.array_equal(v, b.state.arrays()[k]), k
+
+
+def test_the_replay_draws_the_kinds_of_the_label_term_the_sweep_has(corpora):
+    """Monte Carlo MedLDA's label term is off until the SVM step finds support documents:
+    its light sweeps then draw from the unsupervised proposal kinds (no exp proposal), and
+    so does the replay (it once drew them by the model being supervised): a document through
+    the inspector is the kernel's sweep, bit for bit."""
+    from topicsup.models import MCMedLDA
+    from topicsup.samplers import stepping
+    a, b = (Session(MCMedLDA(K=6, sampler="light", mh_steps=3), corpora["multiclass"], seed=1)
+            for _ in range(2))
+    a.run(2), b.run(2)
+    term, active = a.model.term(a.state, a.problem)
+    assert not active and a.model.supervised   # the case: supervised, its term off
+    assert "exp" in a.model.proposal_kinds
+    d = 7
+    rng = seed_state(17, stream=d)
+    info = np.zeros(a.model.info_size)
+    kernel_rng = rng.copy()
+    a.model.sweep_block(a.state, a.problem, kernel_rng, d, d + 1, info)
+    insp = TokenInspector(b, d)
+    insp.rng[:] = rng
+    records = insp.run_document()
+    assert all(st.kind in ("doc", "word") for rec in records for st in rec.steps)
+    for k, v in b.state.arrays().items():
+        np.testing.assert_array_equal(v, a.state.arrays()[k], err_msg=k)
+    np.testing.assert_array_equal(insp.rng, kernel_rng)
+    assert isinstance(insp._pass, stepping.StepPass) and not insp._pass.active

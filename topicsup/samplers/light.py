@@ -200,7 +200,7 @@ class Light(TopicSampler):
         """Draw token j's uniforms and kinds into the pass's ring, as the sweep draws them
         ``LEAD`` tokens ahead."""
         assert p.U is not None and p.kinds is not None   # begin_pass made them
-        supervised = bool(p.model.supervised)
+        supervised = p.active   # the kinds the sweep draws from: with the label term on
         light._draw_token(p.U[j % light.RING], p.kinds[j % light.RING],
                           COMPOSITIONS[self.composition], self.cycle_order(supervised),
                           self.kind_cumulative(supervised), ctx.rng)
@@ -208,7 +208,7 @@ class Light(TopicSampler):
     def load_document(self, ctx: StepContext, p: StepPass) -> None:
         """n_kd, the label term's rows and the exp table (``light.load_document``)."""
         assert p.ndk is not None   # begin_pass made it
-        supervised, K = bool(p.model.supervised), ctx.problem.K
+        supervised, K = p.active, ctx.problem.K
         p.ndk[:] = 0
         light.load_document(ctx.doc, ctx.p0, ctx.p1, ctx.state.z, p.ndk, p.term,
                             light.uses_exp_table(COMPOSITIONS[self.composition],
@@ -226,10 +226,10 @@ class Light(TopicSampler):
         out["word"] = self.stale_table(ctx, w, n_kw, n_k) if self.stale \
             else word_proposal(n_kw, problem.beta, s)
         T = term.eta_kt.shape[1]
-        if T and "exp" in self.kinds(True) and p.marginal:
+        if T and "exp" in self.kinds(p.active) and p.marginal:
             slope = p.model.loss_function.slope_at_zero(term.y[:, d])
             out["exp"] = exp_proposal(term.eta_kt, slope, np.zeros(T), ctx.n_tokens)
-        elif T and "exp" in self.kinds(True):
+        elif T and "exp" in self.kinds(p.active):
             out["exp"] = exp_proposal(term.eta_kt, term.b[:, d], term.w[:, d], ctx.n_tokens)
         return out
 

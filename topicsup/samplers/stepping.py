@@ -187,14 +187,17 @@ class StepContext:
 @dataclass
 class StepPass:
     """One pass over the document: the ``model`` whose settings it read at its start (a
-    setting changed meanwhile applies from the next pass, as a sweep reads them per block)
-    and the arrays the sweep keeps in its locals: the label ``term`` with the pass's own
+    setting changed meanwhile applies from the next pass, as a sweep reads them per block),
+    whether its label term is ``active`` then (what the sweep calls ``supervised``: off during
+    a supervised model's start, or Monte Carlo MedLDA's before any support document), and
+    the arrays the sweep keeps in its locals: the label ``term`` with the pass's own
     scratch, the light sampler's count row ``ndk`` and ring of draw-ahead uniforms ``U`` and
     kinds, collapsed Gibbs's K x K label matrix ``G`` and the document's ``qq`` where it uses
     them; ``seen`` is the state the document's bookkeeping was derived from."""
 
     model: Parameters
     term: Term
+    active: bool = False   # whether the label term is on (the sweep's ``supervised``)
     position: int = 0
     ndk: I32 | None = None
     U: F64 | None = None
@@ -206,7 +209,7 @@ class StepPass:
     @property
     def marginal(self) -> bool:
         """Whether the topics see the loss itself (the marginal label factor)."""
-        return bool(self.model.supervised) and self.model.supervised_factor == "marginal"
+        return self.active and self.model.supervised_factor == "marginal"
 
 
 class TokenMove(NamedTuple):
@@ -259,23 +262,27 @@ def start_pass(ctx: StepContext, model: Parameters) -> StepPass:
         raise ValueError(f"the chain is in its LDA initialisation ({left} of "
                          f"lda_init_sweeps = {model.lda_init_sweeps} sweeps left), which "
                          f"the inspector does not replay: run those sweeps first")
-    K = ctx.problem.K
-    term: Term = model.term(ctx.state, ctx.problem)[0]
-    T = term.eta_kt.shape[1]
-    # the pass's own scratch for the label term (the kernels' per-document arrays)
-    scratch = term._replace(A=np.zeros(K), c=np.zeros((4, T)), v=np.zeros(T),
-                            exp_prob=np.zeros(K), exp_alias=np.zeros(K, np.int32))
-    p = StepPass(model, scratch)
+    term, active = model.term(ctx.state, ctx.problem)
+    p = StepPass(model, _with_scratch(term, ctx.problem.K), bool(active))
     stepping_of(p).begin_pass(ctx, p)
     load(ctx, p)
     stepping_of(p).first_draws(ctx, p)
     return p
 
 
+def _with_scratch(term: Term, K: int) -> Term:
+    """``term`` with scratch arrays of its own (the kernels' per-document A, c, v and exp
+    table), sized for its T tasks."""
+    T = term.eta_kt.shape[1]
+    return term._replace(A=np.zeros(K), c=np.zeros((4, T)), v=np.zeros(T),
+                         exp_prob=np.zeros(K), exp_alias=np.zeros(K, np.int32))
+
+
 def preview(ctx: StepContext, model: Parameters) -> StepPass:
     """A pass that is not begun (nothing drawn, no document loaded), enough to compute the
     ``distributions`` of a token under ``model``'s settings."""
-    return StepPass(model, model.term(ctx.state, ctx.problem)[0])
+    term, active = model.term(ctx.state, ctx.problem)
+    return StepPass(model, term, bool(active))
 
 
 def load(ctx: StepContext, p: StepPass) -> None:
@@ -283,7 +290,10 @@ def load(ctx: StepContext, p: StepPass) -> None:
     weights and augmentation with the pass's scratch, then the sampler's own."""
     term: Term = p.model.term(ctx.state, ctx.problem)[0]
     t = p.term
-    p.term = term._replace(A=t.A, c=t.c, v=t.v, exp_prob=t.exp_prob, exp_alias=t.exp_alias)
+    if t.c.shape != (4, term.eta_kt.shape[1]):   # the term's tasks changed (MCMedLDA's on)
+        p.term = _with_scratch(term, ctx.problem.K)
+    else:
+        p.term = term._replace(A=t.A, c=t.c, v=t.v, exp_prob=t.exp_prob, exp_alias=t.exp_alias)
     stepping_of(p).load_document(ctx, p)
     p.seen = tuple(a.copy() for a in watched(ctx, p))
 
@@ -351,9 +361,10 @@ REPLAY_STREAM = 0x5EC8   # the warm-up's throwaway stream (never the chain's)
 
 def warm_up(problem: Problem, state: State) -> None:
     """Compile the replay's numba code (the proposals' draws and ratios, the label term's
-    bookkeeping, the document's load) by stepping the first token of the first document with
-    tokens on a copy of ``state`` with a throwaway stream: the chain is untouched. Nothing
-    for a sampler without stepping or a chain in its LDA initialisation."""
+    bookkeeping, the document's load) by stepping every token of the first document with
+    tokens (every proposal kind the settings draw), on a copy of ``state`` with a throwaway
+    stream: the chain is untouched. Nothing for a sampler without stepping or a chain in its
+    LDA initialisation."""
     model = problem.model
     if not model.topic_sampler.stepping or model.initialising(state):
         return
@@ -363,7 +374,8 @@ def warm_up(problem: Problem, state: State) -> None:
                       seed_state(0, stream=REPLAY_STREAM),
                       np.zeros(info_layout.size(len(model.proposal_kinds))))
     p = start_pass(ctx, model)
-    step(ctx, p, distributions(ctx, p, ctx.p0)[1])
+    while p.position < ctx.n_tokens:
+        step(ctx, p, distributions(ctx, p, ctx.p0 + p.position)[1])
 
 
 __all__ = ["MHStep", "StepContext", "StepPass", "Stepping", "TokenMove", "distributions",
