@@ -42,10 +42,10 @@ def test_an_interrupted_save_keeps_the_previous_file(corpus, tmp_path, monkeypat
     before = path.read_bytes()
     s.run(1)
 
-    def broken(f, **arrays):
+    def broken(f, members):
         f.write(b"half a checkpoint")
         raise KeyboardInterrupt
-    monkeypatch.setattr("topicsup.checkpoint.np.savez_compressed", broken)
+    monkeypatch.setattr("topicsup.checkpoint.write_members", broken)
     with pytest.raises(KeyboardInterrupt):
         s.save(path)
     assert path.read_bytes() == before
@@ -265,3 +265,25 @@ def test_old_files_get_the_default_index_and_forged_ones_are_refused(corpus, tmp
     with pytest.raises(ValueError, match=r"the corpus's index has dtype datetime64"):
         dated.save(tmp_path / "dated.npz")
     assert not (tmp_path / "dated.npz").exists()
+
+
+def test_the_file_is_an_npz_whose_members_compress_when_it_pays(corpus, tmp_path):
+    """The writer streams ``.npy`` members into a zip (``numpy.load`` reads it as an
+    ``.npz``): those that compress are deflated at the fastest level, those that do not (a
+    sample of their bytes stays above ``STORE_ABOVE``) are stored as they are."""
+    import zipfile
+
+    from topicsup import checkpoint
+    rng = np.random.default_rng(0)
+    members = {"noise": rng.random(300_000), "zeros": np.zeros(300_000, np.int32),
+               "small": np.arange(3)}
+    path = tmp_path / "m.npz"
+    with open(path, "wb") as f:
+        checkpoint.write_members(f, members)
+    with zipfile.ZipFile(path) as zf:
+        kinds = {i.filename: i.compress_type for i in zf.infolist()}
+    assert kinds == {"noise.npy": zipfile.ZIP_STORED, "zeros.npy": zipfile.ZIP_DEFLATED,
+                     "small.npy": zipfile.ZIP_DEFLATED}
+    with np.load(path) as z:
+        for k, v in members.items():
+            np.testing.assert_array_equal(z[k], v)

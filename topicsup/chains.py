@@ -74,6 +74,10 @@ class Chains:
     def __init__(self, model: Model, corpus: Corpus, n_chains: int = 4, seed: int = 0, *,
                  backend: Any = "threads", **session_options: Any) -> None:
         n_chains = check.integer("n_chains", n_chains, low=1, high=MAX_CHAINS)
+        if "autosave" in session_options:
+            raise ValueError("autosave is a Session's (one file per chain): save the chains "
+                             "with each session's save(path), or autosave Sessions of "
+                             "their own")
         seed = check.integer("seed", seed, low=0, high=2**64 - 1 - n_chains)
         self.client = self._client(backend)
         self.sessions = [Session(model, corpus, seed + c, **session_options)

@@ -21,6 +21,7 @@ import contextlib
 import signal
 import threading
 import time
+import warnings
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
@@ -84,6 +85,13 @@ class Session(Readouts, HeldOut):
         Start compiling the model's kernels at once, in a background thread (a warm-up sweep
         on a few documents: ``compile_ahead``), so the first real sweep does not wait for
         numba in a fresh environment. Dashboards start it themselves.
+    autosave : path, optional
+        Write the chain's checkpoint there every ``autosave_every`` minutes, after a sweep, in
+        a thread of its own while the chain samples on (``checkpoint.Autosave``; atomically:
+        the file is always a whole checkpoint): a crashed kernel loses at most one interval,
+        and ``Session.load(autosave)`` continues the same chain.
+    autosave_every : float
+        Minutes between two autosaves (default 10; 0: after every sweep).
 
     Every read (``topics``, ``coefficients``, ``predict``, ``history``, ...) is a function of
     the chain's ``Fit`` (``topicsup.problem``) run with the chain held still (``readout``):
@@ -105,6 +113,7 @@ class Session(Readouts, HeldOut):
     def __init__(self, model: Any, corpus: Corpus, seed: int = 0, *,
                  block_tokens: int = 65536, log_joint_every: int = 1,
                  backend: Any = None, compile_ahead: bool = False,
+                 autosave: str | Path | None = None, autosave_every: float = 10.0,
                  _resume: checkpoint.SavedSession | None = None) -> None:
         if isinstance(model, type):
             raise TypeError(f"model must be a model instance such as LDA(K=20), got the class "
@@ -151,6 +160,8 @@ class Session(Readouts, HeldOut):
             self.n_sweeps, self._block = _resume.n_sweeps, _resume.block
             self._info, self._seconds = _resume.info, _resume.seconds
             self._record = _resume.record
+        self._autosave = None if autosave is None \
+            else checkpoint.Autosave(autosave, autosave_every)
         self._init_sync()
         self._backend: Backend = Threads()
         self.use_backend(backend)
@@ -183,6 +194,7 @@ class Session(Readouts, HeldOut):
         backend = state.pop("_backend", None)
         for k in ("_lock", "_stop", "_owner_lock", "_owner"):
             state.pop(k, None)
+        state["_autosave"] = None   # a copy does not write the original's file
         # tables built elsewhere (a Dask backend's workers) are not in this state
         state["_tables_elsewhere"] = backend is not None and not backend.tables_here
         return state
@@ -222,8 +234,11 @@ class Session(Readouts, HeldOut):
     def close(self) -> None:
         """Release what the backend holds elsewhere (a Dask backend's placed documents; a
         session dropped without it releases them when it is garbage collected); the session
-        goes on with this process's threads. ``with Session(...) as s:`` closes at the end."""
+        goes on with this process's threads, and waits for an autosave under way. ``with
+        Session(...) as s:`` closes at the end."""
         self.use_backend(None)
+        if self._autosave is not None:
+            self._autosave.wait()
 
     def __enter__(self) -> "Session":
         return self
@@ -429,6 +444,7 @@ class Session(Readouts, HeldOut):
                         if self._block < self.n_blocks:
                             break  # stop requested part-way: keep the position, lose nothing
                         self._finish_sweep()
+                        self._autosave_if_due()
                     done += 1
                     if bar is not None:
                         bar.update(1)
@@ -557,28 +573,46 @@ class Session(Readouts, HeldOut):
                 f"{self.corpus!r}, seed={self.seed}, sweeps={self.n_sweeps}{chosen})")
 
     # ------------------------------------------------------------------ checkpoints
+    def _file(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """The checkpoint's arrays (copies, so the chain may go on while the file is written)
+        and metadata."""
+        with self._lock:
+            return checkpoint.session_file(checkpoint.SavedSession(
+                self.problem, self.seed, self.block_tokens, self.log_joint_every,
+                self.n_sweeps, self._block, self._seconds, self.state, self.rng, self._info,
+                self._record))
+
     def save(self, path: str | Path) -> Path:
         """Write a checkpoint ``Session.load`` resumes exactly (``topicsup.checkpoint``: no
         pickled objects, written atomically, checksummed). A corpus index other than ints or
         str is a ``ValueError`` before anything is written."""
         check.path_like("path", path)
-        with self._lock:   # copies, so the chain may go on while the file is written
-            arrays, meta = checkpoint.session_file(checkpoint.SavedSession(
-                self.problem, self.seed, self.block_tokens, self.log_joint_every,
-                self.n_sweeps, self._block, self._seconds, self.state, self.rng, self._info,
-                self._record))
-        return checkpoint.write(path, arrays, meta)
+        return checkpoint.write(path, *self._file())
+
+    def _autosave_if_due(self) -> None:
+        """After a sweep: start the autosave when due, and say once if the last one failed."""
+        if self._autosave is None:
+            return
+        failure = self._autosave.failure()
+        if failure is not None:
+            warnings.warn(f"autosave to {str(self._autosave.path)!r} failed ({failure}); the "
+                          f"next one is tried in {self._autosave.every:g} minutes",
+                          RuntimeWarning, stacklevel=4)
+        if self._autosave.due():
+            self._autosave.start(*self._file())
 
     @classmethod
-    def load(cls, path: str | Path, backend: Any = None) -> "Session":
-        """Restore a session saved by ``save`` (on ``backend``); continuing it equals never
-        having stopped. The file is untrusted input, checked field by field before any
-        kernel runs (``checkpoint.load_session``): a ``ValueError`` names the file and
-        field."""
+    def load(cls, path: str | Path, backend: Any = None, *, autosave: str | Path | None = None,
+             autosave_every: float = 10.0) -> "Session":
+        """Restore a session saved by ``save`` (on ``backend``, autosaving as ``Session``
+        does); continuing it equals never having stopped. The file is untrusted input,
+        checked field by field before any kernel runs (``checkpoint.load_session``): a
+        ``ValueError`` names the file and field."""
         saved = checkpoint.load_session(path)
         return cls(saved.problem.model, saved.problem.corpus, saved.seed,
-                   block_tokens=saved.block_tokens,
-                   log_joint_every=saved.log_joint_every, backend=backend, _resume=saved)
+                   block_tokens=saved.block_tokens, log_joint_every=saved.log_joint_every,
+                   backend=backend, autosave=autosave, autosave_every=autosave_every,
+                   _resume=saved)
 
 
 __all__ = ["Session", "SessionBusyError", "is_timing"]
