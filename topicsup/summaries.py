@@ -27,7 +27,7 @@ For the classifier weights, two rules, so that what is shown is what it says:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
 import numpy as np
@@ -45,6 +45,22 @@ if TYPE_CHECKING:
     from .models import LDA
 
 WEIGHT_SCALES = ("identified", "raw")
+
+# A read-out over every document takes theta in chunks of about this many values, so at
+# 10^6 documents it never holds the (D, K) matrix (400 MB at K = 50), nor, for the light
+# sampler, the (D, K) counts it would be computed from
+CHUNK_VALUES = 1 << 20
+
+
+def doc_topic_chunks(fit: ModelFit) -> Iterator[tuple[int, int, F64]]:
+    """The training documents' topic proportions in chunks of documents: ``(lo, hi,
+    theta[lo:hi])``, the rows of ``doc_topics`` (the same numbers), about ``CHUNK_VALUES``
+    values at a time."""
+    model, D = fit.problem.model, fit.problem.n_docs
+    step = max(1, CHUNK_VALUES // max(model.K, 1))
+    for lo in range(0, D, step):
+        hi = min(D, lo + step)
+        yield lo, hi, model.doc_topic_rows(fit.state, fit.problem, lo, hi)
 
 
 def identified(draws: Array, kinds: Sequence[str]) -> F64:
@@ -295,13 +311,8 @@ def representative_docs(fit: ModelFit, topic: object, n: int = 5, cls: object = 
     n = check.integer("n", n, low=1)
     n_words = check.integer("n_words", n_words, low=1)
     corpus = fit.problem.corpus
-    lengths = corpus.doc_lengths
-    keep = lengths > 0
     labels = corpus.labels
-    names: list[str] | None = None
-    if labels is not None and labels.kind != "real":
-        names = [", ".join(x) if isinstance(x, (set, frozenset, list, tuple)) else str(x)
-                 for x in labels.names()]
+    c = -1
     if cls is not None:
         if labels is None or labels.kind == "real":
             raise ValueError("cls picks documents of a class: the corpus has no class labels")
@@ -309,12 +320,23 @@ def representative_docs(fit: ModelFit, topic: object, n: int = 5, cls: object = 
             raise ValueError(f"cls must be one of the classes {list(labels.classes)[:10]}, "
                              f"got {cls!r}")
         c = labels.classes.index(cls)
-        member = labels.values[:, c] > 0 if labels.kind == "multilabel" \
-            else labels.values == c
-        keep &= member
-    theta = fit.problem.model.doc_topic(fit.state, fit.problem)[:, k]
-    docs = np.flatnonzero(keep)
-    order = docs[np.lexsort((docs, -theta[docs]))][:n]
+    # the n best of each chunk against the n best so far: no (D,) ranking, no (D, K) theta
+    best = np.zeros(0, np.int64)
+    best_share = np.zeros(0)
+    for lo, hi, theta in doc_topic_chunks(fit):
+        keep = np.diff(corpus.doc_ptr[lo:hi + 1]) > 0
+        if labels is not None and c >= 0:
+            keep &= (labels.values[lo:hi, c] > 0 if labels.kind == "multilabel"
+                     else labels.values[lo:hi] == c)
+        docs = np.concatenate([best, lo + np.flatnonzero(keep)])
+        share = np.concatenate([best_share, theta[keep, k]])
+        top = np.lexsort((docs, -share))[:n]   # ties by document order
+        best, best_share = docs[top], share[top]
+    order = best
+    names: list[str] | None = None
+    if labels is not None and labels.kind != "real":   # the rows shown only
+        names = [", ".join(x) if isinstance(x, (set, frozenset, list, tuple)) else str(x)
+                 for x in labels.take(order).names()]
     z = fit.state.counts.z
     vocab = np.asarray(corpus.vocabulary, dtype=object)
     labels_shown = topic_labels(fit)
@@ -323,13 +345,13 @@ def representative_docs(fit: ModelFit, topic: object, n: int = 5, cls: object = 
     for j, name in zip(shown, labels_shown):
         by_topic[j] = name
     rows = []
-    for rank, d in enumerate(order, 1):
+    for rank, (d, share_d) in enumerate(zip(order, best_share), 1):
         lo, hi = corpus.doc_ptr[d], corpus.doc_ptr[d + 1]
         words = vocab[corpus.words[lo:hi]]
         topics_d = z[lo:hi]
-        rows.append({"rank": rank, "doc": int(d), "share": float(theta[d]),
+        rows.append({"rank": rank, "doc": int(d), "share": float(share_d),
                      "topic_tokens": int((topics_d == k).sum()), "n_tokens": int(hi - lo),
-                     **({"classes": names[d]} if names is not None else {}),
+                     **({"classes": names[rank - 1]} if names is not None else {}),
                      "text": " ".join(words[:n_words]) + (" ..." if hi - lo > n_words else ""),
                      "html": document_html(words, topics_d, fit.problem.model.K, highlight=k,
                                            labels=by_topic, max_tokens=n_words)})
@@ -498,9 +520,10 @@ def coherence(fit: ModelFit, n_words: int = 10, measure: str = "c_npmi",
 def document_entropy(fit: ModelFit) -> pd.Series:
     """Entropy (nats) of each training document's topic proportions, indexed like
     ``doc_topics``."""
-    theta = fit.problem.model.doc_topic(fit.state, fit.problem)
-    return pd.Series(metrics.document_entropy(theta), index=fit.problem.corpus.index,
-                     name="entropy")
+    entropy = np.empty(fit.problem.n_docs)
+    for lo, hi, theta in doc_topic_chunks(fit):
+        entropy[lo:hi] = metrics.document_entropy(theta)
+    return pd.Series(entropy, index=fit.problem.corpus.index, name="entropy")
 
 
 def topic_sizes(fit: ModelFit) -> pd.DataFrame:
@@ -510,13 +533,18 @@ def topic_sizes(fit: ModelFit) -> pd.DataFrame:
     lower topic number; empty documents count for none), and their ``document_share``.
     BERTopic's topic sizes, for a sampled chain."""
     words = topics(fit, 3)
-    theta = fit.problem.model.doc_topic(fit.state, fit.problem)
     shown = words.index.to_numpy()
-    full = fit.problem.corpus.doc_lengths > 0
-    lead = np.bincount(theta[full].argmax(axis=1), minlength=theta.shape[1])[shown]
+    ptr = fit.problem.corpus.doc_ptr
+    lead = np.zeros(fit.problem.model.K, np.int64)
+    n_full = 0
+    for lo, hi, theta in doc_topic_chunks(fit):
+        full = np.diff(ptr[lo:hi + 1]) > 0   # empty documents lead no topic
+        lead += np.bincount(theta[full].argmax(axis=1), minlength=lead.size)
+        n_full += int(np.count_nonzero(full))
+    lead = lead[shown]
     out = pd.DataFrame({"label": words["label"].to_numpy(),
                         "share": words["share"].to_numpy(), "documents": lead,
-                        "document_share": lead / max(int(full.sum()), 1)},
+                        "document_share": lead / max(n_full, 1)},
                        index=words.index)
     return out.sort_values("share", ascending=False, kind="stable")
 

@@ -23,8 +23,8 @@ tooltip (the live settings' come from their parts, ``widgets.controls``).
 Teaching. The first Run in a fresh environment waits for numba to compile the kernels: the
 dashboard starts compiling when it is shown (``Session.compile_ahead``) and says so in the
 status line while it lasts. ``pace`` caps the sweeps per second so a class can watch the
-chain move; "slow motion" runs one sweep per refresh at one sweep per second and counts the
-tokens that changed topic since the last refresh; ``show`` zooms every chart against sweeps
+chain move; "slow motion" runs one sweep per refresh at one sweep per second; the status
+line says how many tokens changed topic in the last sweep; ``show`` zooms every chart against sweeps
 on the last N sweeps (a log joint flat after the burn-in still moves in its tail).
 """
 
@@ -196,9 +196,6 @@ class Dashboard:
         self._pause = threading.Event()
         self._active = threading.Event()
         self._last_chart = self._last_status = 0.0
-        self._seen_z: np.ndarray | None = None   # z at the last count (slow motion's), and
-        self._seen_at = 0                         # the sweep it was taken at
-        self._moved: tuple[int, int, int] | None = None   # tokens moved, of all, in sweeps
         self._warmup = self._compile_ahead()
         self._build_widgets(int(sweeps), int(sweeps_per_refresh), float(pace), int(tail))
         self.refresh(charts=True)
@@ -237,8 +234,8 @@ class Dashboard:
                                            "can watch the chain move",
                                    layout=control_layout("210px"))
         self.slow_box = w.Checkbox(value=False, description="slow motion", indent=False,
-                                   tooltip="One sweep per refresh at one sweep per second, "
-                                           "counting the tokens that changed topic",
+                                   tooltip="One sweep per refresh at one sweep per second: "
+                                           "watch the tokens that change topic",
                                    layout=control_layout("130px"))
         self.tail_box = w.Dropdown(options=_menu(TAILS, tail, f"last {tail} sweeps"), value=tail,
                                    description="show", style=_LABEL,
@@ -363,7 +360,8 @@ class Dashboard:
 
     def _status_html(self) -> str:
         s = cast(Session, self.session)   # a Dashboard's _TARGET (ChainsDashboard has its own)
-        latest = _latest(s.history)
+        history = s.history
+        latest = _latest(history)
         parts = [f"<b>sweep {s.n_sweeps}</b>", sampler_html(s)]
         lj = latest.get(("log_joint_per_token", None))
         if lj is not None:
@@ -386,10 +384,13 @@ class Dashboard:
             parts.append(f"outer iteration {outer:.0f}, support "
                          f"{latest[('support', None)]:.3f}"
                          + (" (converged)" if s.model.finished(s.state) else ""))
-        if self._moved is not None:
-            moved, total, sweeps = self._moved
-            parts.append(f"{moved:,} of {total:,} tokens ({moved / total:.1%}) changed topic in "
-                         f"the last {sweeps} sweep{'s' if sweeps != 1 else ''}")
+        moves = history[history["metric"] == "topic_change_rate"].tail(1)
+        if len(moves) and np.isfinite(rate := float(moves["value"].iloc[0])):
+            # the sweep's own count (the kernels count the tokens whose topic changed): a
+            # refresh copies no assignment array, whatever the corpus's size
+            total = s.corpus.n_tokens
+            parts.append(f"{round(rate * total):,} of {total:,} tokens ({rate:.1%}) changed "
+                         f"topic in sweep {int(moves['sweep'].iloc[0])}")
         return " &middot; ".join(parts + self._status_tail(s.in_sweep))
 
     def _status_tail(self, in_sweep: bool) -> list[str]:
@@ -477,23 +478,11 @@ class Dashboard:
         if warm is not None:
             self.refresh(charts=True)   # placeholders lose their "compiling" note
 
-    def _count_moved(self) -> None:
-        """Tokens whose topic changed since the last count (the chain's z against a copy
-        kept then), and in how many sweeps; called by the worker between chunks."""
-        z = getattr(getattr(self.session, "state", None), "z", None)
-        if not isinstance(z, np.ndarray):
-            return     # several chains: no one z
-        n = self.session.n_sweeps
-        if self._seen_z is not None and self._seen_z.shape == z.shape and n > self._seen_at:
-            self._moved = (int(np.count_nonzero(z != self._seen_z)), z.size, n - self._seen_at)
-        self._seen_z, self._seen_at = z.copy(), n
-
     def _work(self, n: int) -> None:
         """Worker: sample in chunks; between chunks update widgets (never print)."""
         done = 0
         try:
             self._await_kernels()
-            self._count_moved()
             while done < n and not self._pause.is_set():
                 chunk = min(int(self.per_refresh_box.value), n - done)
                 began = time.monotonic()
@@ -508,7 +497,6 @@ class Dashboard:
                     self._pause.wait(max(0.0, began + got / pace - time.monotonic()))
                 now = time.monotonic()
                 if pace > 0 or now - self._last_status >= STATUS_SECONDS:   # no flood
-                    self._count_moved()
                     self.progress.value = done
                     self.refresh(charts=pace > 0
                                  or now - self._last_chart >= self.refresh_seconds)
@@ -517,7 +505,6 @@ class Dashboard:
         finally:
             self.progress.value = done
             self._active.clear()
-            self._count_moved()
             self._set_buttons(running=False)
             try:
                 self.refresh(charts=True)   # the final state, whatever the throttle skipped

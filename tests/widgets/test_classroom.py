@@ -154,7 +154,7 @@ def test_slow_motion_counts_the_tokens_that_changed_topic(corpus):
     assert dash.wait()
     moved = int(np.count_nonzero(s.state.z != before))
     assert f"{moved:,} of {s.state.z.size:,} tokens" in dash.status.value
-    assert "changed topic in the last 1 sweep" in dash.status.value
+    assert "changed topic in sweep 1" in dash.status.value
     dash.slow_box.value = False
     assert dash.per_refresh_box.value == 5 and dash.pace_box.value == 0.0
 

@@ -455,9 +455,18 @@ class LDA(Model):
     # current Dirichlet parameters (learned ones included), the state the counts.
     def doc_topic_counts(self, state: State, problem: Problem) -> np.ndarray:
         """n_dk as a dense (D, K) int32 matrix."""
+        return self.doc_topic_count_rows(state, problem, 0, problem.n_docs)
+
+    def doc_topic_count_rows(self, state: State, problem: Problem, lo: int, hi: int
+                             ) -> np.ndarray:
+        """n_dk of documents ``lo .. hi - 1`` (hi - lo, K) int32: the state's rows (a view),
+        or counted from z for those documents alone when the sampler keeps no n_dk (the
+        light sampler), so a read-out over chunks of documents never holds the (D, K)
+        whole."""
         if state.counts.n_dk.shape[0]:
-            return state.counts.n_dk
-        return doc_topic_counts(problem.tokens.doc_ptr, state.counts.z, self.K)
+            return state.counts.n_dk[lo:hi]
+        # the pointers stay absolute: the kernel reads z[doc_ptr[d] .. doc_ptr[d + 1]]
+        return doc_topic_counts(problem.tokens.doc_ptr[lo:hi + 1], state.counts.z, self.K)
 
     def topic_word(self, state: State, problem: Problem) -> np.ndarray:
         """Point estimate phi[k, w] = (n_kw + beta) / (n_k + V beta) (docs/math.md sec. 5), or the
@@ -537,11 +546,16 @@ class LDA(Model):
     def doc_topic(self, state: State, problem: Problem) -> np.ndarray:
         """Point estimate theta[d, k] = (n_kd + alpha_k) / (N_d + sum alpha) of the training
         documents, or the sampler's own."""
+        return self.doc_topic_rows(state, problem, 0, problem.n_docs)
+
+    def doc_topic_rows(self, state: State, problem: Problem, lo: int, hi: int) -> np.ndarray:
+        """``doc_topic``'s rows ``lo .. hi - 1`` (hi - lo, K), computed for those documents
+        alone (the same numbers as the whole's rows)."""
         est = self.topic_sampler.estimates(state.sampler)
         if est is not None:
-            return est[0].copy()
+            return est[0][lo:hi].copy()
         a = self.doc_prior(state, problem)
-        n_dk = self.doc_topic_counts(state, problem)
+        n_dk = self.doc_topic_count_rows(state, problem, lo, hi)
         return (n_dk + a) / (n_dk.sum(axis=1, keepdims=True) + a.sum())
 
 
