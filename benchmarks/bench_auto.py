@@ -322,9 +322,15 @@ def _record(run: Provenance, indent: str) -> str:
     return f"Provenance(\n{fields}{indent})"
 
 
+def tokens_range(m: pd.DataFrame) -> tuple[int, int]:
+    """The fewest and the most tokens of the corpora the seconds per sweep were measured on."""
+    return int(m["N"].min()), int(m["N"].max())
+
+
 def write_table(costs, factors, costs_from: Provenance, sweeps_from: list[Provenance],
                 supervised: dict[MeasuredAs, dict[int, Measured]] | None = None,
-                supervised_from: list[Provenance] | None = None) -> None:
+                supervised_from: list[Provenance] | None = None,
+                tokens: tuple[int, int] | None = None) -> None:
     missing = sorted(c for c, f in factors.items() if not np.isfinite(f))
     if missing:   # a nan in the package's table would not even import
         raise SystemExit(f"no sweeps factor for {missing}: give --curves a race that ran them")
@@ -342,6 +348,9 @@ def write_table(costs, factors, costs_from: Provenance, sweeps_from: list[Proven
              f"CANDIDATES: dict[str, tuple[str, dict[str, Any]]] = {CANDIDATES!r}",
              "# the seconds per sweep COSTS is fitted to",
              f"COSTS_MEASURED = {_record(costs_from, '')}",
+             "# the fewest and the most tokens of the corpora measured (beyond them the cost",
+             "# model extrapolates, and the reason says so)",
+             f"COSTS_TOKENS: tuple[int, int] = {tokens!r}",
              "# chain -> term -> seconds per unit of the term (N, NK = N K, NsqrtK = N sqrt(K),",
              "# DK = D K, VK = V K) per sweep",
              "COSTS: dict[str, dict[str, float]] = {"]
@@ -420,7 +429,11 @@ def check_table() -> int:
     from topicsup.samplers import _auto_costs as table
     sweeps_files = [ROOT / s for r in table.SWEEPS_MEASURED for s in r.sources]
     supervised_files = [ROOT / s for r in table.SUPERVISED_MEASURED for s in r.sources]
-    costs = fit_costs(pd.read_csv(ROOT / table.COSTS_MEASURED.sources[0]))
+    measured = pd.read_csv(ROOT / table.COSTS_MEASURED.sources[0])
+    costs = fit_costs(measured)
+    if tokens_range(measured) != table.COSTS_TOKENS:
+        print("the table's COSTS_TOKENS differ from the measurements'")
+        return 1
     factors, _ = sweep_factors(read_curves(sweeps_files))
     supervised = [pd.read_csv(c) for c in supervised_files]
     expect = supervised_table(supervised) if supervised else {}
@@ -490,7 +503,7 @@ def main(argv=None) -> int:
     sup = [c.resolve() for c in args.supervised if c.exists()]
     write_table(costs, factors, costs_from, [race_provenance(c) for c in args.curves],
                 supervised_table([pd.read_csv(c) for c in sup]) if sup else None,
-                [supervised_provenance(c) for c in sup])
+                [supervised_provenance(c) for c in sup], tokens_range(m))
     (OUT / "README.md").write_text(readme(m, costs, factors, fdf,
                                           "Measured: " + measurements_meta(costs_from),
                                           set(curves["source"])))

@@ -131,6 +131,37 @@ def test_supervised_models_take_the_measured_choice_at_the_nearest_k(corpus, mon
     assert "published" in choice.reason
 
 
+def test_the_reason_says_when_it_extrapolates_and_from_what(corpus, monkeypatch):
+    """Beyond the sizes measured (issue 49: a 125 M-token corpus decided by races on 1.36 M)
+    the reason says the choice is extrapolated, from how many tokens to how many; within
+    them it says nothing of the kind. The measured sizes are made small here so that the
+    test corpus is 'large'."""
+    N = corpus.n_tokens
+    assert auto.extrapolation(N, N // 2, N) == ""
+    assert auto.extrapolation(N, N, N) == ""
+    far = auto.extrapolation(125_000_000, 680_000, 5_440_000)
+    assert far == ("; extrapolated: measured on 0.68 M-5.44 M tokens, this corpus has 125 M "
+                   "(23x the most)")
+    assert "extrapolated" in auto.extrapolation(100_000, 680_000, 5_440_000)
+    # unsupervised: the cost model's corpora
+    monkeypatch.setattr(auto, "COSTS_TOKENS", (N // 40, N // 10))
+    choice = LDA(K=20).resolve(LDA(K=20).bind(corpus))[1]
+    assert choice.reason.endswith(f"this corpus has {N / 1e6:.2f} M (10x the most)")
+    monkeypatch.setattr(auto, "COSTS_TOKENS", (N // 2, 2 * N))
+    assert "extrapolated" not in LDA(K=20).resolve(LDA(K=20).bind(corpus))[1].reason
+    # supervised: the one corpus the best sampler was measured on
+    monkeypatch.setattr(auto, "SUPERVISED", {MedLDA.MEASURED_AS: {
+        20: Measured("light", {"mh_steps": 4}, "measured")}})
+    monkeypatch.setattr(auto, "MEASURED_TOKENS", N // 8)
+    m = MedLDA(K=20, lam=2.0)
+    resolved, choice = m.resolve(m.bind(corpus))
+    assert resolved.sampler == "light" and choice.reason.endswith(
+        f"; extrapolated: measured on {N // 8 / 1e6:.2f} M tokens, this corpus has "
+        f"{N / 1e6:.2f} M (8x)")
+    monkeypatch.setattr(auto, "MEASURED_TOKENS", N)
+    assert "extrapolated" not in m.resolve(m.bind(corpus))[1].reason
+
+
 @pytest.mark.parametrize("Model", [PDPLDA, HDPLDA])
 def test_the_pdp_and_hdp_models_run_their_exact_sampler_and_name_the_approximate_one(
         Model, corpus, monkeypatch, tmp_path):

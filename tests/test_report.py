@@ -17,7 +17,7 @@ from topicsup.session import Session
 
 
 def test_hostile_words_stay_inside_the_chart_spec(tmp_path):
-    docs = [["</script>", "<!--", "alpha", "beta\udcff"], ["alpha", "<!--", "gamma"]] * 5
+    docs = [["</script>", "<!--", "alpha", "beta\u202e"], ["alpha", "<!--", "gamma"]] * 5
     s = Session(LDA(K=2), Corpus.from_tokens(docs), seed=0)
     s.run(2)
     html = write_report(s, tmp_path / "r.html").read_text(encoding="utf-8")

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import io
 import json
 import math
 import os
@@ -46,13 +47,13 @@ import zipfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, cast
 
 import numpy as np
 
 from . import validation as check
 from ._version import __version__
-from .corpus import Corpus
+from .corpus import ARRAY_KINDS, Corpus
 from .history import CHANGE_COLUMNS, HISTORY_COLUMNS, History, Record
 from .models import LDA, model_from_params
 from .problem import Problem, State
@@ -272,11 +273,16 @@ class CheckpointReader:
                 if n_bytes > info.file_size:
                     raise ValueError(f"its header declares shape {shape} ({n_bytes} bytes), "
                                      f"more than the member's {info.file_size} bytes")
-                data = f.read(n_bytes)
-                if len(data) != n_bytes:
-                    raise ValueError(f"is truncated: {len(data)} of {n_bytes} bytes")
-            a = np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran else "C")
-            a = np.array(a, dtype=dtype.newbyteorder("="), order="C")
+                # straight into the array (no bytes object beside it: a member of 10^8
+                # tokens is read once, not twice)
+                buf = np.empty(count, dtype=dtype)
+                got = (cast(io.BufferedIOBase, f).readinto(buf.view(np.uint8).data)
+                       if n_bytes else 0)
+                if got != n_bytes:
+                    raise ValueError(f"is truncated: {got} of {n_bytes} bytes")
+            a = buf.reshape(shape, order="F" if fortran else "C")
+            if not (a.flags.c_contiguous and a.dtype.isnative):
+                a = np.array(a, dtype=dtype.newbyteorder("="), order="C")
         except CheckpointError:
             raise
         except _CONTAINER_ERRORS as exc:
@@ -287,8 +293,10 @@ class CheckpointReader:
     def array(self, name: str, *, kinds: str = "biufU", dtype: Any = None,
               shape: tuple[int, ...] | None = None, ndim: int | None = None) -> np.ndarray:
         """The array ``name``, checked: its dtype kind in ``kinds`` (or exactly ``dtype``),
-        its shape or number of dimensions as given. Returned as a fresh writable copy."""
+        its shape or number of dimensions as given. Returned as a fresh writable array, the
+        reader's own read handed over (not copied: a large member is held once)."""
         a = self._read(name)
+        self._arrays.pop(name, None)   # asked again, it is read again
         if dtype is not None and a.dtype != np.dtype(dtype):
             raise self.error(name, f"has dtype {a.dtype}, expected {np.dtype(dtype)}")
         if a.dtype.kind not in kinds:
@@ -297,7 +305,7 @@ class CheckpointReader:
             raise self.error(name, f"has shape {a.shape}, expected {tuple(shape)}")
         if ndim is not None and a.ndim != ndim:
             raise self.error(name, f"has {a.ndim} dimensions, expected {ndim}")
-        return a.copy()
+        return a
 
     def all_arrays(self) -> dict[str, np.ndarray]:
         """Every array but the metadata (for the checksum)."""
@@ -479,6 +487,7 @@ def session_file(saved: SavedSession) -> tuple[dict[str, np.ndarray], dict[str, 
         "block_tokens": saved.block_tokens, "log_joint_every": saved.log_joint_every,
         "seconds": saved.seconds, "n_unknown_tokens": corpus.n_unknown_tokens,
         "preprocessing": corpus.preprocessing,
+        **({"texts_file": corpus.texts_file()} if corpus.texts_file() else {}),
         "settings_changes": [dict(c) for c in saved.record.changes],
         "topic_labels": {str(k): v for k, v in sorted(saved.record.labels.items())},
     }
@@ -527,8 +536,10 @@ def _session(f: CheckpointReader) -> SavedSession:
     if version >= INDEX_SINCE and "corpus/index" not in f:
         raise f.error("corpus/index", "is missing")
     with f.checking("corpus"):
+        texts_file = f.meta_str(meta, "texts_file") if "texts_file" in meta else None
         corpus = Corpus.from_arrays(_CorpusArrays(f), {"n_unknown_tokens": n_unknown,
-                                                      "preprocessing": prep})
+                                                      "preprocessing": prep,
+                                                      "texts_file": texts_file})
         if corpus.n_tokens == 0:
             raise ValueError("the corpus has no tokens")
     # the Dirichlet parameters the chain has learned, checked before the problem is bound
@@ -630,11 +641,7 @@ class _CorpusArrays:
     """The ``corpus/`` arrays of a checkpoint, each read with its expected dtype kind and
     number of dimensions, as ``Corpus.from_arrays`` asks for them."""
 
-    KINDS = {"words": ("iu", 1), "doc_ptr": ("iu", 1), "vocabulary": ("U", 1),
-             "doc_index": ("iu", 1), "dropped_documents": ("iu", 1),
-             "labels/values": ("biuf", None), "labels/kind": ("U", 0),
-             "labels/classes": ("U", 1), "covariates": ("biuf", 2),
-             "covariate_names": ("U", 1), "index": ("iuU", 1), "index_name": ("U", 0)}
+    KINDS = ARRAY_KINDS
     INDEX = ("index", "index_name")   # since format 3 (INDEX_SINCE)
 
     def __init__(self, reader: CheckpointReader) -> None:
@@ -645,7 +652,8 @@ class _CorpusArrays:
 
     def __getitem__(self, key: str) -> np.ndarray:
         kinds, ndim = self.KINDS.get(key[len("corpus/"):], ("", 0))
-        return self.reader.array(key, kinds=kinds, ndim=ndim)
+        # the reader's own array, which nothing else holds: the Corpus takes it uncopied
+        return check.frozen(self.reader.array(key, kinds=kinds, ndim=ndim))
 
 
 def _history_json(f: CheckpointReader, meta: dict[str, Any], n_sweeps: int) -> list[dict[str, Any]]:

@@ -20,7 +20,10 @@ documents, so predictions stay aligned) keeps them with zero tokens; ``"error"``
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
+import os
+from pathlib import Path
 import warnings
 from collections.abc import Mapping, Set
 from dataclasses import dataclass, field
@@ -30,6 +33,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from . import npy_dir, streaming
 from . import validation as check
 from .arrays import F64, I32, I64, Array
 # the labels' and the texts' public names, offered where the corpus is (``from
@@ -39,8 +43,8 @@ from .labels import (COVARIATE_LIMIT, LABEL_KINDS, RESPONSE_LIMIT, LabelForm,
                      make_covariates, make_labels)
 from .text import (ANY_WORD_RE, TOKENIZERS, are_texts, build_vocabulary,
                    callable_name, check_count, check_max_df, check_text, check_vocabulary,
-                   custom_tokenizer, stop_word_set, tokenize)
-from .stopwords import ENGLISH_STOP_WORDS
+                   custom_tokenizer, stop_word_set, token_spans, tokenize)
+from .originals import TextStore
 from .validation import frozen_copy
 
 EmptyPolicy = Literal["drop", "keep", "error"]
@@ -90,6 +94,16 @@ def _index_array(name: str, value: Any, dtype: type[np.integer[Any]], *,
     return frozen_copy(value, dtype)
 
 
+# what each array of ``to_arrays`` is: its dtype kinds and number of dimensions (None: any),
+# checked before ``from_arrays`` reads it from a file (a checkpoint, a saved corpus)
+ARRAY_KINDS: dict[str, tuple[str, int | None]] = {
+    "words": ("iu", 1), "doc_ptr": ("iu", 1), "vocabulary": ("U", 1), "doc_index": ("iu", 1),
+    "dropped_documents": ("iu", 1), "labels/values": ("biuf", None), "labels/kind": ("U", 0),
+    "labels/classes": ("U", 1), "covariates": ("biuf", 2), "covariate_names": ("U", 1),
+    "index": ("iuU", 1), "index_name": ("U", 0), "texts/offsets": ("i", 1),
+    "texts/data": ("u", 1)}
+
+
 class ArraySource(Protocol):
     """What ``Corpus.from_arrays`` reads: arrays by name (a dict, or a checkpoint's reader)."""
 
@@ -133,6 +147,10 @@ class Corpus:
         documents given otherwise (lists, arrays, sparse matrices) it is ``doc_index`` named
         ``"document"``: a ``RangeIndex`` when no document was dropped. Sub-corpora (``take``)
         keep their documents' entries. ``Session.save`` stores an index of integers or str.
+    texts : originals.TextStore or None
+        The documents' original texts when ``from_texts`` (or ``from_dataframe``,
+        ``from_file``) kept them (``keep_texts``): in memory, or in a file read through a
+        memory map. Row ``doc_index[d]`` is document ``d``'s (``Corpus.text(d)``).
 
     Notes
     -----
@@ -154,6 +172,7 @@ class Corpus:
     n_unknown_tokens: int = 0
     preprocessing: dict[str, Any] = field(default_factory=dict)
     index: pd.Index | None = None
+    texts: TextStore | None = None
 
     def __post_init__(self) -> None:
         vocab = check_vocabulary(self.vocabulary)
@@ -226,6 +245,13 @@ class Corpus:
         else:
             raise TypeError(f"index must be a pandas Index (one entry per document) or None, "
                             f"got {type(self.index).__name__}")
+        if self.texts is not None:
+            if not isinstance(self.texts, TextStore):
+                raise TypeError(f"texts must be a topicsup.originals.TextStore or None, got "
+                                f"{type(self.texts).__name__}")
+            if D and int(index.max()) >= len(self.texts):
+                raise ValueError(f"texts holds {len(self.texts)} texts, but a document comes "
+                                 f"from input position {int(index.max())}")
         n_unknown = check.integer("n_unknown_tokens", self.n_unknown_tokens, low=0)
         if not isinstance(self.preprocessing, dict):
             raise TypeError(f"preprocessing must be a dict, got "
@@ -270,6 +296,36 @@ class Corpus:
         """The tokens of document ``d`` as words."""
         d = check.integer("d", d, low=0, high=self.n_docs - 1)
         return [self.vocabulary[w] for w in self.words[self.doc_ptr[d]:self.doc_ptr[d + 1]]]
+
+    def text(self, d: int) -> str:
+        """Document ``d``'s original text, when the corpus kept them (``keep_texts``)."""
+        if self.texts is None:
+            raise ValueError("the corpus kept no texts: build it with from_texts(..., "
+                             "keep_texts=True) or keep_texts='file'")
+        d = check.integer("d", d, low=0, high=self.n_docs - 1)
+        return self.texts[int(cast(I64, self.doc_index)[d])]
+
+    def spans(self, d: int) -> list[tuple[int, int]] | None:
+        """Where document ``d``'s tokens lie in its original text (``text(d)``): (start,
+        end) per token, in the order of its tokens; None when the corpus kept no texts or
+        its tokenizer's positions are not known (a tokenizer of yours), or when the text's
+        tokens are not the document's (checked, word by word)."""
+        if self.texts is None or self.preprocessing.get("tokenizer") != "letters-lowercase":
+            return None
+        text = self.text(d)
+        stops = stop_word_set(self.preprocessing.get("stop_words", "english"))
+        min_length = int(self.preprocessing.get("min_length", 3))
+        ids = self._word_ids
+        found = [(a, b, ids.get(t, -1)) for a, b, t in token_spans(text, min_length, stops)]
+        kept = [(a, b, w) for a, b, w in found if w >= 0]
+        words = self.words[self.doc_ptr[d]:self.doc_ptr[d + 1]]
+        if len(kept) != words.shape[0] or any(w != v for (_, _, w), v in zip(kept, words)):
+            return None
+        return [(a, b) for a, b, _ in kept]
+
+    @functools.cached_property
+    def _word_ids(self) -> dict[str, int]:
+        return {w: j for j, w in enumerate(self.vocabulary)}
 
     def take(self, index: Any) -> "Corpus":
         """The documents at positions ``index`` (in that order), with their tokens in order,
@@ -397,25 +453,33 @@ class Corpus:
                              classes, n_unknown, _preprocessing or {}, doc_keys)
 
     @classmethod
-    def from_texts(cls, texts: Sequence[str], labels: Any = None, covariates: Any = None, *,
+    def from_texts(cls, texts: Iterable[str], labels: Any = None, covariates: Any = None, *,
                    vocabulary: Sequence[str] | None = None, min_count: int = 1,
                    max_df: float | int = 1.0, min_length: int | None = None,
                    stop_words: str | Iterable[str] | None = "english",
                    empty: EmptyPolicy = "drop", label_type: LabelKind | None = None,
                    classes: Sequence[Any] | None = None,
-                   tokenizer: Callable[[str], Iterable[str]] | None = None) -> "Corpus":
+                   tokenizer: Callable[[str], Iterable[str]] | None = None,
+                   keep_texts: bool | str | os.PathLike[str] = False) -> "Corpus":
         """Build a corpus from raw strings with the documented tokenizer (see module doc), or
         your own.
 
         Parameters are those of ``from_tokens`` plus ``min_length`` (shortest token kept: 3
         with the built-in tokenizer, 1 with yours), ``stop_words`` (``"english"``, the default
-        list; ``None`` keeps every token; or an iterable of str) and ``tokenizer``: a callable
+        list; ``None`` keeps every token; or an iterable of str), ``tokenizer``: a callable
         from a text to its tokens (str), e.g. spaCy's ``lambda t: [w.lemma_.lower() for w in
         nlp(t) if w.is_alpha]`` or a Chinese word segmenter; its tokens are kept as given (no
         lowercasing), then the stop words and ``min_length`` apply. The corpus records which
         tokenizer made it (its module and name) in ``preprocessing``, and so does a
         checkpoint. ``texts`` may be a pandas Series, whose index becomes the corpus's
-        ``index`` (labels and covariates given as pandas objects are then aligned by it).
+        ``index`` (labels and covariates given as pandas objects are then aligned by it), or
+        any iterable of str, a generator included: it is read once, in chunks, and no
+        Python object is kept per token (``topicsup.streaming``).
+
+        ``keep_texts``: keep the original texts beside the corpus (``Corpus.texts``,
+        ``Corpus.text(d)``; ``representative_docs`` shows them with the topic's words
+        marked): ``True`` in memory, or a file path to write them to, read back through a
+        memory map (for corpora whose texts should not sit in RAM).
 
         Examples
         --------
@@ -425,44 +489,83 @@ class Corpus:
         """
         if isinstance(texts, (str, bytes)):
             raise TypeError("texts must be a list of strings, got a single str")
-        if isinstance(texts, (Mapping, Set)) or not isinstance(
-                texts, (Sequence, np.ndarray, pd.Series)):
+        if isinstance(texts, (Mapping, Set)) or not isinstance(texts, Iterable):
             raise TypeError(f"texts must be a list of strings, got {type(texts).__name__}")
+        tok = streaming.make_tokenizer(vocabulary, min_count, max_df, min_length, stop_words,
+                                       tokenizer, keep_texts)
         index = input_index(texts)
-        texts = list(texts)
-        stops = stop_word_set(stop_words)
-        if tokenizer is not None and not callable(tokenizer):
-            raise TypeError(f"tokenizer must be a callable from a text to its tokens, got "
-                            f"{type(tokenizer).__name__}")
-        min_length = check.integer("min_length", (3 if tokenizer is None else 1)
-                                   if min_length is None else min_length, low=1)
-        split = (lambda t: tokenize(t, min_length, stops)) if tokenizer is None else \
-            custom_tokenizer(tokenizer, min_length, stops)
-        docs = []
-        for d, t in enumerate(texts):
-            if not isinstance(t, str):
-                raise TypeError(f"texts[{d}] must be a str, got {type(t).__name__}")
-            try:
-                docs.append(split(t))
-            except TypeError as e:
-                raise TypeError(f"tokenizer on texts[{d}]: {e}") from None
-        if vocabulary is not None:
-            vocab = check_vocabulary(vocabulary)
-            never = [w for w in vocab if split(w) != [w]]
-            if never:
-                rule = ("lowercase runs of letters, at least " f"{min_length} long, not stop "
-                        "words") if tokenizer is None else "your tokenizer's, then stop words"
-                warnings.warn(f"{len(never)} of the {len(vocab)} vocabulary words can never be "
-                              f"produced by the tokenizer ({rule}), e.g. {never[:5]}: they will "
-                              f"count nothing; use from_tokens with your own tokens",
-                              stacklevel=2)
-        prep = {"tokenizer": "letters-lowercase" if tokenizer is None
-                else callable_name(tokenizer), "min_length": min_length,
-                "stop_words": sorted(stops) if stops != ENGLISH_STOP_WORDS else "english"}
-        return cls.from_tokens(docs, labels, covariates, vocabulary=vocabulary,
-                               min_count=min_count, max_df=max_df, empty=empty,
-                               label_type=label_type, classes=classes, _preprocessing=prep,
-                               _index=index)
+        return cls._from_stream(tok, streaming.chunks(texts),
+                                lambda: (labels, covariates, index), empty, label_type, classes)
+
+    @classmethod
+    def from_dataframe(cls, data: pd.DataFrame | Iterable[pd.DataFrame], text: str = "text",
+                       labels: str | Sequence[str] | None = None,
+                       covariates: Sequence[str] | None = None, **options: Any) -> "Corpus":
+        """Build a corpus from a DataFrame's column of texts, or from DataFrames in chunks
+        (``pd.read_csv(path, chunksize=100_000)``, a generator of your own), read once with
+        bounded memory.
+
+        Parameters
+        ----------
+        data : DataFrame or iterable of DataFrames
+            Rows are documents; their index becomes the corpus's ``index``.
+        text : str
+            The column of texts.
+        labels : str, sequence of str or None
+            The column of labels (class names, numbers, real values, or collections of
+            class names for multi-label), or several 0/1 columns, one per class
+            (multi-label, named by class).
+        covariates : sequence of str or None
+            Numeric columns, the documents' covariates.
+        **options
+            Those of ``from_texts`` (``keep_texts``, ``min_count``, ``tokenizer``, ...).
+        """
+        tok, rest = streaming.tokenizer_options(options)
+        parts = streaming.FrameChunks(data, text, labels, covariates)
+        return cls._from_stream(tok, parts.texts(), parts.collected, **rest)
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str], text: str = "text",
+                  labels: str | Sequence[str] | None = None,
+                  covariates: Sequence[str] | None = None, *, format: str | None = None,
+                  batch_size: int = 65_536, **options: Any) -> "Corpus":
+        """Build a corpus from a CSV, Parquet or Arrow (Feather, IPC) file, read in batches
+        of ``batch_size`` rows with bounded memory (Parquet and Arrow need ``pyarrow``:
+        ``pip install topicsup[parquet]``). ``format`` is ``"csv"``, ``"parquet"`` or
+        ``"arrow"``, by default the file's suffix (``.csv``, ``.parquet`` / ``.pq``,
+        ``.arrow`` / ``.feather`` / ``.ipc``). Columns and options are those of
+        ``from_dataframe``; the documents are numbered by their row (``index``)."""
+        tok, rest = streaming.tokenizer_options(options)
+        frames = streaming.read_file(path, format, [text, *streaming.columns(labels),
+                                                    *(covariates or [])], batch_size)
+        parts = streaming.FrameChunks(frames, text, labels, covariates, keep_index=False)
+        return cls._from_stream(tok, parts.texts(), parts.collected, **rest)
+
+    @classmethod
+    def _from_stream(cls, tok: streaming.Tokenizer,
+                     chunks: Iterable[tuple[int, list[Any]]],
+                     collected: Callable[[], tuple[Any, Any, pd.Index | None]],
+                     empty: EmptyPolicy = "drop", label_type: LabelKind | None = None,
+                     classes: Sequence[Any] | None = None) -> "Corpus":
+        """The corpus of texts coming in chunks (``streaming.chunks``); ``collected()``, once
+        they are read, gives the labels, covariates and pandas index for ``_assemble``."""
+        check.choice("empty", empty, ("drop", "keep", "error"))
+        try:
+            for first, chunk in chunks:
+                tok.add(chunk, first)
+            out = tok.finish()
+        except BaseException:
+            tok.abort()
+            raise
+        if out.lengths.shape[0] == 0:
+            raise ValueError("the corpus is empty: no documents were given")
+        if tok.vocabulary is None and not out.vocabulary:
+            raise ValueError(f"no word survives min_count={tok.min_count} and "
+                             f"max_df={tok.max_df}; the corpus would have no tokens")
+        labels, covariates, index = collected()
+        return cls._assemble(out.words, out.lengths, out.vocabulary, labels, covariates, empty,
+                             label_type, classes, out.n_unknown, tok.preprocessing, index,
+                             texts=out.texts)
 
     @classmethod
     def from_bow(cls, bow: Any, dictionary: Any, labels: Any = None, covariates: Any = None,
@@ -632,7 +735,7 @@ class Corpus:
     def _assemble(cls, words: I32, lengths: I64, vocab: tuple[str, ...], labels: Any,
                   covariates: Any, empty: EmptyPolicy, label_type: LabelKind | None,
                   classes: Sequence[Any] | None, n_unknown: int, preprocessing: dict[str, Any],
-                  index: pd.Index | None = None) -> "Corpus":
+                  index: pd.Index | None = None, texts: TextStore | None = None) -> "Corpus":
         """The corpus of the input documents' tokens; ``index`` is the pandas index they came
         with (None: not pandas), by which pandas labels and covariates are aligned."""
         check.choice("empty", empty, ("drop", "keep", "error"))
@@ -669,7 +772,7 @@ class Corpus:
                    vocabulary=tuple(vocab), labels=lab, covariates=cov,
                    covariate_names=cov_names, doc_index=keep,
                    dropped_documents=empties.astype(np.int64), n_unknown_tokens=int(n_unknown),
-                   preprocessing=dict(preprocessing), index=index)
+                   preprocessing=dict(preprocessing), index=index, texts=texts)
 
     # ---------------------------------------------------------------- held-out documents
     def heldout(self, docs: Any) -> "Corpus":
@@ -779,7 +882,45 @@ class Corpus:
         if self.covariates is not None:
             out[prefix + "covariates"] = self.covariates
             out[prefix + "covariate_names"] = np.asarray(self.covariate_names, dtype=str)
+        if self.texts is not None:   # a file's texts stay in it (``texts_file``)
+            out[prefix + "texts/offsets"] = self.texts.offsets
+            if self.texts.path is None:
+                out[prefix + "texts/data"] = np.asarray(self.texts.data)
         return out
+
+    def save(self, path: str | os.PathLike[str]) -> Path:
+        """Save the corpus to the directory ``path`` (one ``.npy`` file an array, written
+        atomically; an existing saved corpus there is replaced) for ``Corpus.load``, which
+        opens it memory-mapped: build a large corpus once, open it in milliseconds after.
+        Kept texts in memory are saved with it; texts in a file stay there (their path is
+        recorded). Returns the path."""
+        meta = {"format": "topicsup-corpus", "version": 1,
+                "n_unknown_tokens": self.n_unknown_tokens,
+                "preprocessing": self.preprocessing, "texts_file": self.texts_file()}
+        return npy_dir.write(path, self.to_arrays(prefix=""), meta)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str], mmap: bool = True) -> "Corpus":
+        """The corpus ``save`` wrote to ``path``, checked as any Corpus is (the directory is
+        untrusted input: no pickles, every array's kind checked). ``mmap``: its token arrays
+        stay read-only memory maps of their files (the operating system reads them as the
+        kernels touch them), else they are read into memory."""
+        arrays = npy_dir.Arrays(path, ARRAY_KINDS, mmap=mmap)
+        meta = arrays.meta
+        if meta.get("format") != "topicsup-corpus" or meta.get("version") != 1:
+            raise ValueError(f"{path} is not a topicsup corpus (format "
+                             f"{meta.get('format')!r}, version {meta.get('version')!r})")
+        texts_file = meta.get("texts_file")
+        if texts_file is not None and not isinstance(texts_file, str):
+            raise ValueError(f"{path}: texts_file must be a path or null, got {texts_file!r}")
+        return cls.from_arrays(arrays, {"n_unknown_tokens": meta.get("n_unknown_tokens", 0),
+                                        "preprocessing": meta.get("preprocessing", {}),
+                                        "texts_file": texts_file}, prefix="")
+
+    def texts_file(self) -> str | None:
+        """Where the kept texts are, when in a file (a checkpoint records it)."""
+        return None if self.texts is None or self.texts.path is None \
+            else str(self.texts.path.resolve())
 
     @classmethod
     def from_arrays(cls, arrays: ArraySource, meta: dict[str, Any],
@@ -799,14 +940,25 @@ class Corpus:
                                   arrays[prefix + "index_name"] if prefix + "index_name"
                                   in arrays else None)
                  if prefix + "index" in arrays else None)
-        return cls(words=np.asarray(arrays[prefix + "words"]),
-                   doc_ptr=np.asarray(arrays[prefix + "doc_ptr"]),
+        texts = None
+        if prefix + "texts/offsets" in arrays:
+            offsets = np.asarray(arrays[prefix + "texts/offsets"])
+            if prefix + "texts/data" in arrays:
+                texts = TextStore(np.asarray(arrays[prefix + "texts/data"]), offsets)
+            elif isinstance(meta.get("texts_file"), str):
+                try:
+                    texts = TextStore.open(meta["texts_file"], offsets)
+                except (OSError, ValueError) as e:   # the chain is whole without them
+                    warnings.warn(f"the corpus's kept texts are not read: {e}", stacklevel=4)
+        # the token arrays as read: a saved corpus's memory maps stay maps (frozen_copy)
+        return cls(words=arrays[prefix + "words"], doc_ptr=arrays[prefix + "doc_ptr"],
                    vocabulary=tuple(str(w) for w in arrays[prefix + "vocabulary"]),
                    labels=labels, covariates=cov, covariate_names=names,
                    doc_index=np.asarray(arrays[prefix + "doc_index"]),
                    dropped_documents=np.asarray(arrays[prefix + "dropped_documents"]),
                    n_unknown_tokens=meta.get("n_unknown_tokens", 0),
-                   preprocessing=dict(meta.get("preprocessing", {})), index=index)
+                   preprocessing=dict(meta.get("preprocessing", {})), index=index,
+                   texts=texts)
 
 
 def _index_arrays(index: pd.Index, prefix: str) -> dict[str, Array]:

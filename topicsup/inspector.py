@@ -489,3 +489,37 @@ def document_html(words: Sequence[str] | Array, topics: Sequence[int] | Array, K
     more = " &hellip;" if len(words) > max_tokens else ""
     return ('<div class="topicsup-tokens" style="line-height:2.1;max-width:900px">'
             + " ".join(spans) + more + "</div>")
+
+
+def text_html(text: str, spans: Sequence[tuple[int, int, int]], K: int,
+              highlight: int | None = None, labels: Sequence[str] | None = None,
+              max_tokens: int = 200) -> str:
+    """A document's original text with its tokens marked: ``spans`` are (start, end, topic)
+    of the tokens in ``text``; the tokens of ``highlight`` on their topic's colour in bold,
+    the others underlined in theirs, each with its topic's label in a tooltip; the rest of
+    the text (stop words, punctuation, line breaks) as written. Up to the ``max_tokens``-th
+    token (then an ellipsis). HTML-escaped."""
+    colours = topic_colours(K)
+    # a lone surrogate (bytes decoded with surrogateescape) cannot reach a UTF-8 page: "?",
+    # one character for one, so the spans still fall where they did
+    text = text.encode("utf-8", "replace").decode("utf-8")
+    parts = []
+    at = 0
+    for start, end, topic in spans[:max_tokens]:
+        k = int(topic)
+        name = labels[k] if labels is not None and k < len(labels) else f"topic {k}"
+        if k == highlight:
+            style = f"background:{colours[k]};font-weight:bold;padding:0 2px;border-radius:3px;"
+        else:
+            style = f"border-bottom:2px solid {colours[k]};"
+        parts.append(html.escape(text[at:start]))
+        parts.append(f'<span class="topicsup-token" data-topic="{k}" '
+                     f'title="{html.escape(name)}" style="{style}">'
+                     f"{html.escape(text[start:end])}</span>")
+        at = end
+    if len(spans) > max_tokens:
+        parts.append(" &hellip;")
+    else:
+        parts.append(html.escape(text[at:]))
+    return ('<div class="topicsup-text" style="white-space:pre-wrap;line-height:1.7;'
+            'max-width:900px">' + "".join(parts) + "</div>")

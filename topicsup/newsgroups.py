@@ -569,7 +569,8 @@ def _train_corpus_cached(key: tuple[str, int, int], categories: tuple[str, ...],
         corpus = Corpus.from_texts(rows["text"].tolist(), rows["newsgroup"].tolist(),
                                    min_count=min_count, max_df=max_df, min_length=min_length,
                                    stop_words=stops, empty="drop",
-                                   label_type=_label_type(categories), classes=categories)
+                                   label_type=_label_type(categories), classes=categories,
+                                   keep_texts=True)   # the posts, shown beside their topics
     return corpus, len(rows)
 
 
@@ -645,7 +646,9 @@ def load_20newsgroups(subset: str = "train", categories: Iterable[str] | None = 
         for the benchmark header block, else the list of scikit-learn strips; and
         ``"drop_addresses"``) plus ``n_documents_raw`` and ``n_empty_dropped`` (train) or
         ``n_empty`` (test, kept), so ``load_20newsgroups(subset, categories,
-        preprocessing=p["preprocessing"], ...)`` rebuilds the same corpus.
+        preprocessing=p["preprocessing"], ...)`` rebuilds the same corpus. The training
+        corpus keeps its posts' texts (``Corpus.texts``, ~20 MB), so its representative
+        documents show the posts as written with the topic's words marked.
     frame : pandas.DataFrame
         Only with ``return_frame=True``: the rows of ``read_archive`` used, in input order with
         a fresh ``RangeIndex``. Empty training posts are dropped from the corpus but not from the

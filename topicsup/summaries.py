@@ -27,6 +27,7 @@ For the classifier weights, two rules, so that what is shown is what it says:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
@@ -38,7 +39,7 @@ from . import validation as check
 from .arrays import F64, Array
 from .corpus import Corpus
 from .history import metric as history_metric
-from .inspector import document_html
+from .inspector import document_html, text_html
 from .problem import Fit
 
 if TYPE_CHECKING:
@@ -296,6 +297,16 @@ def _topic_of(fit: ModelFit, topic: object) -> int:
     return k
 
 
+def _first_words(text: str, n: int) -> str:
+    """The text up to its ``n``-th whitespace-separated word (then " ...")."""
+    end = 0
+    for i, m in enumerate(re.finditer(r"\S+", text)):
+        if i == n:
+            return text[:end] + " ..."
+        end = m.end()
+    return text
+
+
 def representative_docs(fit: ModelFit, topic: object, n: int = 5, cls: object = None,
                         n_words: int = 200) -> pd.DataFrame:
     """The ``n`` training documents that carry ``topic`` (a number or a label) most: ranked
@@ -306,7 +317,11 @@ def representative_docs(fit: ModelFit, topic: object, n: int = 5, cls: object = 
     ``classes`` (its class names, supervised corpora), ``text`` (its first ``n_words`` words)
     and ``html``: the words coloured by their assigned topic as the token inspector colours
     them, the topic's own in bold (``inspector.document_html``; display with IPython's
-    ``HTML``). Ties by document order; empty documents never."""
+    ``HTML``). When the corpus kept its original texts (``Corpus.from_texts(...,
+    keep_texts=...)``), ``text`` and ``html`` are the text as written (up to ``n_words``
+    words, or tokens), its tokens marked in place, the topic's on its colour in bold
+    (``inspector.text_html``; marked where the tokenizer's positions are known: the built-in
+    one). Ties by document order; empty documents never."""
     k = _topic_of(fit, topic)
     n = check.integer("n", n, low=1)
     n_words = check.integer("n_words", n_words, low=1)
@@ -345,16 +360,26 @@ def representative_docs(fit: ModelFit, topic: object, n: int = 5, cls: object = 
     for j, name in zip(shown, labels_shown):
         by_topic[j] = name
     rows = []
+    K = fit.problem.model.K
     for rank, (d, share_d) in enumerate(zip(order, best_share), 1):
         lo, hi = corpus.doc_ptr[d], corpus.doc_ptr[d + 1]
         words = vocab[corpus.words[lo:hi]]
         topics_d = z[lo:hi]
+        if corpus.texts is not None:   # what was written, the tokens marked where known
+            text = corpus.text(int(d))
+            spans = corpus.spans(int(d)) or []
+            shown_text = _first_words(text, n_words)
+            page = text_html(text, [(a, b, t) for (a, b), t in zip(spans, topics_d)], K,
+                             highlight=k, labels=by_topic, max_tokens=n_words) if spans \
+                else text_html(shown_text, [], K)
+        else:
+            shown_text = " ".join(words[:n_words]) + (" ..." if hi - lo > n_words else "")
+            page = document_html(words, topics_d, K, highlight=k, labels=by_topic,
+                                 max_tokens=n_words)
         rows.append({"rank": rank, "doc": int(d), "share": float(share_d),
                      "topic_tokens": int((topics_d == k).sum()), "n_tokens": int(hi - lo),
                      **({"classes": names[rank - 1]} if names is not None else {}),
-                     "text": " ".join(words[:n_words]) + (" ..." if hi - lo > n_words else ""),
-                     "html": document_html(words, topics_d, fit.problem.model.K, highlight=k,
-                                           labels=by_topic, max_tokens=n_words)})
+                     "text": shown_text, "html": page})
     columns = ["rank", "doc", "share", "topic_tokens", "n_tokens",
                *(["classes"] if names is not None else []), "text", "html"]
     index = cast(pd.Index, corpus.index)   # set by Corpus.__post_init__

@@ -36,10 +36,20 @@ ANY_WORD_RE = re.compile(r"\w+")
 TOKENIZERS = {"letters-lowercase": WORD_RE, "words-lowercase": ANY_WORD_RE}
 
 
+SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def check_text(what: str, value: str) -> str:
-    """Names stored in checkpoints as NumPy strings, which cannot end in NUL characters."""
+    """Names stored in checkpoints as NumPy strings, which cannot end in NUL characters, and
+    shown in pages, tables and widgets, all UTF-8, which cannot hold a lone surrogate (what
+    bytes decoded with ``errors="surrogateescape"`` leave)."""
     if "\x00" in value:
         raise ValueError(f"{what} {value!r} contains a NUL character")
+    bad = SURROGATE.search(value)
+    if bad:
+        raise ValueError(f"{what} {value!r} holds a lone surrogate (U+{ord(bad.group()):04X}), "
+                         f"which no UTF-8 page or file can hold: decode the texts with "
+                         f"errors='replace', or drop it")
     return value
 
 
@@ -131,6 +141,28 @@ def tokenize(text: str, min_length: int = 3,
     return [t for t in WORD_RE.findall(text.lower()) if len(t) >= min_length and t not in stops]
 
 
+def token_spans(text: str, min_length: int, stops: frozenset[str]
+                ) -> list[tuple[int, int, str]]:
+    """Where ``tokenize``'s tokens lie in ``text``: (start, end, token) in the original
+    text, in order, the same tokens ``tokenize(text, min_length, stops)`` gives. Found in the
+    lowercased text, whose positions are the original's unless lowercasing changed a
+    character's length (a dotted capital I): then each is mapped back."""
+    lowered = text.lower()
+    back: list[int] | None = None
+    if len(lowered) != len(text):   # where each lowered character came from
+        back = []
+        for i, c in enumerate(text):
+            back.extend([i] * len(c.lower()))
+        back.append(len(text))
+    out = []
+    for m in WORD_RE.finditer(lowered):
+        t = m.group()
+        if len(t) >= min_length and t not in stops:
+            a, b = m.span()
+            out.append((a, b, t) if back is None else (back[a], back[b - 1] + 1, t))
+    return out
+
+
 def check_count(name: str, value: Any) -> None:
     check.integer(name, value, low=1)
 
@@ -183,4 +215,4 @@ def check_vocabulary(vocabulary: Any) -> tuple[str, ...]:
 
 __all__ = ["ANY_WORD_RE", "TOKENIZERS", "WORD_RE", "all_str", "are_texts", "build_vocabulary",
            "callable_name", "check_count", "check_max_df", "check_text", "check_vocabulary",
-           "custom_tokenizer", "stop_word_set", "tokenize"]
+           "custom_tokenizer", "stop_word_set", "token_spans", "tokenize"]

@@ -167,11 +167,22 @@ def allocation(what: str, n_bytes: float, hint: str = "") -> None:
 _FROZEN: weakref.WeakValueDictionary[int, Array] = weakref.WeakValueDictionary()
 
 
+def frozen(value: Array) -> Array:
+    """``value`` made read-only and known as frozen, for a Corpus to hold without a copy: for
+    an array nobody else holds (a builder's result, a checkpoint's member just read)."""
+    value.flags.writeable = False
+    _FROZEN[id(value)] = value
+    return value
+
+
 def frozen_copy(value: Array, dtype: type[np.generic]) -> Array:
     """``value`` as a read-only C-contiguous array of ``dtype``, so what a Corpus holds can no
     longer be changed behind its checks: ``value`` itself when a Corpus or Labels froze it
     already, else a copy (a caller's array, even a read-only one, may still change)."""
     if _FROZEN.get(id(value)) is value and value.dtype == np.dtype(dtype):
+        return value
+    if isinstance(value, np.memmap) and value.mode == "r" and value.dtype == np.dtype(dtype) \
+            and value.flags.c_contiguous:   # a file mapped read-only (``Corpus.load``)
         return value
     a = np.array(value, dtype=dtype, order="C")
     a.flags.writeable = False

@@ -1,9 +1,9 @@
 """What a refresh costs does not grow with the corpus: the dashboard (every view its model
 has, the timing views too), the Explorer and the read-outs behind them, measured with
 ``tracemalloc`` (which sees numpy's buffers) on two corpora of the same documents, one
-holding the other's twenty times over (so the documents shown are alike in length). A refresh that copied the assignments
-(4 bytes a token), theta (8 K bytes a document) or a per-document list would show it in the
-difference; the read-outs take theta in chunks (``summaries.CHUNK_VALUES``, made small here
+holding the other's fifty times over (so the documents shown are alike in length). A
+refresh that copied the assignments (4 bytes a token), theta (8 K bytes a document) or a
+per-document list would show it in the difference; the read-outs take theta in chunks (``summaries.CHUNK_VALUES``, made small here
 so that the larger corpus spans many chunks).
 
 LightMedLDA with the light sampler is the worst case: it keeps no n_dk, so a read-out of

@@ -55,7 +55,8 @@ def test_the_workbench_renders_on_20_newsgroups_in_jupyterlab(news_data, lab,  #
                 f"the {name} chart runs past the output area: {got}"
         got = page.evaluate(CHART_OF, CHARTS["map"])
         assert got["symbols"] >= 20   # a circle per topic (K = 20) and the legends'
-        posts = page.locator(".topicsup-tokens .topicsup-token")
+        # the posts as written (the loader keeps them), their tokens marked in place
+        posts = page.locator(".topicsup-text .topicsup-token")
         assert posts.count() > 50
         posts.first.scroll_into_view_if_needed()
         page.screenshot(path=str(shots / "workbench-posts.png"))

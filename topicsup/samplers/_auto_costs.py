@@ -22,6 +22,9 @@ COSTS_MEASURED = Provenance(
     versions={'python': '3.11.7', 'numpy': '2.4.6', 'numba': '0.68.1', 'scipy': '1.17.1', 'tomotopy': '0.14.0', 'lda': '3.0.2', 'topicsup': '0.1.0'},
     sources=('benchmarks/results/auto/measurements.csv',),
 )
+# the fewest and the most tokens of the corpora measured (beyond them the cost
+# model extrapolates, and the reason says so)
+COSTS_TOKENS: tuple[int, int] = (539963, 5440084)
 # chain -> term -> seconds per unit of the term (N, NK = N K, NsqrtK = N sqrt(K),
 # DK = D K, VK = V K) per sweep
 COSTS: dict[str, dict[str, float]] = {

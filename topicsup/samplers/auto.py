@@ -10,11 +10,14 @@ joint is
 
 the second a sum of the terms the sampler's kernel has (per token, per token x K or sqrt K, per
 document x K, per sweep x V K), each coefficient fitted on three corpora at six K; the
-candidate with the least expected time is chosen. Supervised, by the measured accuracy at
+candidate with the least expected time is chosen; beyond the sizes measured (more than twice
+the largest corpus, less than half the smallest) the reason says it extrapolates, from what to
+what. Supervised, by the measured accuracy at
 equal wall-clock time of each sampler on 20 Newsgroups' 20 classes (``SUPERVISED``, from the
 runs of benchmarks/bench_supervised_time.py that ``SUPERVISED_MEASURED`` names), looked up by
 the key the model's class declares (``MEASURED_AS``, ``samplers.measured``: never by a class's
-name), the model's published sampler where nothing was measured. A model with samplers of its
+name), the model's published sampler where nothing was measured; on a corpus more than twice
+the measured one's tokens the reason says the choice is extrapolated, and how far. A model with samplers of its
 own (the PDP and HDP topic models), none in the cost model: its exact sampler.
 
 Only exact samplers are candidates (never an approximate one such as ``partitioned``), and the
@@ -37,7 +40,8 @@ from ..kernels.counts import Counts
 from ..kernels.supervised import Term
 from ..problem import Problem
 from . import REGISTRY, TopicSampler
-from ._auto_costs import CANDIDATES, COSTS, SUPERVISED, SUPERVISED_MEASURED, SWEEPS
+from ._auto_costs import (CANDIDATES, COSTS, COSTS_TOKENS, SUPERVISED, SUPERVISED_MEASURED,
+                          SWEEPS)
 from .measured import cite, measured_as
 
 # SUPERVISED: per model key (``MEASURED_AS``), K measured -> ``Measured``: the best test
@@ -49,6 +53,25 @@ MEASURED_ON = f"20 Newsgroups' 20 classes ({cite(SUPERVISED_MEASURED)})"
 # K within a factor 2 of the measured ones; elsewhere (a demo corpus, K = 6) the paper's
 # sampler
 MEASURED_TOKENS = 1_360_021
+# a corpus more than this many times the tokens measured is said to be extrapolated to
+BEYOND = 2.0
+
+
+def _millions(n: float) -> str:
+    return f"{n / 1e6:.2f} M" if n < 1e7 else f"{n / 1e6:.0f} M"
+
+
+def extrapolation(n_tokens: int, low: int, high: int) -> str:
+    """What a reason adds when a corpus's size is outside the sizes measured (by more than
+    ``BEYOND`` times): ``"; extrapolated from ... to ..."``, else ``""``."""
+    sizes = _millions(low) if low == high else f"{_millions(low)}-{_millions(high)}"
+    if n_tokens > BEYOND * high:
+        return (f"; extrapolated: measured on {sizes} tokens, this corpus has "
+                f"{_millions(n_tokens)} ({n_tokens / high:.0f}x"
+                f"{'' if low == high else ' the most'})")
+    if n_tokens * BEYOND < low:
+        return f"; extrapolated: measured on {sizes} tokens, this corpus has {_millions(n_tokens)}"
+    return ""
 
 
 UNRESOLVED = ("sampler='auto' is chosen when the model meets its corpus: run it in a Session, "
@@ -136,7 +159,7 @@ def choose(model: Any, problem: Problem, given: dict[str, Any],
     ranked = sorted(t, key=t.__getitem__)
     runner = (f"; next {ranked[1]} x{t[ranked[1]] / t[best]:.2f}" if len(ranked) > 1 else "")
     reason = (f"expected first to the fit by the cost model (K = {K}, {N:,} tokens, {D:,} "
-              f"documents, {V:,} words{runner})")
+              f"documents, {V:,} words{runner}){extrapolation(N, *COSTS_TOKENS)}")
     return Choice(sampler, {**settings, **given}, reason,
                   {c: t[c] / t[best] for c in ranked})
 
@@ -159,7 +182,8 @@ def _choose_supervised(model: Any, problem: Problem, given: dict[str, Any],
     best = usable[k_near]
     return Choice(best.sampler, {**best.settings, **given},
                   f"the best at equal wall-clock time at K = {k_near} on {MEASURED_ON}: "
-                  f"{best.why}")
+                  f"{best.why}"
+                  f"{extrapolation(problem.n_tokens, MEASURED_TOKENS, MEASURED_TOKENS)}")
 
 
 def _exact_own(model: Any, given: dict[str, Any],
