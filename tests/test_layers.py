@@ -29,7 +29,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("data and the frame: corpora, texts, labels, tasks, metrics, the record (history), the "
      "parts frame, the bound problem and the Fit every reader takes, backends",
      ("topicsup.corpus", "topicsup.labels", "topicsup.text", "topicsup.streaming",
-      "topicsup.originals", "topicsup.npy_dir", "topicsup.tasks",
+      "topicsup.originals", "topicsup.npy_dir", "topicsup.bow",
+      "topicsup.tasks",
       "topicsup.metrics", "topicsup.diagnostics", "topicsup.synthetic", "topicsup.newsgroups",
       "topicsup.datasets", "topicsup.svm", "topicsup.history", "topicsup.parts",
       "topicsup.problem", "topicsup.backends", "topicsup.terms")),

@@ -142,27 +142,36 @@ def intern_docs(t: Table, cps: Array, letter: Array, doc_ptr: I64, d0: int, min_
                 h = (h ^ np.uint64(cps[j])) * FNV_PRIME   # the run's hash as it is read
                 j += 1
             if j - i >= min_length:
-                w, s = _find(t, cps, i, j, h)
-                if w < 0:
-                    if grow:
-                        w = _insert(t, cps, i, j, h, s)
-                    else:
-                        unknown += 1
-                if w >= 0 and not t.stop[w]:
-                    out[n_out] = w
-                    n_out += 1
-                    _count(t, w, doc_base + d)
+                w = _word(t, cps, i, j, h, grow)
+                unknown += w < 0
+                n_out = _keep(t, w, doc_base + d, out, n_out)
             i = j
         lengths[d] = n_out - start
     return doc_ptr.shape[0] - 1, n_out, unknown
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _count(t: Table, w: int, doc: int) -> None:
+def _word(t: Table, cps: Array, lo: int, hi: int, h: np.uint64, grow: bool) -> int:
+    """The id of the word ``cps[lo:hi]`` (hash ``h``): added when ``grow``, else -1 when the
+    table does not have it (an unknown token)."""
+    w, s = _find(t, cps, lo, hi, h)
+    if w < 0 and grow:
+        w = _insert(t, cps, lo, hi, h, s)
+    return w
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _keep(t: Table, w: int, doc: int, out: I32, n_out: int) -> int:
+    """Token of word ``w`` (-1: unknown) in document ``doc``: written to ``out`` and counted
+    unless unknown or a stop word; returns where ``out`` ends."""
+    if w < 0 or t.stop[w]:
+        return n_out
+    out[n_out] = w
     t.total[w] += 1
     if t.last[w] != doc:   # the word's first token in this document
         t.last[w] = doc
         t.docs[w] += 1
+    return n_out + 1
 
 
 @njit(cache=True, nogil=True)
@@ -186,17 +195,9 @@ def intern_tokens(t: Table, cps: Array, tok_ptr: I64, doc_tok: I64, d0: int, gro
         start = n_out
         for j in range(a, b):
             lo, hi = tok_ptr[j], tok_ptr[j + 1]
-            h = _hash(cps, lo, hi)
-            w, s = _find(t, cps, lo, hi, h)
-            if w < 0:
-                if grow:
-                    w = _insert(t, cps, lo, hi, h, s)
-                else:
-                    unknown += 1
-            if w >= 0 and not t.stop[w]:
-                out[n_out] = w
-                n_out += 1
-                _count(t, w, doc_base + d)
+            w = _word(t, cps, lo, hi, _hash(cps, lo, hi), grow)
+            unknown += w < 0
+            n_out = _keep(t, w, doc_base + d, out, n_out)
         lengths[d] = n_out - start
     return doc_tok.shape[0] - 1, n_out, unknown
 
