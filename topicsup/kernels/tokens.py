@@ -120,16 +120,11 @@ def intern_docs(t: Table, cps: Array, letter: Array, doc_ptr: I64, d0: int, min_
     free chars), for the caller to grow it and go on."""
     n_out = at
     unknown = 0
-    cap_words = t.hashes.shape[0]
-    cap_slots = t.slots.shape[0]
-    cap_chars = t.chars.shape[0]
     for d in range(d0, doc_ptr.shape[0] - 1):
         lo_d, hi_d = doc_ptr[d], doc_ptr[d + 1]
-        if grow:   # at most one new word per min_length + 1 code points, plus one
-            worst = (hi_d - lo_d) // (min_length + 1) + 1
-            if 2 * (t.used[0] + worst) > cap_slots or t.used[0] + worst > cap_words \
-                    or t.used[1] + (hi_d - lo_d) > cap_chars:
-                return d, n_out, unknown
+        # at most one new word per min_length + 1 code points, plus one
+        if grow and not _room(t, (hi_d - lo_d) // (min_length + 1) + 1, hi_d - lo_d):
+            return d, n_out, unknown
         start = n_out
         i = lo_d
         while i < hi_d:
@@ -148,6 +143,15 @@ def intern_docs(t: Table, cps: Array, letter: Array, doc_ptr: I64, d0: int, min_
             i = j
         lengths[d] = n_out - start
     return doc_ptr.shape[0] - 1, n_out, unknown
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _room(t: Table, words: int, chars: int) -> bool:
+    """Whether ``words`` new words of ``chars`` code points in all fit the table, its slots
+    at most half full."""
+    n = t.used[0] + words
+    return 2 * n <= t.slots.shape[0] and n <= t.hashes.shape[0] \
+        and t.used[1] + chars <= t.chars.shape[0]
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -182,16 +186,10 @@ def intern_tokens(t: Table, cps: Array, tok_ptr: I64, doc_tok: I64, d0: int, gro
     doc_tok[d + 1]``, every one kept (the tokenizer applied the stop words)."""
     n_out = at
     unknown = 0
-    cap_words = t.hashes.shape[0]
-    cap_slots = t.slots.shape[0]
-    cap_chars = t.chars.shape[0]
     for d in range(d0, doc_tok.shape[0] - 1):
         a, b = doc_tok[d], doc_tok[d + 1]
-        if grow:
-            worst = b - a
-            if 2 * (t.used[0] + worst) > cap_slots or t.used[0] + worst > cap_words \
-                    or t.used[1] + (tok_ptr[b] - tok_ptr[a]) > cap_chars:
-                return d, n_out, unknown
+        if grow and not _room(t, b - a, tok_ptr[b] - tok_ptr[a]):
+            return d, n_out, unknown
         start = n_out
         for j in range(a, b):
             lo, hi = tok_ptr[j], tok_ptr[j + 1]
