@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple, cast
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -45,9 +45,24 @@ class Dirichlet(NamedTuple):
 def tokens_of(words: I32, doc_ptr: I64, n_words: int) -> Tokens:
     """A corpus's ``Tokens``, with the word-by-word index built here."""
     word_counts = np.bincount(words, minlength=n_words)
-    index_type = np.int32 if words.shape[0] < 2**31 else np.int64
-    return Tokens(words, doc_ptr, np.concatenate([[0], np.cumsum(word_counts)]).astype(np.int64),
-                  cast("I32 | I64", np.argsort(words, kind="stable").astype(index_type)))
+    word_ptr = np.concatenate([[0], np.cumsum(word_counts)]).astype(np.int64)
+    word_tok: I32 | I64 = (np.empty(words.shape[0], np.int32) if words.shape[0] < 2**31
+                           else np.empty(words.shape[0], np.int64))
+    fill_tokens_by_word(words, word_ptr, word_tok)
+    return Tokens(words, doc_ptr, word_ptr, word_tok)
+
+
+@njit(cache=True, nogil=True)
+def fill_tokens_by_word(words: I32, word_ptr: I64, word_tok: I32 | I64) -> None:
+    """``word_tok``: the tokens of each word in token order, word after word, which is
+    ``np.argsort(words, kind="stable")`` by a counting sort: O(N), written in the index type
+    at once (the sort is O(N log N) and returned int64, then copied; at 10^6 documents it
+    was most of a Session's start, benchmarks/bench_large.py)."""
+    at = word_ptr[:-1].copy()
+    for i in range(words.shape[0]):
+        w = words[i]
+        word_tok[at[w]] = i
+        at[w] += 1
 
 
 def allocate_counts(n_tokens: int, n_docs: int, n_words: int, K: int, doc_rows: bool) -> Counts:
