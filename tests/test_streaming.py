@@ -303,6 +303,11 @@ def test_checkpoints_keep_the_texts_or_where_they_are(tmp_path):
         back = Session.load(tmp_path / "chain.topicsup")
         assert [back.corpus.text(d) for d in range(8)] == texts
         assert (back.corpus.texts.path is None) == (keep is True)
+    # a texts file is untrusted too: bytes that are not UTF-8 read as U+FFFD, never an error
+    (tmp_path / "kept.bin").write_bytes(b"\xff\xfe" + (tmp_path / "kept.bin").read_bytes()[2:])
+    back = Session.load(tmp_path / "chain.topicsup")
+    assert back.corpus.text(0).startswith("\ufffd\ufffd")
+    back.representative_docs(0, n=8)
     (tmp_path / "kept.bin").unlink()
     with pytest.warns(UserWarning, match="kept texts are not read"):
         back = Session.load(tmp_path / "chain.topicsup")

@@ -47,7 +47,11 @@ class TextStore:
         if not 0 <= i < len(self):
             raise IndexError(f"text {i} of a store of {len(self)}")
         lo, hi = int(self.offsets[i]), int(self.offsets[i + 1])
-        return bytes(self.data[lo:hi]).decode("utf-8", "surrogatepass")
+        raw = bytes(self.data[lo:hi])
+        try:   # what the writer wrote: UTF-8, a lone surrogate kept
+            return raw.decode("utf-8", "surrogatepass")
+        except UnicodeDecodeError:   # bytes of another origin (a tampered file): shown, U+FFFD
+            return raw.decode("utf-8", "replace")
 
     @property
     def nbytes(self) -> int:
