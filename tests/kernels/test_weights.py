@@ -114,6 +114,45 @@ def test_precision_and_shift_match_numpy():
     assert np.allclose(P, P_ref) and np.allclose(r, X.T @ b)
 
 
+@pytest.mark.parametrize("shared", [True, False], ids=["one-w", "w-per-task"])
+def test_cholesky_weights_are_each_tasks_draw(shared):
+    """``cholesky_weights`` builds one Gram matrix for all tasks when their w agree (the
+    DO-probit's w = c): the draws are bit for bit those of one precision per task, and when
+    the w differ in one entry of one task, that task gets its own (a mutant sharing the first
+    task's matrix would give other bits)."""
+    from topicsup.kernels.weights import cholesky_weights
+    X, _, w0, prior = _problem(2)
+    T = 5
+    rs = np.random.default_rng(9)
+    b = rs.normal(size=(T, D))
+    w = np.tile(w0, (T, 1))
+    if not shared:
+        w[3, 7] *= 2.0
+    priors = prior * rs.gamma(2.0, size=(T, M))
+    rows = sparse_rows(X)
+    eta, scores = np.zeros((T, M)), np.zeros((T, D))
+    key = seed_state(11)
+    cholesky_weights(*rows, b, w, priors, eta, scores, key.copy())
+    ref = np.zeros((T, M))
+    rng = key.copy()
+    for t in range(T):
+        P, r = precision_and_shift(*rows, b[t], w[t], priors[t])
+        _cholesky_draws_into(P, r, rng, ref[t])
+    assert np.array_equal(eta, ref)
+    assert np.allclose(scores, eta @ X.T)
+    mutant = np.zeros((T, M))
+    rng = key.copy()
+    for t in range(T):   # the first task's Gram matrix for every task
+        P, r = precision_and_shift(*rows, b[t], w[0], priors[t])
+        _cholesky_draws_into(P, r, rng, mutant[t])
+    assert np.array_equal(eta, mutant) == shared
+
+
+@njit
+def _cholesky_draws_into(P, r, rng, out):
+    gaussian_weights(P, r, rng, out)
+
+
 def test_cholesky_draw_is_the_conditional():
     X, b, w, prior = _problem()
     mu, P = _exact(X, b, w, prior)
