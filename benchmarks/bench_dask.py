@@ -7,15 +7,19 @@ an otherwise idle machine::
     python benchmarks/bench_dask.py            # K = 100 and 1000 (LDA), K = 100 (DOLDA)
     python benchmarks/bench_dask.py --quick    # smoke test: K = 20, 3 sweeps
 
-For each model and K, the same chain (seed 1, random start) runs on the threaded backend with
-2 numba threads, then on a ``LocalCluster`` of 2 worker processes of 1 thread each, the
-documents in 2 partitions; ``log_joint_every=0`` so only sampling is timed. After 2 warm-up
-sweeps (compilation, placing the documents) each times ``--sweeps`` sweeps; reported: the
-median seconds per sweep, the overhead of Dask over threads, the bytes sent to and received
-from the workers per sweep (Phi's broadcast, each partition's inputs, the topics and info rows
-back), the split of a Dask sweep (broadcast, the workers' sweep including the round trip,
-adopting the topics, the rest: drawing Phi and the once-per-sweep steps here), and whether
-the two chains are identical at the end (the saved state: topics, Phi and its key, the
+For each model and K, a chain (seed 1, random start) runs ``--burn-in`` sweeps (50) on the
+threaded backend with 2 numba threads, the regime of a long run, where a minority of the
+tokens change topic in a sweep; from its checkpoint the same chain goes on there, then on a
+``LocalCluster`` of ``--workers`` worker processes of 1 thread each
+(2, then 4: on this 2-core machine 4 processes share 2 cores, which measures the per-worker
+overheads, not a speed-up), the documents in as many partitions; ``log_joint_every=0`` so only
+sampling is timed. After 2 warm-up sweeps (compilation, placing the documents) each times
+``--sweeps`` sweeps; reported: the median seconds per sweep, the overhead of Dask over threads,
+the bytes sent to and received from the workers per sweep (Phi's broadcast, each partition's
+inputs, the changed tokens' positions and topics and the info rows back), the share of tokens
+that changed topic, the split of a Dask sweep (broadcast, the workers' sweep including the
+round trip, adopting the topics, the rest: drawing Phi and the once-per-sweep steps here), and
+whether the two chains are identical at the end (the saved state: topics, Phi and its key, the
 weights, the augmentation and the prior's scales; the counts; the random stream).
 
 Last, Phi's draw and the word tables are timed alone on one thread at the largest K (the
@@ -34,7 +38,9 @@ os.environ["NUMBA_NUM_THREADS"] = "2"   # before numba is imported: both cores
 import argparse  # noqa: E402
 import datetime as _dt  # noqa: E402
 import shlex  # noqa: E402
+import shutil  # noqa: E402
 import sys  # noqa: E402
+import tempfile  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
@@ -109,7 +115,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--sweeps", type=int, default=None, help="timed sweeps per run")
     p.add_argument("--data", default=None, help="the 20news-bydate.tar.gz archive")
     p.add_argument("--out", default=None)
+    p.add_argument("--workers", default="2,4", help="worker processes, comma-separated")
+    p.add_argument("--burn-in", type=int, default=None,
+                   help="sweeps on threads before both backends go on from the same state "
+                        "(default 50; 2 with --quick)")
     args = p.parse_args(argv)
+    burn_in = args.burn_in if args.burn_in is not None else (2 if args.quick else 50)
     archive = archive_or_skip(args.data)
     if archive is None:
         return 0
@@ -126,48 +137,64 @@ def main(argv: list[str] | None = None) -> int:
     print(f"loaded {corpus!r} in {time.perf_counter() - t0:.1f} s", flush=True)
     cases = QUICK_CASES if args.quick else CASES
     sweeps = args.sweeps or (3 if args.quick else 8)
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       memory_limit=0, dashboard_address=None,
-                                       silence_logs=40)
-    client = distributed.Client(cluster)
+    threads: dict[tuple[str, int], tuple[object, list[float]]] = {}
+    burned: dict[tuple[str, int], Path] = {}
+    tmp = Path(tempfile.mkdtemp())
+    for name, K in cases:   # the threaded chains first, with no cluster running
+        t = Session(make_model(name, K).replace(threads=2), corpus, seed=1, log_joint_every=0)
+        t.run(burn_in)   # then both backends go on from here: the regime of a long run
+        burned[(name, K)] = t.save(tmp / f"{name}-{K}.topicsup")
+        t = Session.load(burned[(name, K)])
+        t.run(WARMUP)
+        threads[(name, K)] = (t, timed(t, sweeps))
+        if name == "LDA" and K == max(k for n, k in cases if n == "LDA"):
+            consts = kernel_constants(t)
     rows = []
-    try:
-        for name, K in cases:
-            model = make_model(name, K)
-            threads = Session(model.replace(threads=2), corpus, seed=1, log_joint_every=0)
-            threads.run(WARMUP)
-            t_threads = timed(threads, sweeps)
-            backend = DaskBackend(client, partitions=2)
-            dask = Session(model, corpus, seed=1, log_joint_every=0, backend=backend)
-            dask.run(WARMUP)
-            n_before = len(backend.traffic)
-            t_dask = timed(dask, sweeps)
-            traffic = backend.traffic_frame().iloc[n_before:]
-            same = same_chain(threads, dask)
-            if name == "LDA" and K == max(k for n, k in cases if n == "LDA"):
-                consts = kernel_constants(threads)
-            dask.close()
-            med_t, med_d = float(np.median(t_threads)), float(np.median(t_dask))
-            split = traffic.median()
-            rest = med_d - split[["seconds_phi", "seconds_workers", "seconds_adopt"]].sum()
-            row = {"model": name, "K": K, "n_tokens": corpus.n_tokens,
-                   "n_words": corpus.n_words, "sweeps": sweeps,
-                   "threads_2_s_per_sweep": med_t, "dask_2x1_s_per_sweep": med_d,
-                   "overhead_s": med_d - med_t, "dask_over_threads": med_d / med_t,
-                   "phi_mb": K * corpus.n_words * 8 / 1e6,
-                   "sent_mb_per_sweep": split["bytes_sent"] / 1e6,
-                   "received_mb_per_sweep": split["bytes_received"] / 1e6,
-                   "broadcast_s": split["seconds_phi"], "workers_s": split["seconds_workers"],
-                   "adopt_s": split["seconds_adopt"], "rest_s": rest,
-                   "worker_tokens_per_s": corpus.n_tokens / 2 / split["seconds_workers"],
-                   "identical_chain": same}
-            rows.append(row)
-            print({k: (round(v, 3) if isinstance(v, float) else v) for k, v in row.items()},
-                  flush=True)
-    finally:
-        client.close()
-        cluster.close()
+    for n_workers in (int(x) for x in args.workers.split(",")):
+        cluster = distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1,
+                                           processes=True, memory_limit=0,
+                                           dashboard_address=None, silence_logs=40)
+        client = distributed.Client(cluster)
+        try:
+            for name, K in cases:
+                ref, t_threads = threads[(name, K)]
+                backend = DaskBackend(client, partitions=n_workers)
+                dask = Session.load(burned[(name, K)], backend=backend)
+                dask.run(WARMUP)
+                n_before = len(backend.traffic)
+                t_dask = timed(dask, sweeps)
+                traffic = backend.traffic_frame().iloc[n_before:]
+                same = same_chain(ref, dask)
+                dask.close()
+                med_t, med_d = float(np.median(t_threads)), float(np.median(t_dask))
+                split = traffic.median()
+                rest = med_d - split[["seconds_phi", "seconds_workers", "seconds_adopt"]].sum()
+                row = {"model": name, "K": K, "workers": n_workers,
+                       "n_tokens": corpus.n_tokens, "n_words": corpus.n_words,
+                       "sweeps": sweeps, "threads_2_s_per_sweep": med_t,
+                       "dask_s_per_sweep": med_d, "overhead_s": med_d - med_t,
+                       "dask_over_threads": med_d / med_t,
+                       "phi_mb": K * corpus.n_words * 8 / 1e6,
+                       "sent_mb_per_sweep": split["bytes_sent"] / 1e6,
+                       "received_mb_per_sweep": split["bytes_received"] / 1e6,
+                       "changed_share": float(traffic["tokens_changed"].sum()
+                                              / traffic["tokens"].sum()),
+                       "broadcast_s": split["seconds_phi"],
+                       "workers_s": split["seconds_workers"],
+                       "adopt_s": split["seconds_adopt"], "rest_s": rest,
+                       "adopted_tokens_per_s": split["tokens_changed"] / split["seconds_adopt"],
+                       "worker_tokens_per_s": (corpus.n_tokens / n_workers
+                                               / split["seconds_workers"]),
+                       "identical_chain": same}
+                rows.append(row)
+                print({k: (round(v, 3) if isinstance(v, float) else v)
+                       for k, v in row.items()}, flush=True)
+        finally:
+            client.close()
+            cluster.close()
+    shutil.rmtree(tmp, ignore_errors=True)
     df = pd.DataFrame(rows)
+    df["burn_in"] = burn_in
     df.to_csv(out / "overhead.csv", index=False)
     pd.DataFrame([consts]).to_csv(out / "constants.csv", index=False)
     print(consts)
@@ -180,6 +207,7 @@ def write_readme(out: Path, df: pd.DataFrame, corpus, args, sweeps: int,
                  consts: dict[str, float]) -> None:
     v = versions()
     import dask
+    workers = sorted(df["workers"].unique())
     lines = [
         "# The partially collapsed sampler on Dask: overhead against threads",
         "",
@@ -190,44 +218,52 @@ def write_readme(out: Path, df: pd.DataFrame, corpus, args, sweeps: int,
         "",
         f"20 Newsgroups train: {corpus.n_docs} documents, {corpus.n_words} words, "
         f"{corpus.n_tokens} tokens. Threads: one process, 2 numba threads. Dask: a "
-        f"LocalCluster of 2 worker processes x 1 thread, 2 partitions of the documents. "
-        f"Median of {sweeps} sweeps after {WARMUP} warm-up sweeps; log joint off.",
+        f"LocalCluster of {' or '.join(map(str, workers))} worker processes x 1 thread, as "
+        f"many partitions of the documents (on {os.cpu_count()} cores: more processes than "
+        f"cores share them). Both go on from the same state after {int(df['burn_in'].iloc[0])} "
+        f"sweeps on threads; median of {sweeps} sweeps after {WARMUP} warm-up sweeps; log "
+        f"joint off.",
         "",
-        "| model | K | threads s/sweep | Dask s/sweep | overhead s | Dask / threads | "
-        "Phi MB | sent MB/sweep | received MB/sweep | broadcast s | workers s | adopt s | "
-        "rest s | tokens/s per worker | same chain |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| model | K | workers | threads s/sweep | Dask s/sweep | overhead s | Dask / threads "
+        "| Phi MB | sent MB/sweep | received MB/sweep | changed | broadcast s | workers s | "
+        "adopt s | rest s | tokens/s per worker | same chain |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in df.itertuples():
         lines.append(
-            f"| {r.model} | {r.K} | {r.threads_2_s_per_sweep:.3f} | "
-            f"{r.dask_2x1_s_per_sweep:.3f} | {r.overhead_s:.3f} | {r.dask_over_threads:.2f} | "
+            f"| {r.model} | {r.K} | {r.workers} | {r.threads_2_s_per_sweep:.3f} | "
+            f"{r.dask_s_per_sweep:.3f} | {r.overhead_s:.3f} | {r.dask_over_threads:.2f} | "
             f"{r.phi_mb:.0f} | {r.sent_mb_per_sweep:.1f} | {r.received_mb_per_sweep:.1f} | "
-            f"{r.broadcast_s:.3f} | {r.workers_s:.3f} | {r.adopt_s:.3f} | {r.rest_s:.3f} | "
-            f"{r.worker_tokens_per_s / 1e6:.2f} M | {'yes' if r.identical_chain else 'NO'} |")
+            f"{100 * r.changed_share:.0f}% | {r.broadcast_s:.3f} | {r.workers_s:.3f} | "
+            f"{r.adopt_s:.3f} | {r.rest_s:.3f} | {r.worker_tokens_per_s / 1e6:.2f} M | "
+            f"{'yes' if r.identical_chain else 'NO'} |")
     lines += [
         "",
-        "Sent: Phi (V x K float64) to each of the 2 workers once per sweep, plus each "
-        "partition's inputs (the stream key, the weights and, for DOLDA, its documents' "
-        "labels, augmentation and covariate scores). Received: the partitions' new topics "
-        "(int32 per token) and one info row per document. *workers s* is the time from "
-        "submitting the partitions' sweeps to having their results here (their sweep, "
-        "building the word tables from Phi on each worker, the round trip); *rest* is what "
-        "the Session does here in both backends: drawing Phi, and for DOLDA the weights, "
-        "the augmentation and the prior. The cost model for larger corpora is in "
-        "docs/scaling.md.",
+        "Sent: Phi (V x K float64) to each worker once per sweep, plus each partition's "
+        "inputs (the stream key, the weights and, for DOLDA, its documents' labels, "
+        "augmentation and covariate scores). Received: the tokens that changed topic "
+        "(position and topic, 6 bytes each; every token's topic, 4 bytes, when more than "
+        "two thirds changed) and one info row per document; *changed*: the share of tokens that "
+        "changed topic in the timed sweeps. *workers s* is the time from submitting the "
+        "partitions' sweeps to having their results here (their sweep, building the word "
+        "tables from Phi on each worker, the round trip); *adopt s* taking the changes into "
+        "the Session's counts; *rest* is what the Session does here in both backends: "
+        "drawing Phi, and for DOLDA the weights, the augmentation and the prior. The cost "
+        "model for larger corpora is in docs/scaling.md.",
         "",
     ]
-    big = df[(df["model"] == "LDA") & (df["K"] == consts["K"])].iloc[0]
-    sweep_rate = big["n_tokens"] / 2 / (big["workers_s"] - consts["table_seconds_per_worker"])
+    big = df[(df["model"] == "LDA") & (df["K"] == consts["K"])
+             & (df["workers"] == workers[0])].iloc[0]
+    sweep_rate = big["n_tokens"] / big["workers"] / (
+        big["workers_s"] - consts["table_seconds_per_worker"])
     lines += [
         f"Per core, one thread, V = {consts['V']}, K = {consts['K']} (constants.csv): Phi's "
         f"Gamma draws {consts['phi_draws_per_s_per_core'] / 1e6:.0f} million per second, "
         f"word-table entries {consts['table_entries_per_s_per_core'] / 1e6:.0f} million per "
         f"second ({consts['table_seconds_per_worker']:.3f} s for a worker's tables); a "
         f"worker's sweep without its tables {sweep_rate / 1e6:.2f} million tokens per second "
-        f"(both workers at once); adopting the topics here "
-        f"{big['n_tokens'] / big['adopt_s'] / 1e6:.0f} million tokens per second; the "
+        f"({big['workers']} workers at once); adopting the changed tokens here "
+        f"{big['adopted_tokens_per_s'] / 1e6:.0f} million per second; the "
         f"broadcast {big['sent_mb_per_sweep'] / big['broadcast_s'] / 1e3:.1f} GB per second "
         f"over loopback.",
     ]

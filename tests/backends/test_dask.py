@@ -17,7 +17,7 @@ from topicsup.backends.dask import DaskBackend, WorkerLostError  # noqa: E402
 from topicsup.models import DOLDA, LDA, LightMedLDA  # noqa: E402
 from topicsup.session import Session, is_timing  # noqa: E402
 from topicsup.synthetic import make_synthetic  # noqa: E402
-from topicsup.backends.dask import _drop  # noqa: E402
+from topicsup.backends.dask import _changes, _drop  # noqa: E402
 from topicsup.testing.faults import arm_worker_exit, exit_now  # noqa: E402
 
 SWEEPS = 3
@@ -84,6 +84,30 @@ def assert_same_chain(a: Session, b: Session) -> None:
         np.testing.assert_array_equal(ca[k], cb[k], err_msg=k)
 
 
+def test_a_blocks_reply_is_the_changed_tokens_or_every_topic_whichever_is_smaller():
+    """A worker replies with the positions and new topics of the tokens that changed (6
+    bytes each: int32 and uint16) when that is smaller than every token's topic (4 bytes
+    each), else with every topic; either way the new topics follow from the reply and the old
+    ones. Topics past uint16 (K > 65,536) go as int32."""
+    rs = np.random.default_rng(1)
+    for K in (9, 70_000):
+        before = rs.integers(0, K, 1000).astype(np.int32)
+        for share, sparse in ((0.1, True), (0.6, K == 9), (0.7, False), (0.9, False)):
+            after = before.copy()
+            moved = rs.choice(1000, int(share * 1000), replace=False)
+            after[moved] = (after[moved] + 1) % K
+            pos, topics = _changes(before, after, K)
+            assert (pos is not None) == sparse, (K, share)
+            rebuilt = before.copy()
+            if pos is None:
+                rebuilt = topics
+            else:
+                assert pos.dtype == np.int32 and np.all(np.diff(pos) > 0)
+                assert topics.dtype == (np.uint16 if K == 9 else np.int32)
+                rebuilt[pos] = topics
+            assert np.array_equal(rebuilt, after)
+
+
 @pytest.mark.parametrize("name", list(MODELS))
 def test_same_chain_as_threads_with_1_2_and_3_partitions(client, corpus, name):
     """Each model's chain on threads and on the cluster split into 1, 2 and 3 partitions
@@ -98,7 +122,11 @@ def test_same_chain_as_threads_with_1_2_and_3_partitions(client, corpus, name):
         s.run(SWEEPS)
         assert len(backend.placements) == parts
         assert_same_chain(ref, s)
-        assert backend.traffic_frame()["bytes_sent"].gt(0).all()
+        traffic = backend.traffic_frame()
+        assert traffic["bytes_sent"].gt(0).all()
+        # every token was swept once a sweep; the replies carried at most every topic
+        assert traffic["tokens"].sum() == SWEEPS * corpus.n_tokens
+        assert (traffic["tokens_changed"] <= traffic["tokens"]).all()
         s.close()
         assert isinstance(s.backend, type(Session(model, corpus).backend))
 

@@ -350,3 +350,51 @@ def test_the_share_of_document_part_draws_is_recorded_in_every_sweep():
     made = s.metric("proposals", proposal="label")
     assert (made.loc[[1, 2]] == 0).all()
     assert (made.loc[[3, 4]] == s.model.mh_steps * corpus.n_tokens).all()
+
+
+def _counts_of(words, doc_ptr, z, K, V):
+    D = doc_ptr.size - 1
+    doc = np.repeat(np.arange(D), np.diff(doc_ptr))
+    n_dk = np.zeros((D, K), np.int32)
+    np.add.at(n_dk, (doc, z), 1)
+    n_wk = np.zeros((V, K), np.int32)
+    np.add.at(n_wk, (words, z), 1)
+    return n_dk, n_wk, np.bincount(z, minlength=K).astype(np.int32)
+
+
+def test_adopting_a_blocks_changes_gives_the_counts_of_its_new_topics():
+    """``adopt_changes`` (a distributed block's reply: the tokens that changed topic) leaves
+    z and every count as recounting the new topics from scratch would, touches no document
+    outside the block, and adds the info rows; positions that do not ascend within the block
+    are refused (a mutant taking the topics one token off fails the recount)."""
+    rs = np.random.default_rng(3)
+    K, V, D = 5, 30, 40
+    doc_ptr = np.concatenate([[0], np.cumsum(rs.integers(1, 12, D))]).astype(np.int64)
+    N = int(doc_ptr[-1])
+    words = rs.integers(0, V, N).astype(np.int32)
+    z = rs.integers(0, K, N).astype(np.int32)
+    n_dk, n_wk, n_k = _counts_of(words, doc_ptr, z, K, V)
+    d0, d1 = 7, 31
+    lo, hi = doc_ptr[d0], doc_ptr[d1]
+    new = z.copy()
+    moved = np.sort(rs.choice(np.arange(lo, hi), (hi - lo) // 3, replace=False))
+    new[moved] = (z[moved] + rs.integers(1, K, moved.size)) % K
+    info, rows = np.zeros(3), rs.random((d1 - d0, 3))
+    pc.adopt_changes(words, doc_ptr, d0, d1, moved.astype(np.int64), new[moved], z, n_dk, n_wk,
+                     n_k, rows, info)
+    assert np.array_equal(z, new)
+    for got, want in zip((n_dk, n_wk, n_k), _counts_of(words, doc_ptr, new, K, V)):
+        assert np.array_equal(got, want)
+    assert np.allclose(info, rows.sum(0))
+    # the mutant: every changed token's topic written one position later
+    z2 = new.copy()
+    c2 = list(_counts_of(words, doc_ptr, new, K, V))
+    back = (moved + 1).astype(np.int64)
+    back = back[back < hi]
+    pc.adopt_changes(words, doc_ptr, d0, d1, back, new[back - 1], z2, *c2, rows, info)
+    assert not np.array_equal(c2[0], _counts_of(words, doc_ptr, new, K, V)[0])
+    for bad in (moved[::-1], np.array([hi]), np.array([lo - 1])):
+        with pytest.raises(ValueError, match="ascend within the block"):
+            pc.adopt_changes(words, doc_ptr, d0, d1, bad.astype(np.int64),
+                             np.zeros(bad.size, np.int32), z.copy(), n_dk.copy(),
+                             n_wk.copy(), n_k.copy(), rows, info)

@@ -13,9 +13,11 @@ on one worker, where its words, topics ``z`` and document-topic counts stay betw
 3. on each worker, builds the word tables (and the K x K label matrix) from Phi once per
    sweep and runs ``kernels.partially_collapsed.sweep_chunks`` on its partitions: document d
    draws from the stream of (the sweep's key, d) exactly as on threads;
-4. gathers each partition's new topics and the documents' info rows, and only once every
-   partition has answered takes them into the Session's state (``adopt_assignments``: integer
-   count updates; info rows added in document order).
+4. gathers from each partition the tokens whose topic changed (positions and new topics, 6
+   bytes each; every token's topic, 4 bytes, when more than two thirds changed) and the documents' info rows,
+   and only once every partition has answered takes them into the Session's state
+   (``kernels.partially_collapsed.adopt_changes``: integer count updates, O(changed tokens);
+   info rows added in document order).
 
 So the chain is the threaded backend's bit for bit, with any number of partitions and
 workers. The once-per-sweep steps of a supervised model (the weights, the augmentation, the
@@ -204,9 +206,10 @@ def _tables(token: str, j: int, generation: int, key: Rng, phi: F64, alpha: F64,
         return out
 
 
-def _sweep_partition(token: str, j: int, inp: _SweepInput, phi: F64) -> tuple[I32, F64]:
+def _sweep_partition(token: str, j: int, inp: _SweepInput, phi: F64
+                     ) -> tuple[Array | None, Array, F64]:
     """Run documents ``inp.d_start .. inp.d_end-1`` of partition ``j`` given Phi; return
-    their new topics and their info rows."""
+    what changed (``_changes``) and their info rows."""
     if _before_partition_hook is not None:
         _before_partition_hook(j)
     with _LOCK:
@@ -231,7 +234,22 @@ def _sweep_partition(token: str, j: int, inp: _SweepInput, phi: F64) -> tuple[I3
                         prob, alias, mass, inp.sparse, inp.mh_steps, term, inp.key,
                         pc.chunks(part.doc_ptr, a, e, CHUNK_TOKENS), part.d0, rows,
                         inp.doc_slot, G, inp.use_G)
-    return part.z[part.doc_ptr[a]:part.doc_ptr[e]].copy(), rows
+    lo, hi = int(part.doc_ptr[a]), int(part.doc_ptr[e])
+    return (*_changes(z_prev[lo:hi], part.z[lo:hi], part.n_dk.shape[1]), rows)
+
+
+def _changes(before: I32, after: I32, K: int) -> tuple[Array | None, Array]:
+    """A block's reply: the positions (from the block's first token) of the tokens whose
+    topic changed and their new topics (int32 and, for K <= 65,536, uint16: 6 bytes a
+    change), or, when that is no smaller (early sweeps, where most tokens move), ``None``
+    and every token's topic (int32)."""
+    n = after.shape[0]
+    moved = np.flatnonzero(after != before)
+    where = np.int32 if n < 2**31 else np.int64
+    topic = np.uint16 if K <= 2**16 else np.int32
+    if moved.size * (np.dtype(where).itemsize + np.dtype(topic).itemsize) >= 4 * n:
+        return None, after.copy()
+    return moved.astype(where), after[moved].astype(topic)
 
 
 # ---------------------------------------------------------------------- driver side
@@ -467,17 +485,31 @@ class DaskBackend(Backend):
         t_work = time.perf_counter()
         # every partition answered: the state changes now, in one call (all or nothing)
         a0, e1 = max(d_start, todo[0].d0), min(d_end, todo[-1].d1)
-        z_new = np.concatenate([r[0] for r in results])
-        rows = np.concatenate([r[1] for r in results])
+        positions, topics = [], []
+        received = n_tokens = 0
+        for p, (moved, new, _) in zip(todo, results):
+            base = int(tokens.doc_ptr[max(d_start, p.d0)])
+            received += new.nbytes + (moved.nbytes if moved is not None else 0)
+            if moved is None:   # every topic: the changes are found here
+                moved = np.flatnonzero(new != counts.z[base:base + new.shape[0]])
+                new = new[moved]
+            n_tokens += int(tokens.doc_ptr[min(d_end, p.d1)]) - base
+            positions.append(moved.astype(np.int64) + base)
+            topics.append(new)
+        rows = np.concatenate([r[2] for r in results])
+        received += rows.nbytes
         self._placed = False   # until the bookkeeping below is done too
-        pc.adopt_block(tokens.words, tokens.doc_ptr, a0, e1, z_new, counts.z, counts.n_dk,
-                       counts.n_wk, counts.n_k, rows, info)
+        pc.adopt_changes(tokens.words, tokens.doc_ptr, a0, e1, np.concatenate(positions),
+                         np.concatenate(topics).astype(np.int32, copy=False), counts.z,
+                         counts.n_dk, counts.n_wk, counts.n_k, rows, info)
         for p in todo:
             self._steps[p.index] += 1
         self._placed = True
         t_end = time.perf_counter()
         self.traffic.append({"bytes_sent": float(sent),
-                             "bytes_received": float(z_new.nbytes + rows.nbytes),
+                             "bytes_received": float(received),
+                             "tokens": float(n_tokens),
+                             "tokens_changed": float(sum(x.size for x in positions)),
                              "seconds_place": t_place - t0, "seconds_phi": t_phi - t_place,
                              "seconds_workers": t_work - t_phi,
                              "seconds_adopt": t_end - t_work})

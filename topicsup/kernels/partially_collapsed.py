@@ -8,7 +8,7 @@ A sweep is two blocks of a Gibbs sampler on (Phi, Z) with Theta collapsed:
    supervised model), so each document's tokens are resampled in turn from
    p(z_i = k | rest) ∝ phi_{k,w_i} (n_kd^-i + alpha_k) exp(g_d(k))     (DOLDA eq. 4.1)
    by any number of threads at once (``sweep_documents``), or by the partitions of a
-   distributed backend (``sweep_chunks`` on each, ``adopt_assignments`` on the driver;
+   distributed backend (``sweep_chunks`` on each, ``adopt_changes`` on the driver;
    ``topicsup.backends``).
 
 Both blocks leave p(Phi, Z | W) invariant, so the marginal chain on Z targets the same
@@ -363,35 +363,34 @@ def add_rows(info: F64, rows: F64) -> None:
 
 
 @njit(cache=True, nogil=True)
-def adopt_block(words: I32, doc_ptr: I64, d0: int, d1: int, z_new: I32, z: I32, n_dk: I32,
-                n_wk: I32, n_k: I32, rows: F64, info: F64) -> None:
-    """``adopt_assignments`` then ``add_rows``, in one call: a distributed block is taken
-    in whole or not at all (an interrupt lands before or after, never between)."""
-    adopt_assignments(words, doc_ptr, d0, d1, z_new, z, n_dk, n_wk, n_k)
+def adopt_changes(words: I32, doc_ptr: I64, d0: int, d1: int, positions: I64, topics: I32,
+                  z: I32, n_dk: I32, n_wk: I32, n_k: I32, rows: F64, info: F64) -> None:
+    """Take the tokens of documents d0 .. d1-1 that changed topic elsewhere (a distributed
+    block's reply: corpus ``positions`` ascending, their new ``topics``) into ``z`` and every
+    count by integer updates, the state ``sweep_chunks`` and ``commit_counts`` would have
+    left here; then add the documents' info ``rows`` in document order. One call: a block
+    is taken in whole or not at all (an interrupt lands before or after, never between).
+    O(changed tokens), where taking every token's topic was O(tokens) serial here."""
+    d = d0
+    last = doc_ptr[d0] - 1
+    for j in range(positions.shape[0]):
+        i = positions[j]
+        if i <= last or i >= doc_ptr[d1]:
+            raise ValueError("adopt_changes: positions must ascend within the block")
+        last = i
+        while doc_ptr[d + 1] <= i:
+            d += 1
+        old = z[i]
+        new = topics[j]
+        w = words[i]
+        n_dk[d, old] -= 1
+        n_dk[d, new] += 1
+        n_wk[w, old] -= 1
+        n_wk[w, new] += 1
+        n_k[old] -= 1
+        n_k[new] += 1
+        z[i] = new
     add_rows(info, rows)
-
-
-@njit(cache=True, nogil=True)
-def adopt_assignments(words: I32, doc_ptr: I64, d0: int, d1: int, z_new: I32, z: I32, n_dk: I32,
-                      n_wk: I32, n_k: I32) -> None:
-    """Take the topics ``z_new`` of documents d0 .. d1-1 that a partition drew elsewhere
-    (``z_new[i - doc_ptr[d0]]`` for token i) into ``z`` and every count, by integer updates:
-    the state ``sweep_chunks`` and ``commit_counts`` would have left here."""
-    base = doc_ptr[d0]
-    for d in range(d0, d1):
-        row = n_dk[d]
-        for i in range(doc_ptr[d], doc_ptr[d + 1]):
-            old = z[i]
-            new = z_new[i - base]
-            if new != old:
-                w = words[i]
-                row[old] -= 1
-                row[new] += 1
-                n_wk[w, old] -= 1
-                n_wk[w, new] += 1
-                n_k[old] -= 1
-                n_k[new] += 1
-                z[i] = new
 
 
 @njit(cache=True, nogil=True)
