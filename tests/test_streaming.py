@@ -303,15 +303,47 @@ def test_checkpoints_keep_the_texts_or_where_they_are(tmp_path):
         back = Session.load(tmp_path / "chain.topicsup")
         assert [back.corpus.text(d) for d in range(8)] == texts
         assert (back.corpus.texts.path is None) == (keep is True)
-    # a texts file is untrusted too: bytes that are not UTF-8 read as U+FFFD, never an error
-    (tmp_path / "kept.bin").write_bytes(b"\xff\xfe" + (tmp_path / "kept.bin").read_bytes()[2:])
-    back = Session.load(tmp_path / "chain.topicsup")
-    assert back.corpus.text(0).startswith("\ufffd\ufffd")
-    back.representative_docs(0, n=8)
-    (tmp_path / "kept.bin").unlink()
+    # a texts file is untrusted too: rewritten in the same size, it is not the one kept, and
+    # the chain loads without it, saying why
+    kept = tmp_path / "kept.bin"
+    offsets = back.corpus.texts.offsets.copy()
+    kept.write_bytes(b"\xff\xfe" + kept.read_bytes()[2:])
+    with pytest.warns(UserWarning, match="other contents"):
+        back = Session.load(tmp_path / "chain.topicsup")
+    assert back.corpus.texts is None and back.n_sweeps == 1
+    # opened without its fingerprint, bytes that are not UTF-8 read as U+FFFD, never an error
+    assert TextStore.open(kept, offsets)[0].startswith("\ufffd\ufffd")
+    kept.unlink()
     with pytest.warns(UserWarning, match="kept texts are not read"):
         back = Session.load(tmp_path / "chain.topicsup")
     assert back.corpus.texts is None and back.n_sweeps == 1
+
+
+def test_a_large_texts_files_fingerprint_reads_blocks_spread_over_it(tmp_path):
+    """Past 1 MiB the fingerprint reads 64 blocks spread over the file, first and last
+    included: a byte changed in one is told apart, and a document's length changed anywhere
+    (the offsets) too; the whole file is not read (a change between the blocks is not told:
+    the documented limit of an O(1) check)."""
+    from topicsup.originals import FINGERPRINT_BLOCK, FINGERPRINT_BLOCKS, fingerprint
+    rs = np.random.default_rng(0)
+    data = rs.integers(97, 123, 3 * FINGERPRINT_BLOCKS * FINGERPRINT_BLOCK).astype(np.uint8)
+    offsets = np.linspace(0, data.size, 101).astype(np.int64)
+    base = fingerprint(data, offsets)
+    for at in (0, data.size - 1, (data.size - FINGERPRINT_BLOCK) * 7 // 63 + 5):
+        changed = data.copy()
+        changed[at] ^= 1
+        assert fingerprint(changed, offsets) != base, at
+    moved = offsets.copy()
+    moved[50] += 1
+    assert fingerprint(data, moved) != base
+    between = data.copy()
+    between[FINGERPRINT_BLOCK + 10] ^= 1   # between the first two blocks read
+    assert fingerprint(between, offsets) == base
+    path = tmp_path / "texts.bin"
+    data.tofile(path)
+    assert TextStore.open(path, offsets, base).nbytes == data.size
+    with pytest.raises(ValueError, match="other contents"):
+        TextStore.open(path, offsets, fingerprint(data[::-1].copy(), offsets))
 
 
 # ---------------------------------------------------------------------- saved corpora

@@ -487,7 +487,7 @@ def session_file(saved: SavedSession) -> tuple[dict[str, np.ndarray], dict[str, 
         "block_tokens": saved.block_tokens, "log_joint_every": saved.log_joint_every,
         "seconds": saved.seconds, "n_unknown_tokens": corpus.n_unknown_tokens,
         "preprocessing": corpus.preprocessing,
-        **({"texts_file": corpus.texts_file()} if corpus.texts_file() else {}),
+        **corpus.texts_meta(),
         "settings_changes": [dict(c) for c in saved.record.changes],
         "topic_labels": {str(k): v for k, v in sorted(saved.record.labels.items())},
     }
@@ -536,10 +536,10 @@ def _session(f: CheckpointReader) -> SavedSession:
     if version >= INDEX_SINCE and "corpus/index" not in f:
         raise f.error("corpus/index", "is missing")
     with f.checking("corpus"):
-        texts_file = f.meta_str(meta, "texts_file") if "texts_file" in meta else None
+        texts: dict[str, Any] = {k: f.meta_str(meta, k)
+                                 for k in ("texts_file", "texts_fingerprint") if k in meta}
         corpus = Corpus.from_arrays(_CorpusArrays(f), {"n_unknown_tokens": n_unknown,
-                                                      "preprocessing": prep,
-                                                      "texts_file": texts_file})
+                                                      "preprocessing": prep, **texts})
         if corpus.n_tokens == 0:
             raise ValueError("the corpus has no tokens")
     # the Dirichlet parameters the chain has learned, checked before the problem is bound

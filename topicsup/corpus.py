@@ -773,7 +773,7 @@ class Corpus:
         recorded). Returns the path."""
         meta = {"format": "topicsup-corpus", "version": 1,
                 "n_unknown_tokens": self.n_unknown_tokens,
-                "preprocessing": self.preprocessing, "texts_file": self.texts_file()}
+                "preprocessing": self.preprocessing, **self.texts_meta()}
         return npy_dir.write(path, self.to_arrays(prefix=""), meta)
 
     @classmethod
@@ -787,17 +787,25 @@ class Corpus:
         if meta.get("format") != "topicsup-corpus" or meta.get("version") != 1:
             raise ValueError(f"{path} is not a topicsup corpus (format "
                              f"{meta.get('format')!r}, version {meta.get('version')!r})")
-        texts_file = meta.get("texts_file")
-        if texts_file is not None and not isinstance(texts_file, str):
-            raise ValueError(f"{path}: texts_file must be a path or null, got {texts_file!r}")
+        texts = {k: meta.get(k) for k in ("texts_file", "texts_fingerprint")}
+        for k, v in texts.items():
+            if v is not None and not isinstance(v, str):
+                raise ValueError(f"{path}: {k} must be a string or null, got {v!r}")
         return cls.from_arrays(arrays, {"n_unknown_tokens": meta.get("n_unknown_tokens", 0),
                                         "preprocessing": meta.get("preprocessing", {}),
-                                        "texts_file": texts_file}, prefix="")
+                                        **texts}, prefix="")
 
     def texts_file(self) -> str | None:
         """Where the kept texts are, when in a file (a checkpoint records it)."""
         return None if self.texts is None or self.texts.path is None \
             else str(self.texts.path.resolve())
+
+    def texts_meta(self) -> dict[str, str]:
+        """What a checkpoint or a saved corpus records of texts kept in a file: its path and
+        fingerprint (``originals.fingerprint``; the file is checked against it on load)."""
+        where = self.texts_file()
+        return {} if where is None or self.texts is None else {
+            "texts_file": where, "texts_fingerprint": self.texts.fingerprint()}
 
     @classmethod
     def from_arrays(cls, arrays: ArraySource, meta: dict[str, Any],
@@ -824,7 +832,9 @@ class Corpus:
                 texts = TextStore(np.asarray(arrays[prefix + "texts/data"]), offsets)
             elif isinstance(meta.get("texts_file"), str):
                 try:
-                    texts = TextStore.open(meta["texts_file"], offsets)
+                    expected = meta.get("texts_fingerprint")
+                    texts = TextStore.open(meta["texts_file"], offsets,
+                                           expected if isinstance(expected, str) else None)
                 except (OSError, ValueError) as e:   # the chain is whole without them
                     warnings.warn(f"the corpus's kept texts are not read: {e}", stacklevel=4)
         # the token arrays as read: a saved corpus's memory maps stay maps (frozen_copy)

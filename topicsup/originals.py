@@ -9,10 +9,12 @@ given, so a corpus finds document ``d``'s text at its input position ``doc_index
 documents dropped and sub-corpora keep working).
 
 A store built in memory is kept in a checkpoint (its bytes and offsets); a store in a file is
-kept by reference (its path and size) and reopened on load when the file is still there."""
+kept by reference (its path, size and ``fingerprint``) and reopened on load when the file is
+still there and still the one written."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 from typing import BinaryIO
@@ -20,6 +22,29 @@ from typing import BinaryIO
 import numpy as np
 
 from .arrays import I64, Array
+
+# a texts file's fingerprint reads this many blocks of this many bytes, spread evenly over
+# the file (first and last included): O(1) whatever the corpus (a whole-file hash would add
+# 1.5 s a GB to every load)
+FINGERPRINT_BLOCKS, FINGERPRINT_BLOCK = 64, 1 << 14
+
+
+def fingerprint(data: Array, offsets: I64) -> str:
+    """A texts file's fingerprint: BLAKE2b of its size, its offsets (every document's
+    length) and ``FINGERPRINT_BLOCKS`` blocks of its bytes spread over it (all of it when
+    small). A file rewritten with other texts is told apart unless every document keeps its
+    byte length and the changes miss every block read."""
+    h = hashlib.blake2b(digest_size=16)
+    n = int(data.shape[0])
+    h.update(n.to_bytes(8, "little"))
+    h.update(np.ascontiguousarray(offsets, np.int64).tobytes())
+    if n <= FINGERPRINT_BLOCKS * FINGERPRINT_BLOCK:
+        h.update(np.asarray(data[:n]).tobytes())
+    else:
+        for j in range(FINGERPRINT_BLOCKS):
+            start = (n - FINGERPRINT_BLOCK) * j // (FINGERPRINT_BLOCKS - 1)
+            h.update(np.asarray(data[start:start + FINGERPRINT_BLOCK]).tobytes())
+    return h.hexdigest()
 
 
 class TextStore:
@@ -62,10 +87,16 @@ class TextStore:
         return f"TextStore({len(self)} texts, {self.nbytes:,} bytes {where})"
 
     # ---------------------------------------------------------------- files
+    def fingerprint(self) -> str:
+        """``fingerprint`` of this store's bytes and offsets (recorded for a file)."""
+        return fingerprint(self.data, self.offsets)
+
     @classmethod
-    def open(cls, path: str | os.PathLike[str], offsets: I64) -> "TextStore":
+    def open(cls, path: str | os.PathLike[str], offsets: I64,
+             expected: str | None = None) -> "TextStore":
         """The store of the file at ``path`` written by a ``TextWriter``, with its
-        ``offsets``; a ``ValueError`` when the file's size is not the offsets' end."""
+        ``offsets``; a ``ValueError`` when the file's size is not the offsets' end, or when
+        ``expected`` (a ``fingerprint`` recorded with it) is not the file's."""
         path = Path(path)
         size = path.stat().st_size
         offsets = np.asarray(offsets)
@@ -75,7 +106,11 @@ class TextStore:
                              f"{offsets[-1] if offsets.size else None}: not the texts kept")
         data: Array = (np.memmap(path, dtype=np.uint8, mode="r") if size
                        else np.zeros(0, np.uint8))
-        return cls(data, offsets, path)
+        store = cls(data, offsets, path)
+        if expected is not None and store.fingerprint() != expected:
+            raise ValueError(f"the texts file {path} has the size recorded but other "
+                             f"contents: not the texts kept (rewritten since?)")
+        return store
 
 
 class TextWriter:

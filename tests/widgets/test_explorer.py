@@ -254,11 +254,17 @@ def test_rejects_what_is_not_a_session():
 
 # ---------------------------------------------------------------------- in a real browser
 NOTEBOOK_CELLS = [
-    """from topicsup.models import LightMedLDA
+    """from topicsup.corpus import Corpus
+from topicsup.models import LightMedLDA
 from topicsup.session import Session
 from topicsup.synthetic import make_synthetic
 from topicsup.widgets import Explorer
-corpus = make_synthetic(n_docs=200, n_topics=6, task="multiclass", n_classes=3, seed=1).corpus
+syn = make_synthetic(n_docs=200, n_topics=6, task="multiclass", n_classes=3, seed=1).corpus
+# the documents as an analyst's texts (markup and punctuation, no new words), kept: the
+# Explorer shows them as written, escaped, the topic's words marked
+texts = [f"{d}) " + " ".join(syn.document(d)).capitalize() + "; <b>&</b>!"
+         for d in range(syn.n_docs)]
+corpus = Corpus.from_texts(texts, labels=syn.labels.names(), keep_texts=True)
 s = Session(LightMedLDA(K=6), corpus, seed=0)
 s.run(20)""",
     "ex = Explorer(s, refresh_seconds=0.5)\nex",
@@ -337,6 +343,10 @@ def test_explorer_in_jupyterlab(lab, chromium, tmp_path):  # noqa: F811 - lab is
             page.wait_for_function("() => document.querySelectorAll("
                                    "'.topicsup-explorer-doc').length === 3")
             ex.scroll_into_view_if_needed()
+            # the kept texts as written (the markup shown, not applied), the words marked
+            doc = page.locator(".topicsup-explorer-doc").first
+            assert "; <b>&</b>!" in doc.inner_text()
+            assert doc.locator("span[data-topic]").count() > 3
             status = page.locator(".topicsup-explorer-status")
             assert "sweep 20" in status.inner_text() and "class class_0" in status.inner_text()
             _check_layout(page)
@@ -344,6 +354,7 @@ def test_explorer_in_jupyterlab(lab, chromium, tmp_path):  # noqa: F811 - lab is
             bottom = page.locator(".topicsup-explorer-bars")
             _shot(page, top, shots / "explorer-1-start.png")
             _shot(page, bottom, shots / "explorer-1-start-words.png")
+            _shot(page, page.locator(".topicsup-explorer-docs"), shots / "explorer-1-texts.png")
 
             # another class: its forest, its strongest topic, its documents
             docs = page.locator(".topicsup-explorer-docs")
