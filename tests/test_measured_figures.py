@@ -136,6 +136,24 @@ def test_the_papers_scale_figures_are_the_benchmarks():
     assert quoted
     _shown(quoted.group(1), wiki.plateau_seconds / 60)
     _shown(quoted.group(2), wiki.peak_gb)
+    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    quoted = re.search(r"plateau's level in (\S+) minutes on 2 cores within (\S+)\s+GB",
+                       changelog)
+    assert quoted
+    _shown(quoted.group(1), wiki.plateau_seconds / 60)
+    _shown(quoted.group(2), wiki.peak_gb)
+    # the 240-class run's sentence: its minutes, sweeps, seconds a sweep and last rise
+    nyt = summary.set_index("run").loc["nyt240"]
+    nyt_curve = pd.read_csv(RESULTS / "paper_scale" / "curves.csv")
+    nyt_curve = nyt_curve[nyt_curve["run"] == "nyt240"]
+    quoted = re.search(r"with 240 classes after (\d+) minutes \((\d+) sweeps of (\S+) s\): its "
+                       r"accuracy was still\s+rising, by (\S+) over its last five scorings", text)
+    assert quoted and not nyt.plateau_reached
+    _shown(quoted.group(1), nyt_curve.sampling_seconds.max() / 60)
+    assert int(quoted.group(2)) == nyt_curve.sweep.max()
+    _shown(quoted.group(3), nyt.sweep_seconds)
+    scores = nyt_curve.score.to_numpy()
+    _shown(quoted.group(4), scores[-1] - scores[-6])
 
 
 def test_the_scaling_pages_quote_the_dask_benchmark():

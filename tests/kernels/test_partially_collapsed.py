@@ -393,8 +393,16 @@ def test_adopting_a_blocks_changes_gives_the_counts_of_its_new_topics():
     back = back[back < hi]
     pc.adopt_changes(words, doc_ptr, d0, d1, back, new[back - 1], z2, *c2, rows, info)
     assert not np.array_equal(c2[0], _counts_of(words, doc_ptr, new, K, V)[0])
-    for bad in (moved[::-1], np.array([hi]), np.array([lo - 1])):
-        with pytest.raises(ValueError, match="ascend within the block"):
+    # refused before anything changes: positions not ascending within the block, a topic out
+    # of range (the last entry, after valid ones that would otherwise have been applied)
+    for bad, topics, match in (
+            (moved[::-1], np.zeros(moved.size, np.int32), "ascend within the block"),
+            (np.array([hi]), np.zeros(1, np.int32), "ascend within the block"),
+            (np.array([lo - 1]), np.zeros(1, np.int32), "ascend within the block"),
+            (moved, np.r_[np.zeros(moved.size - 1, np.int32), K], "topic out of range"),
+            (moved, np.r_[np.zeros(moved.size - 1, np.int32), -1], "topic out of range")):
+        z3, c3 = z.copy(), [n_dk.copy(), n_wk.copy(), n_k.copy()]
+        with pytest.raises(ValueError, match=match):
             pc.adopt_changes(words, doc_ptr, d0, d1, bad.astype(np.int64),
-                             np.zeros(bad.size, np.int32), z.copy(), n_dk.copy(),
-                             n_wk.copy(), n_k.copy(), rows, info)
+                             topics.astype(np.int32), z3, *c3, rows, info.copy())
+        assert np.array_equal(z3, z) and np.array_equal(c3[0], n_dk)

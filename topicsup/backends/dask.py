@@ -14,8 +14,9 @@ on one worker, where its words, topics ``z`` and document-topic counts stay betw
    sweep and runs ``kernels.partially_collapsed.sweep_chunks`` on its partitions: document d
    draws from the stream of (the sweep's key, d) exactly as on threads;
 4. gathers from each partition the tokens whose topic changed (positions and new topics, 6
-   bytes each; every token's topic, 4 bytes, when more than two thirds changed) and the documents' info rows,
-   and only once every partition has answered takes them into the Session's state
+   bytes each; every token's topic, 4 bytes, when more than two thirds changed) and the
+   documents' info rows, and only once every partition has answered takes them into the
+   Session's state
    (``kernels.partially_collapsed.adopt_changes``: integer count updates, O(changed tokens);
    info rows added in document order).
 
@@ -490,10 +491,14 @@ class DaskBackend(Backend):
         for p, (moved, new, _) in zip(todo, results):
             base = int(tokens.doc_ptr[max(d_start, p.d0)])
             received += new.nbytes + (moved.nbytes if moved is not None else 0)
+            size = int(tokens.doc_ptr[min(d_end, p.d1)]) - base
             if moved is None:   # every topic: the changes are found here
-                moved = np.flatnonzero(new != counts.z[base:base + new.shape[0]])
+                if new.shape[0] != size:   # never taken in part (adopt_changes checks the rest)
+                    raise RuntimeError(f"partition {p.index} replied {new.shape[0]} topics for "
+                                       f"{size} tokens")
+                moved = np.flatnonzero(new != counts.z[base:base + size])
                 new = new[moved]
-            n_tokens += int(tokens.doc_ptr[min(d_end, p.d1)]) - base
+            n_tokens += size
             positions.append(moved.astype(np.int64) + base)
             topics.append(new)
         rows = np.concatenate([r[2] for r in results])

@@ -373,11 +373,16 @@ def adopt_changes(words: I32, doc_ptr: I64, d0: int, d1: int, positions: I64, to
     O(changed tokens), where taking every token's topic was O(tokens) serial here."""
     d = d0
     last = doc_ptr[d0] - 1
-    for j in range(positions.shape[0]):
+    K = n_k.shape[0]
+    for j in range(positions.shape[0]):   # checked before anything changes: all or nothing
         i = positions[j]
         if i <= last or i >= doc_ptr[d1]:
             raise ValueError("adopt_changes: positions must ascend within the block")
+        if topics[j] < 0 or topics[j] >= K:
+            raise ValueError("adopt_changes: a topic out of range")
         last = i
+    for j in range(positions.shape[0]):
+        i = positions[j]
         while doc_ptr[d + 1] <= i:
             d += 1
         old = z[i]
