@@ -352,19 +352,15 @@ def test_the_share_of_document_part_draws_is_recorded_in_every_sweep():
     assert (made.loc[[3, 4]] == s.model.mh_steps * corpus.n_tokens).all()
 
 
-def _counts_of(words, doc_ptr, z, K, V):
-    D = doc_ptr.size - 1
-    doc = np.repeat(np.arange(D), np.diff(doc_ptr))
-    n_dk = np.zeros((D, K), np.int32)
-    np.add.at(n_dk, (doc, z), 1)
+def _counts_of(words, z, K, V):
     n_wk = np.zeros((V, K), np.int32)
     np.add.at(n_wk, (words, z), 1)
-    return n_dk, n_wk, np.bincount(z, minlength=K).astype(np.int32)
+    return n_wk, np.bincount(z, minlength=K).astype(np.int32)
 
 
 def test_adopting_a_blocks_changes_gives_the_counts_of_its_new_topics():
     """``adopt_changes`` (a distributed block's reply: the tokens that changed topic) leaves
-    z and every count as recounting the new topics from scratch would, touches no document
+    z, n_wk and n_k as recounting the new topics from scratch would, touches no document
     outside the block, and adds the info rows; positions that do not ascend within the block
     are refused (a mutant taking the topics one token off fails the recount)."""
     rs = np.random.default_rng(3)
@@ -373,26 +369,26 @@ def test_adopting_a_blocks_changes_gives_the_counts_of_its_new_topics():
     N = int(doc_ptr[-1])
     words = rs.integers(0, V, N).astype(np.int32)
     z = rs.integers(0, K, N).astype(np.int32)
-    n_dk, n_wk, n_k = _counts_of(words, doc_ptr, z, K, V)
+    n_wk, n_k = _counts_of(words, z, K, V)
     d0, d1 = 7, 31
     lo, hi = doc_ptr[d0], doc_ptr[d1]
     new = z.copy()
     moved = np.sort(rs.choice(np.arange(lo, hi), (hi - lo) // 3, replace=False))
     new[moved] = (z[moved] + rs.integers(1, K, moved.size)) % K
     info, rows = np.zeros(3), rs.random((d1 - d0, 3))
-    pc.adopt_changes(words, doc_ptr, d0, d1, moved.astype(np.int64), new[moved], z, n_dk, n_wk,
-                     n_k, rows, info)
+    pc.adopt_changes(words, doc_ptr, d0, d1, moved.astype(np.int64), new[moved], z, n_wk, n_k,
+                     rows, info)
     assert np.array_equal(z, new)
-    for got, want in zip((n_dk, n_wk, n_k), _counts_of(words, doc_ptr, new, K, V)):
+    for got, want in zip((n_wk, n_k), _counts_of(words, new, K, V)):
         assert np.array_equal(got, want)
     assert np.allclose(info, rows.sum(0))
     # the mutant: every changed token's topic written one position later
     z2 = new.copy()
-    c2 = list(_counts_of(words, doc_ptr, new, K, V))
+    c2 = list(_counts_of(words, new, K, V))
     back = (moved + 1).astype(np.int64)
     back = back[back < hi]
     pc.adopt_changes(words, doc_ptr, d0, d1, back, new[back - 1], z2, *c2, rows, info)
-    assert not np.array_equal(c2[0], _counts_of(words, doc_ptr, new, K, V)[0])
+    assert not np.array_equal(c2[0], _counts_of(words, new, K, V)[0])
     # refused before anything changes: positions not ascending within the block, a topic out
     # of range (the last entry, after valid ones that would otherwise have been applied)
     for bad, topics, match in (
@@ -401,8 +397,44 @@ def test_adopting_a_blocks_changes_gives_the_counts_of_its_new_topics():
             (np.array([lo - 1]), np.zeros(1, np.int32), "ascend within the block"),
             (moved, np.r_[np.zeros(moved.size - 1, np.int32), K], "topic out of range"),
             (moved, np.r_[np.zeros(moved.size - 1, np.int32), -1], "topic out of range")):
-        z3, c3 = z.copy(), [n_dk.copy(), n_wk.copy(), n_k.copy()]
+        z3, c3 = z.copy(), [n_wk.copy(), n_k.copy()]
         with pytest.raises(ValueError, match=match):
             pc.adopt_changes(words, doc_ptr, d0, d1, bad.astype(np.int64),
                              topics.astype(np.int32), z3, *c3, rows, info.copy())
-        assert np.array_equal(z3, z) and np.array_equal(c3[0], n_dk)
+        assert np.array_equal(z3, z) and np.array_equal(c3[0], n_wk)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_adopting_many_changes_in_parallel_gives_the_recounted_state(threads):
+    """Past one unit of parallel work (``ADOPT_CHUNK`` changes, several of them here, over
+    all ``ADOPT_BUCKETS`` word ranges and a Zipf-skewed vocabulary), on 1 and 2 threads: the
+    same z and counts as recounting; a position out of order in the last chunk is refused
+    before the first chunk's changes are taken (nothing changes)."""
+    from topicsup.kernels.threads import numba_threads
+    rs = np.random.default_rng(11)
+    K, V, D = 40, 3000, 4000
+    doc_ptr = np.concatenate([[0], np.cumsum(rs.integers(40, 120, D))]).astype(np.int64)
+    N = int(doc_ptr[-1])
+    words = np.minimum(rs.zipf(1.3, N) - 1, V - 1).astype(np.int32)
+    z = rs.integers(0, K, N).astype(np.int32)
+    n_wk, n_k = _counts_of(words, z, K, V)
+    d0, d1 = 100, D - 50
+    lo, hi = doc_ptr[d0], doc_ptr[d1]
+    moved = np.sort(rs.choice(np.arange(lo, hi), 3 * pc.ADOPT_CHUNK + 77, replace=False))
+    new = z.copy()
+    new[moved] = (z[moved] + rs.integers(1, K, moved.size)) % K
+    rows, info = rs.random((d1 - d0, 3)), np.zeros(3)
+    with numba_threads(threads):
+        bad = moved.copy()
+        bad[-3], bad[-2] = bad[-2], bad[-3]
+        z0, c0 = z.copy(), [n_wk.copy(), n_k.copy()]
+        with pytest.raises(ValueError, match="ascend within the block"):
+            pc.adopt_changes(words, doc_ptr, d0, d1, bad.astype(np.int64), new[bad], z0, *c0,
+                             rows, info.copy())
+        assert np.array_equal(z0, z) and np.array_equal(c0[0], n_wk)
+        assert np.array_equal(c0[1], n_k)
+        pc.adopt_changes(words, doc_ptr, d0, d1, moved.astype(np.int64), new[moved], z, n_wk,
+                         n_k, rows, info)
+    assert np.array_equal(z, new)
+    for got, want in zip((n_wk, n_k), _counts_of(words, new, K, V)):
+        assert np.array_equal(got, want)

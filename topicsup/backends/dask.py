@@ -2,8 +2,8 @@
 topicsup[dask]``).
 
 The documents are split into contiguous partitions of about equal token counts, each placed
-on one worker, where its words, topics ``z`` and document-topic counts stay between sweeps
-(pinned tasks writing to a per-process table, ``_RESIDENT``). A sweep then:
+on one worker, where its words and topics ``z`` stay between sweeps (no document-topic
+matrix: neither here nor there; the kernel counts a document's topics in its turn; pinned tasks writing to a per-process table, ``_RESIDENT``). A sweep then:
 
 1. draws Phi in the Session's process (the threaded backend's code; ``samplers.
    partially_collapsed``) and broadcasts it once to the workers (direct scatter);
@@ -96,7 +96,7 @@ class PartitionMissing(RuntimeError):
 class _Partition:
     """A partition as its worker keeps it: documents ``d0 .. d1-1`` of the corpus, their
     ``words`` and topics ``z`` (tokens ``doc_ptr[d0] ..`` of the corpus), ``doc_ptr``
-    rebased to 0, and the document-topic counts ``n_dk`` (d1 - d0, K)."""
+    rebased to 0 (no document-topic matrix: the kernel counts a document's in its turn)."""
 
     generation: int
     d0: int
@@ -104,7 +104,6 @@ class _Partition:
     words: I32
     doc_ptr: I64
     z: I32
-    n_dk: I32
     step: int = 0      # blocks swept since placement (a request names the step it expects)
 
 
@@ -144,11 +143,6 @@ def _nbytes(x: Any) -> int:
 # ---------------------------------------------------------------------- worker side
 def _install(token: str, j: int, part: _Partition) -> int:
     """Keep partition ``j`` on this worker (replacing an older placement of it)."""
-    K = part.n_dk.shape[1]
-    n_dk = np.zeros((part.d1 - part.d0, K), np.int32)
-    doc_of = np.repeat(np.arange(part.d1 - part.d0), np.diff(part.doc_ptr))
-    np.add.at(n_dk, (doc_of, part.z), 1)
-    part.n_dk = n_dk
     # read-only as the Session's token arrays are: the kernels' compiled signature is the same,
     # so the worker loads it from numba's cache instead of compiling it again
     part.words.flags.writeable = False
@@ -225,18 +219,18 @@ def _sweep_partition(token: str, j: int, inp: _SweepInput, phi: F64
     with serial, numba_threads(_worker_threads()):
         prob, alias, mass, G = _tables(token, j, inp.generation, inp.key, phi, inp.alpha,
                                        inp.sparse, inp.use_G, eta_kt, inp.w_t)
-        K, T = part.n_dk.shape[1], eta_kt.shape[1]
+        K, T = phi.shape[1], eta_kt.shape[1]
         term = Term(inp.factor, loss_params, eta_kt, b, w, y, r, np.zeros(K),
                     np.zeros((4, T)), np.zeros(T), exp_prob, exp_alias)
         a, e = inp.d_start - part.d0, inp.d_end - part.d0
         rows = np.zeros((e - a, inp.width))
         z_prev = np.empty_like(part.z)
-        pc.sweep_chunks(part.words, part.doc_ptr, part.z, z_prev, part.n_dk, inp.alpha, phi,
-                        prob, alias, mass, inp.sparse, inp.mh_steps, term, inp.key,
+        pc.sweep_chunks(part.words, part.doc_ptr, part.z, z_prev, inp.alpha, phi, prob,
+                        alias, mass, inp.sparse, inp.mh_steps, term, inp.key,
                         pc.chunks(part.doc_ptr, a, e, CHUNK_TOKENS), part.d0, rows,
                         inp.doc_slot, G, inp.use_G)
     lo, hi = int(part.doc_ptr[a]), int(part.doc_ptr[e])
-    return (*_changes(z_prev[lo:hi], part.z[lo:hi], part.n_dk.shape[1]), rows)
+    return (*_changes(z_prev[lo:hi], part.z[lo:hi], phi.shape[1]), rows)
 
 
 def _changes(before: I32, after: I32, K: int) -> tuple[Array | None, Array]:
@@ -398,14 +392,13 @@ class DaskBackend(Backend):
         bounds = np.unique(np.concatenate([[0], np.clip(cuts, 0, D), [D]])).astype(np.int64)
         self._generation += 1
         placements, futures = [], []
-        K = counts.n_wk.shape[1]
         for j in range(len(bounds) - 1):
             d0, d1 = int(bounds[j]), int(bounds[j + 1])
             worker = workers[j % len(workers)]
             p0, p1 = int(doc_ptr[d0]), int(doc_ptr[d1])
             part = _Partition(self._generation, d0, d1, tokens.words[p0:p1].copy(),
                               (doc_ptr[d0:d1 + 1] - p0).astype(np.int64),
-                              counts.z[p0:p1].copy(), np.zeros((0, K), np.int32))
+                              counts.z[p0:p1].copy())
             data = self.client.scatter(part, workers=[worker], direct=True, hash=False,
                                        timeout=SEND_SECONDS)
             futures.append(self.client.submit(_install, self.token, j, data, workers=[worker],
@@ -506,7 +499,7 @@ class DaskBackend(Backend):
         self._placed = False   # until the bookkeeping below is done too
         pc.adopt_changes(tokens.words, tokens.doc_ptr, a0, e1, np.concatenate(positions),
                          np.concatenate(topics).astype(np.int32, copy=False), counts.z,
-                         counts.n_dk, counts.n_wk, counts.n_k, rows, info)
+                         counts.n_wk, counts.n_k, rows, info)
         for p in todo:
             self._steps[p.index] += 1
         self._placed = True

@@ -73,6 +73,7 @@ class PartiallyCollapsed(TopicSampler):
     name = "partially_collapsed"
     stepping = ""   # the inspector replays collapsed samplers; this one samples Phi too
     distributable = True   # documents independent given Phi: any backend (topicsup.backends)
+    doc_rows = False       # a document's n_kd is counted from its topics in its turn
     SAVED = {"pc_phi": "phi", "pc_key": "key"}
 
     kernel: str = "sparse"
@@ -162,8 +163,7 @@ class PartiallyCollapsed(TopicSampler):
 
     def state_bytes(self, problem: Problem) -> float:
         V, K = problem.n_words, problem.K
-        return 4.0 * problem.n_docs * K + (20.0 if self.sparse else 8.0) * V * K \
-            + 4.0 * problem.n_tokens
+        return (20.0 if self.sparse else 8.0) * V * K + 4.0 * problem.n_tokens
 
     @staticmethod
     def uses_label_matrix(term: Term, own: PCArrays) -> bool:
