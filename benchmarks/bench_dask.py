@@ -15,10 +15,12 @@ tokens change topic in a sweep; from its checkpoint the same chain goes on there
 overheads, not a speed-up), the documents in as many partitions; ``log_joint_every=0`` so only
 sampling is timed. After 2 warm-up sweeps (compilation, placing the documents) each times
 ``--sweeps`` sweeps; reported: the median seconds per sweep, the overhead of Dask over threads,
-the bytes sent to and received from the workers per sweep (Phi's broadcast, each partition's
-inputs, the changed tokens' positions and topics and the info rows back), the share of tokens
-that changed topic, the split of a Dask sweep (broadcast, the workers' sweep including the
-round trip, adopting the topics, the rest: drawing Phi and the once-per-sweep steps here), and
+the bytes sent to and received from the workers per sweep (n_wk's rows, each partition's
+inputs; Phi's column sums and rows, the changed tokens' positions and topics and the info
+rows back) and passed between the workers (the rows of Phi each drew), the share of tokens
+that changed topic, the split of a Dask sweep (drawing Phi on the workers, the workers' sweep
+including the round trip, adopting the topics, the rest: the once-per-sweep steps here),
+the first read of the state after a sweep (the Session's Phi drawn here), and
 whether the two chains are identical at the end (the saved state: topics, Phi and its key, the
 weights, the augmentation and the prior's scales; the counts; the random stream).
 
@@ -164,6 +166,9 @@ def main(argv: list[str] | None = None) -> int:
                 n_before = len(backend.traffic)
                 t_dask = timed(dask, sweeps)
                 traffic = backend.traffic_frame().iloc[n_before:]
+                t0 = time.perf_counter()
+                dask.state   # the first read after a sweep draws the Session's Phi here
+                sync_s = time.perf_counter() - t0
                 same = same_chain(ref, dask)
                 dask.close()
                 med_t, med_d = float(np.median(t_threads)), float(np.median(t_dask))
@@ -177,14 +182,21 @@ def main(argv: list[str] | None = None) -> int:
                        "phi_mb": K * corpus.n_words * 8 / 1e6,
                        "sent_mb_per_sweep": split["bytes_sent"] / 1e6,
                        "received_mb_per_sweep": split["bytes_received"] / 1e6,
+                       "reply_mb_per_sweep": split["bytes_reply"] / 1e6,
+                       "between_workers_mb_per_sweep": split["bytes_between_workers"] / 1e6,
+                       "phi_to_each_worker_mb": K * corpus.n_words * 8 / 1e6,
                        "changed_share": float(traffic["tokens_changed"].sum()
                                               / traffic["tokens"].sum()),
-                       "broadcast_s": split["seconds_phi"],
+                       "phi_s": split["seconds_phi"],
                        "workers_s": split["seconds_workers"],
+                       "read_state_s": sync_s,
                        "adopt_s": split["seconds_adopt"], "rest_s": rest,
                        "adopted_tokens_per_s": split["tokens_changed"] / split["seconds_adopt"],
+                       "assemble_phi_s": split["seconds_assemble_phi"],
+                       "tables_s": split["seconds_tables"],
+                       "sweep_s": split["seconds_sweep"],
                        "worker_tokens_per_s": (corpus.n_tokens / n_workers
-                                               / split["seconds_workers"]),
+                                               / split["seconds_sweep"]),
                        "identical_chain": same}
                 rows.append(row)
                 print({k: (round(v, 3) if isinstance(v, float) else v)
@@ -225,47 +237,60 @@ def write_readme(out: Path, df: pd.DataFrame, corpus, args, sweeps: int,
         f"joint off.",
         "",
         "| model | K | workers | threads s/sweep | Dask s/sweep | overhead s | Dask / threads "
-        "| Phi MB | sent MB/sweep | received MB/sweep | changed | broadcast s | workers s | "
-        "adopt s | rest s | tokens/s per worker | same chain |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| Phi MB | sent MB/sweep | received MB/sweep | of which reply MB | between workers "
+        "MB/sweep | changed | Phi s | workers s | of which assemble Phi s | tables s | sweep "
+        "s | adopt s | rest s | tokens/s per worker | first read s | same chain |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+        "---|---|",
     ]
     for r in df.itertuples():
         lines.append(
             f"| {r.model} | {r.K} | {r.workers} | {r.threads_2_s_per_sweep:.3f} | "
             f"{r.dask_s_per_sweep:.3f} | {r.overhead_s:.3f} | {r.dask_over_threads:.2f} | "
             f"{r.phi_mb:.0f} | {r.sent_mb_per_sweep:.1f} | {r.received_mb_per_sweep:.1f} | "
-            f"{100 * r.changed_share:.0f}% | {r.broadcast_s:.3f} | {r.workers_s:.3f} | "
+            f"{r.reply_mb_per_sweep:.1f} | {r.between_workers_mb_per_sweep:.1f} | "
+            f"{100 * r.changed_share:.0f}% | {r.phi_s:.3f} | {r.workers_s:.3f} | "
+            f"{r.assemble_phi_s:.3f} | {r.tables_s:.3f} | {r.sweep_s:.3f} | "
             f"{r.adopt_s:.3f} | {r.rest_s:.3f} | {r.worker_tokens_per_s / 1e6:.2f} M | "
-            f"{'yes' if r.identical_chain else 'NO'} |")
+            f"{r.read_state_s:.3f} | {'yes' if r.identical_chain else 'NO'} |")
     lines += [
         "",
-        "Sent: Phi (V x K float64) to each worker once per sweep, plus each partition's "
+        "Phi is drawn on the workers, each the rows of a range of words. Sent: each "
+        "worker's rows of n_wk (V x K int32 in all, once per sweep), plus each partition's "
         "inputs (the stream key, the weights and, for DOLDA, its documents' labels, "
-        "augmentation and covariate scores). Received: the tokens that changed topic "
-        "(position and topic, 6 bytes each; every token's topic, 4 bytes, when more than "
-        "two thirds changed) and one info row per document; *changed*: the share of tokens that "
-        "changed topic in the timed sweeps. *workers s* is the time from submitting the "
-        "partitions' sweeps to having their results here (their sweep, building the word "
-        "tables from Phi on each worker, the round trip); *adopt s* taking the changes into "
-        "the Session's counts; *rest* is what the Session does here in both backends: "
-        "drawing Phi, and for DOLDA the weights, the augmentation and the prior. The cost "
-        "model for larger corpora is in docs/scaling.md.",
+        "augmentation and covariate scores). Received: the chunks' column sums of Phi and "
+        "the *reply*: the tokens "
+        "that changed topic (position and topic, 6 bytes each; every token's topic, 4 "
+        "bytes, when more than two thirds changed) and one info row per document. *Between "
+        "workers*: the rows of Phi each worker fetches from the others (not through the "
+        "Session's process; before, the Session sent all of Phi to each worker, *Phi MB* "
+        "each). *changed*: the share of tokens that changed topic in the timed sweeps. "
+        "*Phi s*: sending n_wk's rows, drawing them and adding the sums here; *workers s* "
+        "the time from submitting the partitions' sweeps to having their results here "
+        "(fetching the others' rows of Phi, assembling it, building the word tables, their "
+        "sweep, the round trip), of which the slowest partition's *assemble Phi*, *tables* "
+        "and *sweep* on its worker (*tokens/s per worker* is its tokens over *sweep s*); "
+        "*adopt s* taking the changes into the Session's counts (the kernel); *rest* is "
+        "what the Session does here besides (the replies' bookkeeping, releasing the "
+        "sweep's rows of Phi on the workers) and, as on threads, for DOLDA the weights, the "
+        "augmentation and the prior. *first read s*: the Session's Phi is not sent back each sweep; the "
+        "first read of the state after a sweep (a read-out, a checkpoint) draws it here "
+        "from the same counts and key, the same bits (`Backend.sync`). The cost model for "
+        "larger corpora is in docs/scaling.md.",
         "",
     ]
     big = df[(df["model"] == "LDA") & (df["K"] == consts["K"])
              & (df["workers"] == workers[0])].iloc[0]
-    sweep_rate = big["n_tokens"] / big["workers"] / (
-        big["workers_s"] - consts["table_seconds_per_worker"])
+    sweep_rate = big["worker_tokens_per_s"]
     lines += [
         f"Per core, one thread, V = {consts['V']}, K = {consts['K']} (constants.csv): Phi's "
         f"Gamma draws {consts['phi_draws_per_s_per_core'] / 1e6:.0f} million per second, "
         f"word-table entries {consts['table_entries_per_s_per_core'] / 1e6:.0f} million per "
         f"second ({consts['table_seconds_per_worker']:.3f} s for a worker's tables); a "
-        f"worker's sweep without its tables {sweep_rate / 1e6:.2f} million tokens per second "
+        f"worker's sweep {sweep_rate / 1e6:.2f} million tokens per second "
         f"({big['workers']} workers at once); adopting the changed tokens here "
-        f"{big['adopted_tokens_per_s'] / 1e6:.0f} million per second; the "
-        f"broadcast {big['sent_mb_per_sweep'] / big['broadcast_s'] / 1e3:.1f} GB per second "
-        f"over loopback.",
+        f"{big['adopted_tokens_per_s'] / 1e6:.0f} million per second ({big['workers']} "
+        f"threads).",
     ]
     (out / "README.md").write_text("\n".join(lines) + "\n")
 

@@ -162,24 +162,35 @@ def test_the_scaling_pages_quote_the_dask_benchmark():
     measured = pd.read_csv(RESULTS / "dask" / "overhead.csv")
     consts = pd.read_csv(RESULTS / "dask" / "constants.csv").iloc[0]
     page = ROOT / "docs" / "scaling.md"
+    before = pd.read_csv(RESULTS / "dask" / "overhead_phi_broadcast.csv").set_index(
+        ["model", "K", "workers"])
     rows = _rows(page, "| model | K | workers | threads | Dask")
     assert len(rows) == len(measured)
     for row, m in zip(rows, measured.itertuples()):
         assert (row[0], int(row[1]), int(row[2])) == (m.model, m.K, m.workers)
-        for cell, value in zip(row[3:], (m.threads_2_s_per_sweep, m.dask_s_per_sweep,
-                                         m.dask_over_threads, m.sent_mb_per_sweep,
-                                         m.received_mb_per_sweep, 100 * m.changed_share)):
+        b = before.loc[(m.model, m.K, m.workers)]
+        values = (m.threads_2_s_per_sweep, m.dask_s_per_sweep, m.dask_over_threads,
+                  m.sent_mb_per_sweep, m.received_mb_per_sweep, 100 * m.changed_share,
+                  m.between_workers_mb_per_sweep, b.sent_mb_per_sweep, b.dask_over_threads)
+        assert len(row[3:]) == len(values)
+        for cell, value in zip(row[3:], values):
             _shown(cell, value)
     big = measured[(measured.model == "LDA") & (measured.K == consts.K)
                    & (measured.workers == measured.workers.min())].iloc[0]
     constants = {r[0]: r[1] for r in _rows(page, "| quantity | value | measured as")}
     _shown(constants["Phi draws (Gamma)"], consts.phi_draws_per_s_per_core / 1e6)
     _shown(constants["word-table entries built"], consts.table_entries_per_s_per_core / 1e6)
-    sweep = big.n_tokens / big.workers / (big.workers_s - consts.table_seconds_per_worker)
-    _shown(constants["tokens swept, sparse kernel, K = 1000"], sweep / 1e6)
+    _shown(constants["tokens swept, sparse kernel, K = 1000"], big.worker_tokens_per_s / 1e6)
+    _shown(constants["Phi entries assembled on a worker"],
+           big.n_words * big.K / big.assemble_phi_s / 1e6)
     _shown(constants["changed tokens adopted here"], big.adopted_tokens_per_s / 1e6)
     _shown(constants["tokens that change topic in a sweep, K = 1000"], 100 * big.changed_share)
-    _shown(constants["broadcast over loopback"], big.sent_mb_per_sweep / big.broadcast_s / 1e3)
+    two_before = before.loc[("LDA", int(consts.K), 2)]
+    quoted = re.search(r"\((\S+)x the\s+threaded sweep at K = 1000 on 2 workers, (\S+)x before\)",
+                       page.read_text(encoding="utf-8"))
+    assert quoted
+    _shown(quoted.group(1), big.dask_over_threads)
+    _shown(quoted.group(2), two_before.dask_over_threads)
     text = (ROOT / "docs" / "scaling-and-chains.md").read_text(encoding="utf-8")
     two = measured[measured.workers == 2].set_index(["model", "K"])
     for (model, K), pattern in {
@@ -194,6 +205,26 @@ def test_the_scaling_pages_quote_the_dask_benchmark():
     quoted = re.search(r"(\S+)x for DOLDA at\s+K = 100", text)
     assert quoted
     _shown(quoted.group(1), two.loc[("DOLDA", 100)].dask_over_threads)
+    quoted = re.search(r"the Session sends n_wk's rows, (\S+) MB a sweep,\s+and the workers pass "
+                       r"each other (\S+) MB.*?broadcast did \((\S+)x at K = 1000\)", text,
+                       re.S)
+    assert quoted
+    _shown(quoted.group(1), two.loc[("LDA", 1000)].sent_mb_per_sweep)
+    _shown(quoted.group(2), two.loc[("LDA", 1000)].between_workers_mb_per_sweep)
+    before = pd.read_csv(RESULTS / "dask" / "overhead_phi_broadcast.csv")
+    _shown(quoted.group(3), before[(before.model == "LDA") & (before.K == 1000)
+                                   & (before.workers == 2)].iloc[0].dask_over_threads)
+    # CHANGELOG.md's entry of Phi drawn on the workers
+    log = " ".join((ROOT / "CHANGELOG.md").read_text(encoding="utf-8").split())
+    quoted = re.search(r"n_wk's rows once, (\S+) MB a sweep at K = 1000 where it sent Phi to "
+                       r"each worker \((\S+) MB at 2 workers\).*? \((\S+)x the threaded sweep, "
+                       r"(\S+)x before\)", log)
+    assert quoted
+    old = before[(before.model == "LDA") & (before.K == 1000) & (before.workers == 2)].iloc[0]
+    _shown(quoted.group(1), two.loc[("LDA", 1000)].sent_mb_per_sweep)
+    _shown(quoted.group(2), old.sent_mb_per_sweep)
+    _shown(quoted.group(3), two.loc[("LDA", 1000)].dask_over_threads)
+    _shown(quoted.group(4), old.dask_over_threads)
 
 
 def test_the_changelogs_figures_of_this_round_are_measured():
@@ -207,9 +238,9 @@ def test_the_changelogs_figures_of_this_round_are_measured():
     k100 = dask[(dask.model == "LDA") & (dask.K == 100) & (dask.workers == 2)].iloc[0]
     quoted = re.search(r"(\S+) MB a sweep where every topic is (\S+) MB", text)
     assert quoted
-    _shown(quoted.group(1), k100.received_mb_per_sweep)
+    _shown(quoted.group(1), k100.reply_mb_per_sweep)
     _shown(quoted.group(2), 4 * k100.n_tokens / 1e6)
     scaling = (ROOT / "docs" / "scaling.md").read_text(encoding="utf-8")
-    quoted = re.search(r"\(4 bytes, (\S+) MB a sweep here\)", scaling)
+    quoted = re.search(r"\(4 bytes, (\S+) MB a sweep\s+here\)", scaling)
     assert quoted
     _shown(quoted.group(1), 4 * k100.n_tokens / 1e6)

@@ -108,7 +108,7 @@ class Session(Readouts, HeldOut):
     # chain runs, its corpus, tokens, label task and current Dirichlet parameters; a new
     # setting or a learned prior replaces it
     problem: Problem[LDA]
-    state: State
+    _state: State
 
     def __init__(self, model: Any, corpus: Corpus, seed: int = 0, *,
                  block_tokens: int = 65536, log_joint_every: int = 1,
@@ -147,7 +147,7 @@ class Session(Readouts, HeldOut):
             check.allocation(f"{type(model).__name__} with K = {model.K} on this corpus",
                              model.state_bytes(problem), hint="use fewer topics K")
             self.problem = problem = problem.with_model(model)
-            self.state = model.init_state(problem, self.rng)
+            self._state = model.init_state(problem, self.rng)
             self.n_sweeps = 0          # completed sweeps
             self._block = 0            # next block of the current sweep
             self._info = np.zeros(model.info_size, dtype=np.float64)
@@ -156,7 +156,7 @@ class Session(Readouts, HeldOut):
             if choice is not None:   # kept with the chain (and its checkpoints) as a change
                 self._record.change(0, "sampler", "auto", choice.describe())
         else:                          # Session.load: a checked SavedSession of this chain
-            self.problem, self.state, self.rng = problem, _resume.state, _resume.rng
+            self.problem, self._state, self.rng = problem, _resume.state, _resume.rng
             self.n_sweeps, self._block = _resume.n_sweeps, _resume.block
             self._info, self._seconds = _resume.info, _resume.seconds
             self._record = _resume.record
@@ -178,6 +178,16 @@ class Session(Readouts, HeldOut):
         """The training corpus."""
         return self.problem.corpus
 
+    @property
+    def state(self) -> State:
+        """The chain's state (``topicsup.problem.State``: the counts and the parts' arrays)
+        at the last completed block, up to date with what the backend keeps where it ran
+        (a Dask backend draws Phi on its workers: the Session's copy is drawn again from the
+        same numbers when read, ``Backend.sync``). Waits for a running block to end."""
+        with self._lock:
+            self._backend.sync()
+            return self._state
+
     def _init_sync(self) -> None:
         """The locks and flags of a live session (recreated after unpickling or loading)."""
         self._lock = threading.RLock()    # the state: sampling blocks, readers between them
@@ -190,6 +200,7 @@ class Session(Readouts, HeldOut):
     def __getstate__(self) -> dict[str, Any]:
         # locks and events cannot be pickled: a copy starts without a run in progress
         with self._lock:
+            self._backend.sync()
             state = self.__dict__.copy()
         backend = state.pop("_backend", None)
         for k in ("_lock", "_stop", "_owner_lock", "_owner"):
@@ -224,6 +235,7 @@ class Session(Readouts, HeldOut):
             if new is old:
                 return self
             new.attach(self)
+            old.sync()
             old.detach()
             self._backend = new
             if new.tables_here and not old.tables_here:
@@ -341,7 +353,7 @@ class Session(Readouts, HeldOut):
         rng = self.rng.copy()
         t0 = time.perf_counter()
         try:
-            self.model.sweep_block(self.state, self.problem, self.rng, d0, d1, self._info,
+            self.model.sweep_block(self._state, self.problem, self.rng, d0, d1, self._info,
                                    self._backend)
         except BaseException as e:
             # an error, or an interrupt the backend caught before applying anything
@@ -360,10 +372,10 @@ class Session(Readouts, HeldOut):
         tokens = int(self._info[info_layout.TOKENS])
         sweep = self.n_sweeps + 1
         t0 = time.perf_counter()
-        end_rows = self.model.end_sweep(self.state, self.problem, self.rng, sweep)
+        end_rows = self.model.end_sweep(self._state, self.problem, self.rng, sweep)
         # learned Dirichlet parameters (``LDA(optimize=...)``): the next sweeps read the new
         # problem, whose alpha the sampler's tables were rebuilt from
-        self.problem, prior_rows = self.model.learn_prior(self.state, self.problem, sweep)
+        self.problem, prior_rows = self.model.learn_prior(self._state, self.problem, sweep)
         end_rows += prior_rows
         self._seconds += time.perf_counter() - t0
         # the time split: what the model's end of sweep did not charge to its own steps
@@ -379,11 +391,11 @@ class Session(Readouts, HeldOut):
         traces: dict[str, np.ndarray] = {}
         try:
             if self.log_joint_every and sweep % self.log_joint_every == 0:
-                lj = self.model.log_joint(self.state, self.problem)
+                lj = self.model.log_joint(self._state, self.problem)
                 rows += [{"metric": "log_joint", "value": lj, "proposal": None},
                          {"metric": "log_joint_per_token", "value": lj / self.corpus.n_tokens,
                           "proposal": None}]
-            traces = self.model.trace_arrays(self.state)
+            traces = self.model.trace_arrays(self._state)
         finally:
             for r in rows:
                 r["sweep"] = sweep
@@ -437,7 +449,7 @@ class Session(Readouts, HeldOut):
                 bar = tqdm(total=n, unit="sweep", desc=type(self.model).__name__)
                 self._await_kernels(bar)
             try:
-                while done < n and not self.model.finished(self.state):
+                while done < n and not self.model.finished(self._state):
                     with self._lock:
                         while self._block < self.n_blocks and not self._stop.is_set():
                             self._run_block()

@@ -18,7 +18,8 @@ from topicsup.models import DOLDA, LDA, LightMedLDA  # noqa: E402
 from topicsup.session import Session, is_timing  # noqa: E402
 from topicsup.synthetic import make_synthetic  # noqa: E402
 from topicsup.backends.dask import _changes, _drop  # noqa: E402
-from topicsup.testing.faults import arm_worker_exit, exit_now  # noqa: E402
+from topicsup.testing.faults import (arm_worker_exit, arm_worker_exit_drawing_phi,  # noqa
+                                     exit_now)
 
 SWEEPS = 3
 
@@ -131,6 +132,68 @@ def test_same_chain_as_threads_with_1_2_and_3_partitions(client, corpus, name):
         assert isinstance(s.backend, type(Session(model, corpus).backend))
 
 
+@pytest.mark.parametrize("n_shards", [1, 2, 3, 7])
+def test_phi_drawn_in_shards_is_the_threaded_draw_bit_for_bit(n_shards):
+    """``draw_phi``'s steps run apart, as the workers and the driver run them (rows of word
+    chunks drawn per shard, the chunks' column sums added here, rows scaled and assembled,
+    an empty topic's column drawn here), give ``draw_phi``'s Phi bit for bit, with a topic
+    without tokens; a mutant adding the shards' sums per shard first does not."""
+    from topicsup.backends.dask import assemble_phi, _draw_shard
+    from topicsup.kernels import partially_collapsed as pc
+    from topicsup.kernels.rng import seed_state
+    rs = np.random.default_rng(4)
+    V, K = 5 * pc.PHI_CHUNK + 17, 6
+    n_wk = rs.integers(0, 4, (V, K)).astype(np.int32)
+    n_wk[:, 2] = 0   # topic 2 has no tokens
+    n_k = n_wk.sum(axis=0).astype(np.int32)
+    key = seed_state(9)
+    want, partial = np.empty((V, K)), np.empty(((V + pc.PHI_CHUNK - 1) // pc.PHI_CHUNK, K))
+    pc.draw_phi(n_wk, n_k, 0.05, key, want, partial)
+    n_chunks = partial.shape[0]
+    cuts = np.unique(np.linspace(0, n_chunks, n_shards + 1).round().astype(int))
+    shards = [_draw_shard(i, int(c0), n_wk[c0 * pc.PHI_CHUNK:min(V, c1 * pc.PHI_CHUNK)], n_k,
+                          0.05, key) for i, (c0, c1) in enumerate(zip(cuts[:-1], cuts[1:]))]
+    inv = pc.normalisers(np.concatenate([p for p, _ in shards]), n_k)
+    empty_topics = np.flatnonzero(n_k == 0).astype(np.int64)
+    empty = np.stack([pc.empty_topic(V, int(k), 0.05, key) for k in empty_topics], axis=1)
+    got = np.empty((V, K))
+    assemble_phi(shards, inv, empty, empty_topics, got)
+    assert np.array_equal(got, want)
+    assert np.allclose(got.sum(axis=0), 1.0)
+    if n_shards == 3:   # the mutant: each shard's sums (2 chunks) first, then their totals
+        by_shard = np.stack([p.sum(axis=0) for p, _ in shards])
+        wrong = np.empty((V, K))
+        assemble_phi(shards, pc.normalisers(by_shard, n_k), empty, empty_topics, wrong)
+        assert not np.array_equal(wrong, want)
+
+
+def test_a_vocabulary_of_several_shards_gives_the_threaded_chain(client):
+    """A vocabulary of 9 chunks of words: both workers draw rows of Phi, fetch each other's,
+    and the chain (the Session's Phi included, drawn when read) is the threaded one bit for
+    bit; the traffic says what the driver sent (n_wk's rows once, not Phi to each worker),
+    what the workers passed each other, and that Phi did not come back."""
+    from topicsup.corpus import Corpus
+    from topicsup.kernels import partially_collapsed as pc
+    rs = np.random.default_rng(8)
+    V = 9 * pc.PHI_CHUNK
+    docs = [[f"w{int(w)}" for w in rs.integers(0, V, rs.integers(20, 60))] for _ in range(300)]
+    docs[0] += [f"w{w}" for w in range(V)]   # every word present
+    big = Corpus.from_tokens(docs)
+    assert big.n_words == V
+    model = LDA(K=5, sampler="partially_collapsed")
+    ref = Session(model, big, seed=4)
+    ref.run(SWEEPS)
+    backend = DaskBackend(client, partitions=3)
+    s = Session(model, big, seed=4, backend=backend)
+    s.run(SWEEPS)
+    assert_same_chain(ref, s)
+    t = backend.traffic_frame().iloc[-1]
+    assert t["bytes_between_workers"] == 8 * V * 5   # each of 2 workers fetches the other's
+    assert t["bytes_sent"] < 2 * 8 * V * 5   # less than Phi to each worker
+    assert t["bytes_received"] < 8 * V * 5   # Phi is not gathered: drawn here when read
+    s.close()
+
+
 def test_checkpoint_and_resume_on_the_cluster(client, corpus, tmp_path):
     """A chain saved part-way through a threaded sweep and resumed on the cluster, then
     saved on the cluster and resumed on threads, equals the uninterrupted threaded chain."""
@@ -171,16 +234,23 @@ def _threads_and_one_dask_sweep(client, corpus, name, seed):
     return ref, backend, s
 
 
-def test_a_worker_lost_mid_sweep_is_reported_and_the_chain_continues(client, corpus):
-    """One worker's process dies as it starts its partition of sweep 2: the run raises
-    ``WorkerLostError`` naming the worker and its documents, nothing of sweep 2 is applied,
-    and running again (on the worker the nanny started in its place) gives the chain that
-    never failed."""
+@pytest.mark.parametrize("stage", ["sweep", "phi"])
+def test_a_worker_lost_mid_sweep_is_reported_and_the_chain_continues(client, corpus, stage):
+    """One worker's process dies as it starts its partition of sweep 2 (``sweep``), or its
+    rows of sweep 2's Phi (``phi``): the run raises ``WorkerLostError`` naming the worker and
+    what it held, nothing of sweep 2 is applied, and running again (on the worker the nanny
+    started in its place) gives the chain that never failed."""
     ref, backend, s = _threads_and_one_dask_sweep(client, corpus, "lightmedlda", seed=11)
     before = chain_of(s)
-    victim = backend.placements[1]
-    client.run(arm_worker_exit, 1, workers=[victim.worker])
-    with pytest.raises(WorkerLostError, match=f"{victim.worker}.*documents {victim.d0}"):
+    if stage == "sweep":
+        victim = backend.placements[1]
+        client.run(arm_worker_exit, 1, workers=[victim.worker])
+        held = f"documents {victim.d0}"
+    else:   # shard i is drawn on the i-th worker by address; this vocabulary is one shard
+        victim = backend.placements[0]
+        client.run(arm_worker_exit_drawing_phi, 0, workers=[victim.worker])
+        held = "the rows of Phi of words 0"
+    with pytest.raises(WorkerLostError, match=f"{victim.worker}.*{held}"):
         s.run(1)
     assert s.n_sweeps == 1 and not s.in_sweep
     after = chain_of(s)

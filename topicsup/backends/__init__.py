@@ -4,14 +4,15 @@ A partially collapsed sweep draws Phi | Z once, then Z | Phi for every document,
 documents are independent given Phi (and the weights and augmentation of a supervised model):
 the step that costs O(tokens) can run anywhere, as long as each document draws from its own
 stream (keyed by the sweep and its index in the corpus; ``kernels.partially_collapsed``). A
-backend runs that step; everything else (Phi, the weights, the augmentation, the prior, the
-log joint, checkpoints, the history) stays in the Session's process and its code, so the
-chain is the same bit for bit whatever the backend:
+backend runs that step (and may draw Phi's rows where the documents are, from the same
+streams); everything else (the weights, the augmentation, the prior, the log joint,
+checkpoints, the history) stays in the Session's process and its code, so the chain is the
+same bit for bit whatever the backend:
 
 * ``Threads()`` (the default): numba threads in this process;
 * ``DaskBackend(client)`` (``topicsup.backends.dask``, ``pip install topicsup[dask]``): the
-  documents and their topics resident on the workers of a Dask cluster, Phi broadcast once per
-  sweep, the new topics gathered back.
+  documents and their topics resident on the workers of a Dask cluster, Phi drawn there in
+  ranges of words that the workers pass each other, the changed topics gathered back.
 
 ``Session(model, corpus, seed, backend=...)`` takes ``None`` or ``"threads"``, ``"dask"``
 (a ``DaskBackend`` on the current Dask client) or a backend object.

@@ -36,7 +36,9 @@ class DocumentStep(NamedTuple):
     """What the documents' step of one block reads besides the corpus and the counts: the
     topics ``phi`` (V, K) word-major and, for the sparse kernel, the word tables ``prob``,
     ``alias``, ``mass`` built from it (a backend with ``tables_here = False`` builds its own);
-    ``alpha`` (K,); the kernel (``sparse``, ``mh_steps``); the supervised ``term``
+    ``alpha`` (K,) and ``beta`` (a backend with ``draws_phi`` draws Phi | Z into ``phi``
+    itself, from ``key`` and the counts); the kernel (``sparse``, ``mh_steps``); the
+    supervised ``term``
     (``kernels.supervised.Term``); the sweep's stream ``key`` (4,); ``doc_slot`` (the info
     slot of the sparse kernel's document-part draws, -1 none); the label matrix ``G`` with
     ``use_G`` and the per-task ``w_t`` it is built from; ``threads`` (numba threads here)."""
@@ -46,6 +48,7 @@ class DocumentStep(NamedTuple):
     alias: I32
     mass: F64
     alpha: F64
+    beta: float
     sparse: bool
     mh_steps: int
     term: Term
@@ -64,11 +67,15 @@ class Backend:
     over the whole corpus; a stop request then takes effect between sweeps).
     ``tables_here``: the sampler builds the word tables and the label matrix in this process
     (a distributed backend builds them where the documents are).
+    ``draws_phi``: the backend draws Phi | Z at a sweep's first block (a distributed backend
+    draws each worker's rows there, ``kernels.partially_collapsed.draw_phi``); else the
+    sampler draws it here first.
     """
 
     name = "backend"
     whole_sweeps = False
     tables_here = True
+    draws_phi = False
 
     def check_model(self, model: ServedModel) -> None:
         """Refuse a model whose sampler cannot run on this backend."""
@@ -85,6 +92,12 @@ class Backend:
         """Resample documents ``d_start .. d_end-1`` once given ``step.phi``; update ``counts``
         and add the documents' info rows to ``info`` in document order."""
         raise NotImplementedError
+
+    def sync(self) -> None:
+        """Bring the Session's state up to date where the backend left part of the last
+        sweep's result elsewhere (a Dask backend's Phi, drawn on its workers: the Session's
+        copy is drawn when something reads it); the Session calls it before every read of
+        its state. Nothing here."""
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"

@@ -5,20 +5,25 @@ The documents are split into contiguous partitions of about equal token counts, 
 on one worker, where its words and topics ``z`` stay between sweeps (no document-topic
 matrix: neither here nor there; the kernel counts a document's topics in its turn; pinned tasks writing to a per-process table, ``_RESIDENT``). A sweep then:
 
-1. draws Phi in the Session's process (the threaded backend's code; ``samplers.
-   partially_collapsed``) and broadcasts it once to the workers (direct scatter);
+1. draws Phi on the workers: each worker that holds documents gets the rows of n_wk of a
+   range of word chunks and draws those rows of Phi (unnormalised, ``_draw_shard``); the
+   chunks' column sums come back and are added here in chunk order, as the threaded draw
+   adds them (``kernels.partially_collapsed.draw_phi``'s steps: the same bits), and the
+   normalisers go out with the sweep's inputs;
 2. sends each partition the sweep's small inputs: the stream key, the weights and, for a
    supervised model, its documents' slice of the labels, the augmentation (b, w) and the
    covariate scores (direct to its worker);
-3. on each worker, builds the word tables (and the K x K label matrix) from Phi once per
+3. on each worker, fetches the other workers' rows of Phi (worker to worker: the Session's
+   process sends n_wk once, 4 V K bytes, instead of Phi to every worker, 8 V K bytes each),
+   assembles and scales Phi, builds the word tables (and the K x K label matrix) once per
    sweep and runs ``kernels.partially_collapsed.sweep_chunks`` on its partitions: document d
    draws from the stream of (the sweep's key, d) exactly as on threads;
 4. gathers from each partition the tokens whose topic changed (positions and new topics, 6
    bytes each; every token's topic, 4 bytes, when more than two thirds changed) and the
-   documents' info rows, and only once every partition has answered takes them into the
-   Session's state
-   (``kernels.partially_collapsed.adopt_changes``: integer count updates, O(changed tokens);
-   info rows added in document order).
+   documents' info rows, and Phi's rows (the Session's state keeps the sweep's Phi, as a
+   threaded sweep leaves it); only once every partition has answered takes them into the
+   Session's state (``kernels.partially_collapsed.adopt_changes``: integer count updates,
+   O(changed tokens), in parallel over ranges of words; info rows added in document order).
 
 So the chain is the threaded backend's bit for bit, with any number of partitions and
 workers. The once-per-sweep steps of a supervised model (the weights, the augmentation, the
@@ -40,7 +45,7 @@ import threading
 import time
 import uuid
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
@@ -73,11 +78,14 @@ GATHER_SECONDS = 120.0
 # worker side: (backend token, partition) -> _Partition; token -> (sweep key, tables)
 _RESIDENT: dict[tuple[str, int], "_Partition"] = {}
 _TABLES: dict[str, tuple[bytes, tuple[F64, I32, F64, F64]]] = {}
+_PHI: dict[str, tuple[bytes, F64]] = {}   # token -> (sweep key, Phi assembled from the shards)
 _LOCK = threading.Lock()
 _SERIAL = threading.Lock()   # kernels one at a time under numba's workqueue layer
 # a test hook: called with the partition index at the start of a partition's sweep on this
 # worker (the tests set it on one worker, through Client.run, to lose that worker mid-sweep)
 _before_partition_hook: Callable[[int], object] | None = None
+# the same at the start of drawing shard i of Phi (``_draw_shard``)
+_before_shard_hook: Callable[[int], object] | None = None
 
 
 class WorkerLostError(RuntimeError):
@@ -159,6 +167,7 @@ def _drop(token: str) -> int:
         for k in keys:
             del _RESIDENT[k]
         _TABLES.pop(token, None)
+        _PHI.pop(token, None)
     return len(keys)
 
 
@@ -167,6 +176,61 @@ def _worker_threads() -> int:
         return max(1, int(distributed.get_worker().state.nthreads))
     except Exception:   # not in a worker (a test calling the function directly)
         return 1
+
+
+def _draw_shard(index: int, c0: int, n_wk: I32, n_k: I32, beta: float, key: Rng
+                ) -> tuple[F64, F64]:
+    """This worker's rows of Phi, shard ``index``: word chunks ``c0 ..`` (``n_wk`` their
+    rows), unnormalised,
+    and the chunks' column sums (``kernels.partially_collapsed.gamma_rows``). The result
+    stays here: the other workers fetch it from here, the driver the sums (and the rows
+    once the sweep is done)."""
+    if _before_shard_hook is not None:
+        _before_shard_hook(index)
+    V, K = n_wk.shape
+    phi = np.empty((V, K))
+    partial = np.empty(((V + pc.PHI_CHUNK - 1) // pc.PHI_CHUNK, K))
+    serial = _SERIAL if not concurrent_kernels_safe() else contextlib.nullcontext()
+    with serial, numba_threads(_worker_threads()):
+        pc.gamma_rows(n_wk, n_k, beta, key, c0, phi, partial)
+    return partial, phi
+
+
+def _column_sums(shard: tuple[F64, F64]) -> F64:
+    return shard[0]
+
+
+def assemble_phi(shards: list[tuple[F64, F64]], inv: F64, empty: F64, empty_topics: I64,
+                 out: F64) -> None:
+    """Phi (V, K) into ``out`` from the workers' unnormalised rows in word order: scaled by
+    the normalisers ``inv`` and the columns of the topics without tokens ``empty_topics``
+    from ``empty`` (V, E) (``kernels.partially_collapsed.draw_phi``'s steps, the same bits)."""
+    r = 0
+    for _, rows in shards:
+        out[r:r + rows.shape[0]] = rows
+        r += rows.shape[0]
+    if r != out.shape[0]:
+        raise RuntimeError(f"the shards of Phi hold {r} words, not {out.shape[0]}")
+    pc.scale_rows(out, inv)
+    for e, k in enumerate(empty_topics):
+        out[:, k] = empty[:, e]
+
+
+def _phi_here(token: str, tag: bytes, shards: list[tuple[F64, F64]], inv: F64, empty: F64,
+              empty_topics: I64) -> F64:
+    """The sweep's Phi on this worker, assembled once per sweep (its key names it) from the
+    shards fetched from the other workers, into the array of the previous sweep."""
+    with _LOCK:
+        cached = _PHI.get(token)
+        if cached is not None and cached[0] == tag:
+            return cached[1]
+        V, K = sum(rows.shape[0] for _, rows in shards), inv.shape[0]
+        phi = cached[1] if cached is not None and cached[1].shape == (V, K) else \
+            np.empty((V, K))
+        _PHI.pop(token, None)   # half-assembled is never cached
+        assemble_phi(shards, inv, empty, empty_topics, phi)
+        _PHI[token] = (tag, phi)
+        return phi
 
 
 def _tables(token: str, j: int, generation: int, key: Rng, phi: F64, alpha: F64,
@@ -201,10 +265,13 @@ def _tables(token: str, j: int, generation: int, key: Rng, phi: F64, alpha: F64,
         return out
 
 
-def _sweep_partition(token: str, j: int, inp: _SweepInput, phi: F64
-                     ) -> tuple[Array | None, Array, F64]:
-    """Run documents ``inp.d_start .. inp.d_end-1`` of partition ``j`` given Phi; return
-    what changed (``_changes``) and their info rows."""
+def _sweep_partition(token: str, j: int, inp: _SweepInput, shards: list[tuple[F64, F64]],
+                     inv: F64, empty: F64, empty_topics: I64
+                     ) -> tuple[Array | None, Array, F64, F64]:
+    """Run documents ``inp.d_start .. inp.d_end-1`` of partition ``j`` given the sweep's Phi
+    (assembled here from the workers' ``shards``, ``_phi_here``); return what changed
+    (``_changes``), their info rows and the seconds of assembling Phi, building the tables
+    and sweeping (the benchmark's split; the shards were fetched before the call)."""
     if _before_partition_hook is not None:
         _before_partition_hook(j)
     with _LOCK:
@@ -217,8 +284,12 @@ def _sweep_partition(token: str, j: int, inp: _SweepInput, phi: F64
     eta_kt, b, w, y, r, loss_params, exp_prob, exp_alias = inp.term_arrays
     serial = _SERIAL if not concurrent_kernels_safe() else contextlib.nullcontext()
     with serial, numba_threads(_worker_threads()):
+        t0 = time.perf_counter()
+        phi = _phi_here(token, inp.key.tobytes(), shards, inv, empty, empty_topics)
+        t1 = time.perf_counter()
         prob, alias, mass, G = _tables(token, j, inp.generation, inp.key, phi, inp.alpha,
                                        inp.sparse, inp.use_G, eta_kt, inp.w_t)
+        t2 = time.perf_counter()
         K, T = phi.shape[1], eta_kt.shape[1]
         term = Term(inp.factor, loss_params, eta_kt, b, w, y, r, np.zeros(K),
                     np.zeros((4, T)), np.zeros(T), exp_prob, exp_alias)
@@ -229,8 +300,10 @@ def _sweep_partition(token: str, j: int, inp: _SweepInput, phi: F64
                         alias, mass, inp.sparse, inp.mh_steps, term, inp.key,
                         pc.chunks(part.doc_ptr, a, e, CHUNK_TOKENS), part.d0, rows,
                         inp.doc_slot, G, inp.use_G)
+        t3 = time.perf_counter()
     lo, hi = int(part.doc_ptr[a]), int(part.doc_ptr[e])
-    return (*_changes(z_prev[lo:hi], part.z[lo:hi], phi.shape[1]), rows)
+    return (*_changes(z_prev[lo:hi], part.z[lo:hi], phi.shape[1]), rows,
+            np.array([t1 - t0, t2 - t1, t3 - t2]))
 
 
 def _changes(before: I32, after: I32, K: int) -> tuple[Array | None, Array]:
@@ -266,6 +339,41 @@ class Placement:
     d1: int
     worker: str
 
+    def holding(self) -> str:
+        return f"documents {self.d0}..{self.d1 - 1} (partition {self.index})"
+
+
+@dataclass(frozen=True)
+class Shard:
+    """Rows ``w0 .. w1-1`` of the sweep's Phi are drawn on ``worker`` (shard ``index``)."""
+
+    index: int
+    w0: int
+    w1: int
+    worker: str
+
+    def holding(self) -> str:
+        return f"the rows of Phi of words {self.w0}..{self.w1 - 1} (shard {self.index})"
+
+
+@dataclass
+class _PhiShards:
+    """A sweep's Phi as the workers drew it: ``shards`` (futures of ``_draw_shard``, kept on
+    the workers ``where``), the normalisers ``inv``, the columns ``empty`` (V, E) of the
+    topics without tokens ``empty_topics``, the bytes the workers pass each other to have
+    it whole (``between``)."""
+
+    tag: bytes
+    shards: list[Any]
+    where: list[Shard]
+    inv: F64
+    empty: F64
+    empty_topics: I64
+    between: int
+    drawn_there: bool = True
+    # the counts, beta and key Phi was drawn from, and the Session's Phi array
+    drawn_from: tuple[I32, I32, float, Rng, F64] | None = None
+
 
 class DaskBackend(Backend):
     """The documents' step on the workers of a Dask cluster (module docstring).
@@ -289,6 +397,7 @@ class DaskBackend(Backend):
     name = "dask"
     whole_sweeps = True
     tables_here = False
+    draws_phi = True
 
     def __init__(self, client: Any = None, partitions: int | None = None) -> None:
         if distributed is None:
@@ -314,7 +423,8 @@ class DaskBackend(Backend):
         self._finalizer: weakref.finalize[..., object] | None = None
         self._generation = 0
         self._placed = False
-        self._phi: tuple[bytes, Any] | None = None
+        self._phi: _PhiShards | None = None
+        self._stale_phi: tuple[I32, I32, float, Rng, F64] | None = None
         self._counter = itertools.count()
         self.traffic: list[dict[str, float]] = []   # one row per block: bytes and seconds
 
@@ -342,6 +452,7 @@ class DaskBackend(Backend):
         self._finalizer = weakref.finalize(session, _release, self.client, self.token)
 
     def detach(self) -> None:
+        self._stale_phi = None   # the Session synced before detaching
         if self._finalizer is not None:
             self._finalizer.detach()
             self._finalizer = None
@@ -361,10 +472,11 @@ class DaskBackend(Backend):
 
     def _release_phi(self) -> None:
         if self._phi is not None:
-            try:
-                self._phi[1].release()
-            except Exception:
-                pass
+            for f in self._phi.shards:
+                try:
+                    f.release()
+                except Exception:
+                    pass
             self._phi = None
 
     @property
@@ -410,6 +522,75 @@ class DaskBackend(Backend):
         self._placed = True
 
     # ------------------------------------------------------------------ a block
+    def _draw_phi(self, counts: Counts, step: DocumentStep, tag: bytes) -> tuple[int, int]:
+        """Phi | Z drawn on the workers: each draws the rows of a range of word chunks from
+        its rows of n_wk (``_draw_shard``), the chunks' column sums come here and are added
+        in chunk order (``kernels.partially_collapsed.normalisers``), the columns of topics
+        without tokens are drawn here; each worker then fetches the other workers' rows
+        (``_phi_here``). The driver sends n_wk once (4 V K bytes) instead of Phi to every
+        worker (8 V K bytes each). Returns the bytes sent and received."""
+        workers = sorted({p.worker for p in self._placements})
+        V, K = counts.n_wk.shape
+        n_chunks = (V + pc.PHI_CHUNK - 1) // pc.PHI_CHUNK
+        cuts = np.unique(np.linspace(0, n_chunks, len(workers) + 1).round().astype(np.int64))
+        shards, where = [], []
+        sent = 0
+        for i in range(len(cuts) - 1):
+            c0, c1 = int(cuts[i]), int(cuts[i + 1])
+            w0, w1 = c0 * pc.PHI_CHUNK, min(V, c1 * pc.PHI_CHUNK)
+            worker = workers[i]
+            rows = self.client.scatter(counts.n_wk[w0:w1], workers=[worker], direct=True,
+                                       hash=False, timeout=SEND_SECONDS)
+            sent += counts.n_wk[w0:w1].nbytes + counts.n_k.nbytes
+            shards.append(self.client.submit(
+                _draw_shard, i, c0, rows, counts.n_k.copy(), step.beta, step.key.copy(),
+                workers=[worker], allow_other_workers=False, pure=False,
+                key=f"topicsup-phi-{self.token[:8]}-{next(self._counter)}-{i}"))
+            where.append(Shard(i, w0, w1, worker))
+        sums = self._wait([self.client.submit(_column_sums, f, workers=[p.worker],
+                                              allow_other_workers=False, pure=False)
+                           for f, p in zip(shards, where)], where, what="drawing Phi")
+        inv = pc.normalisers(np.concatenate(sums), counts.n_k)
+        empty_topics = np.flatnonzero(counts.n_k == 0).astype(np.int64)
+        empty = np.empty((V, empty_topics.size))
+        for e, k in enumerate(empty_topics):
+            empty[:, e] = pc.empty_topic(V, int(k), step.beta, step.key)
+        between = (len(where) - 1) * 8 * V * K
+        self._phi = _PhiShards(tag, shards, where, inv, empty, empty_topics, between)
+        return sent + inv.nbytes * len(workers) + empty.nbytes * len(workers), \
+            sum(x.nbytes for x in sums)
+
+    def sync(self) -> None:
+        """The Session's Phi, the last sweep's, drawn here from the counts, beta and key the
+        workers drew it from (``kernels.partially_collapsed.draw_phi``: the same bits): V K
+        Gamma draws when the state is read (a read-out, a checkpoint), where gathering the
+        workers' rows would move 8 V K bytes every sweep."""
+        if self._stale_phi is None:
+            return
+        n_wk, n_k, beta, key, phi = self._stale_phi
+        partial = np.empty(((n_wk.shape[0] + pc.PHI_CHUNK - 1) // pc.PHI_CHUNK, n_k.shape[0]))
+        pc.draw_phi(n_wk, n_k, beta, key, phi, partial)
+        self._stale_phi = None
+
+    def _send_phi(self, step: DocumentStep, tag: bytes) -> tuple[int, int]:
+        """The sweep's Phi drawn before (here, part-way through the sweep) to the workers, as
+        shards of rows whose normalisers are 1 (the same bits). Returns the bytes sent and
+        received."""
+        workers = sorted({p.worker for p in self._placements})
+        V, K = step.phi.shape
+        cuts = np.unique(np.linspace(0, V, len(workers) + 1).round().astype(np.int64))
+        shards, where = [], []
+        for i in range(len(cuts) - 1):
+            w0, w1 = int(cuts[i]), int(cuts[i + 1])
+            shards.append(self.client.scatter((np.zeros((0, K)), step.phi[w0:w1]),
+                                              workers=[workers[i]], direct=True, hash=False,
+                                              timeout=SEND_SECONDS))
+            where.append(Shard(i, w0, w1, workers[i]))
+        self._phi = _PhiShards(tag, shards, where, np.ones(K), np.zeros((V, 0)),
+                               np.zeros(0, np.int64), (len(where) - 1) * 8 * V * K,
+                               drawn_there=False)
+        return step.phi.nbytes, 0
+
     def _workers_lost(self) -> bool:
         live = set(self.client.scheduler_info(n_workers=-1).get("workers", {}))
         return any(p.worker not in live for p in self._placements)
@@ -419,6 +600,7 @@ class DaskBackend(Backend):
         t0 = time.perf_counter()
         futures: list[Any] = []
         todo: list[Placement] = []
+        sending = "?"
         try:
             if not self._placed or self._workers_lost():
                 # first block, or a worker left between sweeps: its documents come from here
@@ -427,15 +609,19 @@ class DaskBackend(Backend):
             todo = [p for p in self._placements if p.d0 < d_end and p.d1 > d_start]
             if not todo:
                 return
-            sent = 0
+            sent = received = 0
             tag = step.key.tobytes()
-            if self._phi is None or self._phi[0] != tag:
+            if self._phi is None or self._phi.tag != tag:
                 self._release_phi()
-                workers = sorted({p.worker for p in self._placements})
-                phi = self.client.scatter(step.phi, workers=workers, broadcast=True,
-                                          direct=True, hash=False, timeout=SEND_SECONDS)
-                self._phi = (tag, phi)
-                sent += step.phi.nbytes * len(workers)
+                # a sweep begun elsewhere (a checkpoint taken part-way) has its Phi already
+                sent, received = self._draw_phi(counts, step, tag) if d_start == 0 else \
+                    self._send_phi(step, tag)
+            phi = self._phi
+            assert phi is not None
+            if phi.drawn_there and phi.drawn_from is None:
+                # what this sweep's Phi is drawn from, for the Session's copy (``sync``)
+                phi.drawn_from = (counts.n_wk.copy(), counts.n_k.copy(), step.beta,
+                                  step.key.copy(), step.phi)
             t_phi = time.perf_counter()
             term = step.term
             for p in todo:
@@ -450,11 +636,13 @@ class DaskBackend(Backend):
                                   step.doc_slot, info.shape[0], step.use_G, step.w_t,
                                   term.factor, arrays)
                 sent += _nbytes(inp)
+                sending = p.worker
                 data = self.client.scatter(inp, workers=[p.worker], direct=True, hash=False,
                                            timeout=SEND_SECONDS)
                 futures.append(self.client.submit(
-                    _sweep_partition, self.token, p.index, data, self._phi[1],
-                    workers=[p.worker], allow_other_workers=False, pure=False,
+                    _sweep_partition, self.token, p.index, data, phi.shards, phi.inv,
+                    phi.empty, phi.empty_topics, workers=[p.worker], allow_other_workers=False,
+                    pure=False,
                     key=f"topicsup-sweep-{self.token[:8]}-{next(self._counter)}-{p.index}"))
             results = self._wait(futures, todo, what="a sweep")
         except BaseException as exc:
@@ -464,8 +652,7 @@ class DaskBackend(Backend):
             if futures:
                 self.client.cancel(futures)
             if isinstance(exc, (TimeoutError, distributed.TimeoutError, OSError)):
-                worker = todo[len(futures)].worker if len(futures) < len(todo) else "?"
-                lost = WorkerLostError(f"Dask worker {worker} did not answer while a sweep's "
+                lost = WorkerLostError(f"Dask worker {sending} did not answer while a sweep's "
                                        f"inputs were sent ({type(exc).__name__}: {exc}); "
                                        f"nothing of this sweep was applied: run again to "
                                        f"place the documents on the workers there are")
@@ -477,11 +664,11 @@ class DaskBackend(Backend):
                 pass
             raise
         t_work = time.perf_counter()
-        # every partition answered: the state changes now, in one call (all or nothing)
+        # every partition answered: the state changes now (all or nothing)
         a0, e1 = max(d_start, todo[0].d0), min(d_end, todo[-1].d1)
         positions, topics = [], []
-        received = n_tokens = 0
-        for p, (moved, new, _) in zip(todo, results):
+        n_tokens = 0
+        for p, (moved, new, _, _) in zip(todo, results):
             base = int(tokens.doc_ptr[max(d_start, p.d0)])
             received += new.nbytes + (moved.nbytes if moved is not None else 0)
             size = int(tokens.doc_ptr[min(d_end, p.d1)]) - base
@@ -495,24 +682,39 @@ class DaskBackend(Backend):
             positions.append(moved.astype(np.int64) + base)
             topics.append(new)
         rows = np.concatenate([r[2] for r in results])
+        reply = sum(new.nbytes + (moved.nbytes if moved is not None else 0)
+                    for moved, new, _, _ in results) + rows.nbytes
+        # the slowest partition's time split on its worker
+        on_worker = np.max([r[3] for r in results], axis=0)
         received += rows.nbytes
+        moved_at, new_topics = (np.concatenate(positions),
+                                np.concatenate(topics).astype(np.int32, copy=False))
         self._placed = False   # until the bookkeeping below is done too
-        pc.adopt_changes(tokens.words, tokens.doc_ptr, a0, e1, np.concatenate(positions),
-                         np.concatenate(topics).astype(np.int32, copy=False), counts.z,
+        t_adopt = time.perf_counter()
+        pc.adopt_changes(tokens.words, tokens.doc_ptr, a0, e1, moved_at, new_topics, counts.z,
                          counts.n_wk, counts.n_k, rows, info)
+        t_end = time.perf_counter()
+        # the Session's Phi is the sweep's once read (``sync``), not sent here every sweep
+        self._stale_phi = phi.drawn_from
         for p in todo:
             self._steps[p.index] += 1
+        self._release_phi()   # the workers drop the shards they fetched
         self._placed = True
-        t_end = time.perf_counter()
         self.traffic.append({"bytes_sent": float(sent),
                              "bytes_received": float(received),
                              "tokens": float(n_tokens),
                              "tokens_changed": float(sum(x.size for x in positions)),
+                             "bytes_reply": float(reply),
+                             "bytes_between_workers": float(phi.between),
                              "seconds_place": t_place - t0, "seconds_phi": t_phi - t_place,
                              "seconds_workers": t_work - t_phi,
-                             "seconds_adopt": t_end - t_work})
+                             "seconds_assemble_phi": float(on_worker[0]),
+                             "seconds_tables": float(on_worker[1]),
+                             "seconds_sweep": float(on_worker[2]),
+                             "seconds_adopt": t_end - t_adopt})
 
-    def _wait(self, futures: list[Any], placements: list[Placement], what: str) -> list[Any]:
+    def _wait(self, futures: list[Any], placements: Sequence[Placement | Shard],
+              what: str) -> list[Any]:
         """Gather ``futures``, watching the workers: a lost one raises ``WorkerLostError``."""
         while True:
             try:
@@ -544,10 +746,9 @@ class DaskBackend(Backend):
                 if f.status != "finished" and p.worker not in live:
                     raise self._lost(p, what)
 
-    def _lost(self, p: Placement, what: str, why: str = "") -> WorkerLostError:
+    def _lost(self, p: Placement | Shard, what: str, why: str = "") -> WorkerLostError:
         return WorkerLostError(
-            f"Dask worker {p.worker} holding documents {p.d0}..{p.d1 - 1} (partition "
-            f"{p.index}) was lost during {what}{f' ({why})' if why else ''}; nothing of this "
+            f"Dask worker {p.worker} holding {p.holding()} was lost during {what}{f' ({why})' if why else ''}; nothing of this "
             f"sweep was applied and the Session is at its last completed sweep: run again "
             f"to place the documents on the workers there are and continue the same chain")
 

@@ -73,7 +73,6 @@ PHI_CHUNK = 256               # words per Phi stream (a unit of parallel work)
 PHI_LABEL = uint64(1) << uint64(62)   # Phi's stream labels, apart from documents' (0 .. D-1)
 
 
-@njit(cache=True, nogil=True, parallel=True)
 def draw_phi(n_wk: I32, n_k: I32, beta: float, key: Rng, phi: F64, partial: F64) -> None:
     """Draw Phi | Z: phi_k ~ Dir(beta + n_wk[:, k]) for every topic k, into ``phi`` (V, K)
     word-major (each column sums to one), as normalised independent Gamma(beta + n_wk)
@@ -83,13 +82,32 @@ def draw_phi(n_wk: I32, n_k: I32, beta: float, key: Rng, phi: F64, partial: F64)
 
     A topic with no tokens (``n_k[k] == 0``) has only Gamma(beta) entries, which underflow
     together at a small beta (every p^(1/beta) below 1e-308): its column is drawn in log
-    space instead (``_empty_topic``). Which columns take that path depends on the counts, not
-    on the draws, so the draw stays exact."""
+    space instead (``empty_topic``). Which columns take that path depends on the counts, not
+    on the draws, so the draw stays exact.
+
+    The three steps are apart so that the rows can be drawn where they are needed: a
+    distributed backend draws each worker's range of word chunks there (``gamma_rows``),
+    sums the chunks' column sums here (``normalisers``) and scales on each worker
+    (``scale_rows``): the same numbers as this call, bit for bit."""
+    gamma_rows(n_wk, n_k, beta, key, 0, phi, partial)
+    inv = normalisers(partial, n_k)
+    scale_rows(phi, inv)
+    for k in range(n_k.shape[0]):
+        if n_k[k] == 0:
+            phi[:, k] = empty_topic(phi.shape[0], k, beta, key)
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def gamma_rows(n_wk: I32, n_k: I32, beta: float, key: Rng, c0: int, phi: F64,
+               partial: F64) -> None:
+    """The unnormalised rows of Phi of word chunks ``c0 ..``: ``n_wk`` and ``phi`` hold the
+    rows of words ``c0 PHI_CHUNK ..`` (all of them: c0 = 0), ``partial`` one row of column
+    sums per chunk; chunk c0 + c from its own stream (``draw_phi``)."""
     V, K = n_wk.shape
     n_chunks = (V + PHI_CHUNK - 1) // PHI_CHUNK
     for c in prange(n_chunks):
         rng = np.empty(4, np.uint64)
-        derive_into(key, PHI_LABEL + uint64(c), rng)
+        derive_into(key, PHI_LABEL + uint64(c0 + c), rng)
         part = partial[c]
         part[:] = 0.0
         for w in range(c * PHI_CHUNK, min(V, (c + 1) * PHI_CHUNK)):
@@ -102,27 +120,36 @@ def draw_phi(n_wk: I32, n_k: I32, beta: float, key: Rng, phi: F64, partial: F64)
                 g = gamma(rng, beta + counts[k])
                 out[k] = g
                 part[k] += g
+
+
+@njit(cache=True, nogil=True)
+def normalisers(partial: F64, n_k: I32) -> F64:
+    """1 / (each topic's sum over all chunks of ``partial``), the chunks added in order (0
+    for a topic without tokens)."""
+    K = n_k.shape[0]
     inv = np.zeros(K)
-    for c in range(n_chunks):
+    for c in range(partial.shape[0]):
         for k in range(K):
             inv[k] += partial[c, k]
     for k in range(K):
         inv[k] = 1.0 / inv[k] if n_k[k] > 0 else 0.0
-    for w in prange(V):
+    return inv
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def scale_rows(phi: F64, inv: F64) -> None:
+    """phi[w, k] *= inv[k] for every row."""
+    for w in prange(phi.shape[0]):
         out = phi[w]
-        for k in range(K):
+        for k in range(inv.shape[0]):
             out[k] *= inv[k]
-    for k in range(K):
-        if n_k[k] == 0:
-            _empty_topic(phi, k, beta, key)
 
 
 @njit(cache=True, nogil=True)
-def _empty_topic(phi: F64, k: int, beta: float, key: Rng) -> None:
-    """Column k of ``phi`` ~ Dir(beta, ..., beta) in log space: log G = log Gamma(1 + beta)
-    + log(U) / beta (Stuart 1962) for each word, normalised by log-sum-exp, from the stream
-    of label PHI_LABEL + 2^40 + k."""
-    V = phi.shape[0]
+def empty_topic(V: int, k: int, beta: float, key: Rng) -> F64:
+    """The column of Phi (V,) of a topic k without tokens, ~ Dir(beta, ..., beta) in log
+    space: log G = log Gamma(1 + beta) + log(U) / beta (Stuart 1962) for each word,
+    normalised by log-sum-exp, from the stream of label PHI_LABEL + 2^40 + k."""
     rng = np.empty(4, np.uint64)
     derive_into(key, PHI_LABEL + (uint64(1) << uint64(40)) + uint64(k), rng)
     logs = np.empty(V)
@@ -138,7 +165,8 @@ def _empty_topic(phi: F64, k: int, beta: float, key: Rng) -> None:
         logs[w] = fmath.exp(logs[w] - top)
         total += logs[w]
     for w in range(V):
-        phi[w, k] = logs[w] / total
+        logs[w] = logs[w] / total
+    return logs
 
 
 @njit(cache=True, nogil=True, parallel=True)

@@ -184,14 +184,16 @@ class PartiallyCollapsed(TopicSampler):
               backend: Backend = THREADS) -> None:
         """Phi (at a sweep's first block) here, then the documents' step on ``backend``
         (``topicsup.backends``: numba threads here, or the workers of a cluster), which
-        builds the word tables and the label matrix where it runs."""
+        builds the word tables and the label matrix where it runs (and draws Phi there,
+        when it ``draws_phi``)."""
         here = backend.tables_here
         with numba_threads(self.threads):
             if d_start == 0:
                 # a new sweep: its key from the chain's stream, then Phi and the word tables
                 for j in range(4):
                     own.key[j] = next_u64(rng)
-                self.draw_phi(problem, counts, own)
+                if not backend.draws_phi:   # else drawn where the documents are
+                    self.draw_phi(problem, counts, own)
                 if self.sparse and here:
                     pc.build_word_tables(own.phi, problem.alpha, own.prob, own.alias,
                                          own.mass)
@@ -205,7 +207,7 @@ class PartiallyCollapsed(TopicSampler):
             doc_slot = info.shape[0] - 1 if self.sparse else -1
             w_t = np.ascontiguousarray(term.w[:, 0]) if use_G else np.zeros(0)
             step = DocumentStep(own.phi, own.prob, own.alias, own.mass, problem.alpha,
-                                self.sparse, self.mh_steps, term, own.key, doc_slot, own.G,
+                                problem.beta, self.sparse, self.mh_steps, term, own.key, doc_slot, own.G,
                                 use_G, w_t, self.threads)
             backend.sweep_documents(problem.tokens, counts, step, d_start, d_end, own.z_prev,
                                     info)

@@ -21,6 +21,11 @@ def arm_worker_exit(partition: int) -> None:
     backend._before_partition_hook = _exit_at(partition)
 
 
+def arm_worker_exit_drawing_phi(shard: int) -> None:
+    """Run on a worker: its process exits when it starts drawing shard ``shard`` of Phi."""
+    backend._before_shard_hook = _exit_at(shard)
+
+
 def exit_now() -> None:
     """Run on a worker: its process exits at once (a machine lost between sweeps)."""
     os._exit(1)
