@@ -111,7 +111,8 @@ class Fixtures:
         def make() -> Path:
             from topicsup import GSLDA, LDA, LightMedLDA, Session
             model = {"lda": LDA(K=3), "alias": LDA(K=3, sampler="alias"),
-                     "light": LightMedLDA(K=3, lam=4.0), "gslda": GSLDA(K=3, c=2.0)}[kind]
+                     "light": LightMedLDA(K=3, lam=4.0), "gslda": GSLDA(K=3, c=2.0),
+                     "learned": LDA(K=3, optimize="alpha", optimize_every=1)}[kind]
             s = Session(model, self.corpus, seed=0)
             s.run(2)
             return s.save(self.tmp / f"good-{kind}.npz")
@@ -164,6 +165,10 @@ def _logistic_draw(score):
     loss.augment(np.ones((1, 1)), np.full((1, 1), score), seed_state(1), own)
 
 
+def _raising_tokenizer(text):
+    raise RuntimeError("no tokens today")
+
+
 def _with(a, i, value):
     """A copy of array ``a`` with ``a[i] = value``."""
     out = a.copy()
@@ -195,6 +200,10 @@ def _corpus_cases() -> list[Case]:
 
     c = "corpus"
     return [
+        Case(c, "a-tokenizer-that-raises",
+             lambda f: Corpus.from_texts(["one text", "another"], tokenizer=_raising_tokenizer),
+             "ValueError", r"tokenizer on texts\[0\]: .*_raising_tokenizer raised "
+             r"RuntimeError: no tokens today", "tokenizer"),
         Case("corpus", "real-labels-beyond-the-response-limit",
              lambda f: __import__("topicsup").corpus.make_labels(np.array([1.0, 2e7]), 2,
                                                                   kind="real"),
@@ -301,6 +310,11 @@ def _model_cases() -> list[Case]:
     from topicsup import LDA, LightMedLDA, MedLDA
     m = "models"
     return [
+        Case(m, "an-optimize-schedule-without-optimize", lambda f: LDA(optimize_every=5),
+             "ValueError", "optimize_every=5 would be ignored: nothing is learned without "
+             "optimize", "optimize_every"),
+        Case(m, "an-optimize-burn-in-without-optimize", lambda f: LDA(optimize_burn_in=3),
+             "ValueError", "optimize_burn_in=3 would be ignored", "optimize_burn_in"),
         Case(m, "regression-on-responses-that-barely-differ",
              lambda f: __import__("topicsup").Session(
                  __import__("topicsup").SLDA(K=3), __import__("dataclasses").replace(
@@ -529,6 +543,10 @@ def _checkpoint_cases() -> list[Case]:
 
     k = "checkpoint"
     return [
+        Case(k, "a-learned-alpha-made-negative",
+             lambda f: _load(f.forged("learned", _set("state/hyper_alpha", lambda a: -a))),
+             "ValueError", r"state/hyper_alpha must hold finite values in \[1e-10",
+             "state/hyper_alpha"),
         Case(k, "unknown-member-of-zeros", unknown_member, "ValueError",
              "field 'junk': is not a member of a topicsup checkpoint", "junk"),
         Case(k, "metadata-of-a-million-objects", many_objects, "ValueError",

@@ -24,6 +24,16 @@ def results(tmp_path_factory):
     return run_isolated([c.id for c in CASES], tmp_path_factory.mktemp("bad-inputs"))
 
 
+def test_the_guarantees_page_counts_the_battery():
+    """docs/guarantees.md says how many cases the battery has: the number of them."""
+    import re
+    from pathlib import Path
+    page = (Path(__file__).resolve().parents[1] / "docs" / "guarantees.md").read_text(
+        encoding="utf-8")
+    said = re.search(r"a battery of (\d+) bad inputs", page)
+    assert said and int(said.group(1)) == len(CASES), (said, len(CASES))
+
+
 def test_the_battery_covers_every_boundary():
     """At least 60 cases, in every category the API has, each id unique."""
     counts = collections.Counter(c.category for c in CASES)

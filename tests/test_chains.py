@@ -51,6 +51,28 @@ def test_run_with_a_callback_keeps_the_chains_level_and_can_stop(corpus):
     assert [s.n_sweeps for s in ch.sessions] == [9, 9]
 
 
+def test_a_second_concurrent_run_of_the_chains_is_refused(corpus):
+    """Chains.run from two threads at once (issue 50): the second raises SessionBusyError
+    naming the running thread, where it interleaved the chains' sweeps; request_stop ends
+    the first (also between the chunks its callback splits it into), and the chains run
+    again from where they stopped."""
+    from topicsup.session import SessionBusyError
+    from .testing.threads import run_in_thread
+    ch = Chains(LDA(K=3, alpha=0.2, beta=0.05), corpus, n_chains=2, seed=1, block_tokens=200,
+                log_joint_every=0)
+    t, outcome, swept = run_in_thread(ch, 10**9)
+    swept.wait()
+    assert "error" not in outcome, outcome
+    with pytest.raises(SessionBusyError, match="already running in thread 'Thread-"):
+        ch.run(1)
+    ch.request_stop()
+    t.join()
+    assert "error" not in outcome and outcome["done"] < 10**9, outcome
+    at = ch.n_sweeps
+    assert ch.run(2) == 2 and ch.n_sweeps == at + 2
+    assert len({s.n_sweeps for s in ch.sessions}) == 1   # level
+
+
 def test_topic_alignment_finds_a_permuted_copy(corpus):
     """A chain whose state is chain 0's with the topics relabelled is matched back with
     distance 0, and its aligned weights equal chain 0's."""
@@ -67,7 +89,8 @@ def test_topic_alignment_finds_a_permuted_copy(corpus):
     assert al["hellinger"].max() < 1e-6
     w = ch.weight_draws()
     np.testing.assert_array_equal(w[0], w[1])
-    np.testing.assert_array_equal(ch.weight_draws(align=False)[1], np.stack(b._record.traces["eta"]))
+    np.testing.assert_array_equal(ch.weight_draws(align=False, scale="raw")[1],
+                                  np.stack(b._record.traces["eta"]))
 
 
 def test_diagnostics_and_convergence(chains):
@@ -124,6 +147,48 @@ def test_to_arviz(chains):
         chains.sessions[1].to_arviz(burn=10)
 
 
+def test_every_weight_export_has_one_scale(corpus):
+    """``weight_draws``, ``diagnostics`` and ``to_arviz`` (of the chains and of one
+    session) give the weights on the scale of ``coefficients`` and the forest plot,
+    identified by default, name it in the export's attributes, and the draws as sampled
+    with ``scale="raw"`` (issue 50: the export was raw while the tables were centred, 1.02
+    apart on the same session)."""
+    pytest.importorskip("arviz")
+    from topicsup.models import DOLDA
+    from topicsup.summaries import identified
+    ch = run_chains(DOLDA(K=4, lda_init_sweeps=1), corpus, n_chains=2, sweeps=6, seed=3)
+    kinds = ch.sessions[0].problem.feature_kinds
+    assert "intercept" in kinds
+    raw, ident = ch.weight_draws(scale="raw"), ch.weight_draws()
+    np.testing.assert_array_equal(ident, identified(raw, kinds))
+    assert np.abs(ident - raw).max() > 1e-3   # the scales differ on this model
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        exported, as_sampled = ch.to_arviz(), ch.to_arviz(scale="raw")
+        one = ch.sessions[0].to_arviz(burn=2)
+    np.testing.assert_array_equal(exported.posterior["eta"].values, ident)
+    np.testing.assert_array_equal(as_sampled.posterior["eta"].values, raw)
+    attrs = _export_parts(exported)[1]
+    assert attrs["weight_scale"] == "identified" and "centred" in attrs["weight_scale_meaning"]
+    assert _export_parts(as_sampled)[1]["weight_scale"] == "raw"
+    trace = np.stack(ch.sessions[0].trace("eta"))
+    np.testing.assert_array_equal(one.posterior["eta"].values[0],
+                                  identified(trace[2:], kinds))
+    d = ch.diagnostics(burn=2, engine="topicsup", scale="raw").iloc[1:]
+    assert d["mean"].to_numpy() == pytest.approx(raw[:, 2:].mean(axis=(0, 1)).reshape(-1))
+    with pytest.raises(ValueError, match="scale"):
+        ch.sessions[0].to_arviz(scale="centred")
+    assert "weight_scale" not in _export_parts(_lda_export(corpus))[1]   # no weights
+
+
+def _lda_export(corpus):
+    s = Session(LDA(K=2), corpus, seed=0)
+    s.run(2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        return s.to_arviz()
+
+
 def _export_parts(idata):
     """An export's groups as {name: xarray.Dataset} and its top-level attrs, from an ArviZ
     0.x ``InferenceData`` or an ArviZ 1.x (xarray) ``DataTree``."""
@@ -168,8 +233,11 @@ def test_to_arviz_structure_is_the_same_in_arviz_0_and_1(corpus, chains):
         assert list(ds["draw"].values) == list(range(3, 11))
     assert list(post["task"].values) == list(s0.problem.task_names)
     assert list(post["feature"].values) == list(s0.feature_names())
+    from topicsup.summaries import SCALE_MEANING
     assert attrs == {"inference_library": "topicsup", "inference_library_version": __version__,
-                     "model": repr(s0.model), "seeds": [4, 5, 6], "topics_aligned": True}
+                     "model": repr(s0.model), "seeds": [4, 5, 6], "topics_aligned": True,
+                     "weight_scale": "identified",
+                     "weight_scale_meaning": SCALE_MEANING["identified"]}
     assert _export_parts(unaligned)[1]["topics_aligned"] is False
     groups, attrs = _export_parts(unsupervised)
     assert list(groups) == ["sample_stats"]

@@ -177,6 +177,25 @@ def test_subset_validation(tiny_archive):
         load_20newsgroups("validation", path=tiny_archive)
 
 
+def test_an_archive_without_its_test_folder(tmp_path):
+    """A train-only archive (issue 50): the training posts load, the test subset is a
+    ValueError naming the archive and the missing folder (was "the corpus is empty: no
+    documents were given")."""
+    path = tmp_path / ng.ARCHIVE_NAME
+    with tarfile.open(path, "w:gz") as tar:
+        for (subset, group), posts in POSTS.items():
+            if subset != "train":
+                continue
+            for doc_id, body in posts.items():
+                data = _post(group, doc_id, body)
+                info = tarfile.TarInfo(f"20news-bydate-{subset}/{group}/{doc_id}")
+                info.size = len(data)
+                tar.addfile(info, io.BytesIO(data))
+    assert load_20newsgroups("train", path=path, min_count=1, max_df=1.0).n_docs > 0
+    with pytest.raises(ValueError, match=r"has no test posts \(no folder 20news-bydate-test/"):
+        load_20newsgroups("test", path=path, min_count=1, max_df=1.0)
+
+
 def test_categories_validation(tiny_archive):
     with pytest.raises(ValueError, match=r"unknown newsgroup.*'sci.spaec'.*alt\.atheism"):
         load_20newsgroups(categories=["sci.spaec"], path=tiny_archive)

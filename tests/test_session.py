@@ -466,6 +466,33 @@ def test_a_second_concurrent_run_is_refused_and_stop_reaches_the_active_one(corp
     assert not s.running and s.run(1) == 1
 
 
+def test_save_set_params_and_stop_from_the_main_thread_during_a_run(corpus, tmp_path):
+    """While another thread runs the session (issue 50): ``save`` writes the state at a
+    block boundary the run passed (the checkpoint continues to the uninterrupted chain),
+    ``set_params`` takes effect at the next sweep and is recorded there, ``request_stop``
+    ends the run, which returns the sweeps it completed."""
+    s = Session(LDA(K=5, alpha=0.2, beta=0.05, sampler="light"), corpus, seed=3,
+                block_tokens=200, log_joint_every=0)
+    t, outcome = _start_worker(s)
+    path = s.save(tmp_path / "during.npz")
+    s.set_params(mh_steps=4)
+    s.request_stop()
+    t.join()
+    assert "error" not in outcome and outcome["done"] == s.n_sweeps, outcome
+    changes = s.settings_changes
+    assert changes[["parameter", "old", "new"]].values.tolist() == [["mh_steps", "2", "4"]]
+    saved = Session.load(path)
+    assert saved.model.get_params()["mh_steps"] == 2
+    assert int(changes["sweep"].iloc[0]) > saved.n_sweeps
+    # the checkpoint is the chain's state where it was taken: continued, the chain that
+    # was never saved (without the later change of setting)
+    ref = Session(LDA(K=5, alpha=0.2, beta=0.05, sampler="light"), corpus, seed=3,
+                  block_tokens=200, log_joint_every=0)
+    saved.run(2)
+    ref.run(saved.n_sweeps)
+    assert np.array_equal(saved.state.counts.z, ref.state.counts.z)
+
+
 def test_two_threads_racing_to_run_one_session(corpus):
     """Of two threads that call run at once, exactly one runs and the other is refused;
     a stop requested once the other has been refused reaches the one that runs (it owned

@@ -19,6 +19,7 @@ covariate weights need no alignment.
 from __future__ import annotations
 
 import concurrent.futures
+import threading
 from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
@@ -32,7 +33,8 @@ from .history import kept_draws, to_inference_data
 from .kernels.threads import concurrent_kernels_safe
 from .models import LDA
 from .models.base import Model
-from .session import Session
+from .session import Session, SessionBusyError
+from .summaries import identified, weight_scale, weight_scale_attrs
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -83,6 +85,11 @@ class Chains:
         self.sessions = [Session(model, corpus, seed + c, **session_options)
                          for c in range(n_chains)]
         self.seed = int(seed)
+        self._owner_lock = threading.Lock()
+        self._owner: threading.Thread | None = None   # the thread whose run is in progress
+        # a stop asked of the run as a whole: its sessions' runs are started afresh for each
+        # chunk between callbacks, and a session drops a stop that comes between its runs
+        self._stop = threading.Event()
 
     @staticmethod
     def _client(backend: Any) -> Any:
@@ -131,12 +138,31 @@ class Chains:
         every = check.integer("every", every, low=1)
         if callback is not None and not callable(callback):
             raise TypeError(f"callback must be callable, got {type(callback).__name__}")
+        me = threading.current_thread()
+        with self._owner_lock:
+            # one run at a time: a second would interleave the chains' blocks (or, on Dask,
+            # replace the sessions with its own copies), silently
+            if self._owner is not None:
+                where = "this thread (a callback may not start another run)" \
+                    if self._owner is me else f"thread {self._owner.name!r}"
+                raise SessionBusyError(f"these Chains are already running in {where}; one "
+                                       f"run at a time: call request_stop() and wait for it "
+                                       f"to return")
+            self._owner = me
+            self._stop.clear()
+        try:
+            return self._run(n, callback, every)
+        finally:
+            with self._owner_lock:
+                self._owner = None
+
+    def _run(self, n: int, callback: Callable[["Chains"], Any] | None, every: int) -> int:
         start = self.n_sweeps
         while self.n_sweeps < start + n:
             step = min(every if callback is not None else n, start + n - self.n_sweeps)
             target = self.n_sweeps + step
             self._run_to(target)
-            if self.n_sweeps < target:   # stopped
+            if self.n_sweeps < target or self._stop.is_set():   # stopped
                 break
             if callback is not None and callback(self) is False:
                 break
@@ -181,6 +207,7 @@ class Chains:
     def request_stop(self) -> None:
         """Ask every chain running on threads to stop after its current block (chains on a
         Dask cluster finish their current call)."""
+        self._stop.set()
         for s in self.sessions:
             s.request_stop()
 
@@ -219,12 +246,17 @@ class Chains:
         a = self.topic_alignment()
         return a.pivot(index="chain", columns="topic", values="chain_topic").to_numpy()
 
-    def weight_draws(self, burn: int = 0, align: bool = True) -> F64:
+    def weight_draws(self, burn: int = 0, align: bool = True,
+                     scale: str = "identified") -> F64:
         """(chain, draw, task, feature) weights of sweeps ``burn + 1 .. n_sweeps``, topic
-        columns aligned to chain 0's (``topic_alignment``) unless ``align`` is False."""
+        columns aligned to chain 0's (``topic_alignment``) unless ``align`` is False, on the
+        ``scale`` of ``Session.coefficients`` (``"identified"``, the default: with an
+        intercept each class's topic weights centred and their mean in the intercept;
+        ``"raw"``: as sampled; ``topicsup.summaries``)."""
         self._check_supervised()
         burn = self._burn(burn)
         align = check.flag("align", align)
+        scale = weight_scale(scale)
         K = self.model.K
         perms = self._permutations() if align else None
         out = []
@@ -233,7 +265,9 @@ class Chains:
             if perms is not None:
                 eta = np.concatenate([eta[:, :, perms[c]], eta[:, :, K:]], axis=2)
             out.append(eta)
-        return np.stack(out)
+        draws = np.stack(out)
+        kinds = self.sessions[0].problem.feature_kinds
+        return identified(draws, kinds) if scale == "identified" else draws
 
     def _check_supervised(self) -> None:
         if not self.model.supervised:
@@ -248,17 +282,19 @@ class Chains:
         """Chain 0's feature names (topics by their top words, then the covariates)."""
         return self.sessions[0].feature_names()
 
-    def diagnostics(self, burn: int | None = None, engine: str = "auto") -> pd.DataFrame:
+    def diagnostics(self, burn: int | None = None, engine: str = "auto",
+                    scale: str = "identified") -> pd.DataFrame:
         """R-hat and effective sample sizes (``topicsup.diagnostics``, ArviZ's definitions)
         over sweeps ``burn + 1 .. n_sweeps`` (default: the second half): one row for the log
-        joint and, for a supervised model, one per weight (topics aligned). Columns
-        ``quantity``, ``task``, ``feature``, ``mean``, ``sd``, ``r_hat``, ``ess_bulk``,
-        ``ess_tail``."""
+        joint and, for a supervised model, one per weight (topics aligned, on ``scale``, as
+        ``weight_draws``). Columns ``quantity``, ``task``, ``feature``, ``mean``, ``sd``,
+        ``r_hat``, ``ess_bulk``, ``ess_tail``."""
         burn = self._burn(burn)
+        scale = weight_scale(scale)
         rows = [{"quantity": "log_joint", "task": None, "feature": None,
                  **diagnostics.summary(self.log_joint()[:, burn:], engine)}]
         if self.model.supervised:
-            eta = self.weight_draws(burn)
+            eta = self.weight_draws(burn, scale=scale)
             tasks = self.sessions[0].problem.task_names
             names = self.feature_names()
             for t, task in enumerate(tasks):
@@ -268,16 +304,20 @@ class Chains:
         return pd.DataFrame(rows, columns=["quantity", "task", "feature", "mean", "sd",
                                            "r_hat", "ess_bulk", "ess_tail"])
 
-    def convergence(self, every: int = 1, weights: bool = False) -> pd.DataFrame:
+    def convergence(self, every: int = 1, weights: bool = False,
+                    scale: str = "identified") -> pd.DataFrame:
         """R-hat as the chains run: at every ``every``-th sweep s, over the second half of
         the draws so far (sweeps s//2 + 1 .. s), the R-hat and bulk ESS of the log joint and,
-        with ``weights``, the largest R-hat over the (aligned) weights. A tidy frame:
+        with ``weights``, the largest R-hat over the (aligned) weights on ``scale`` (as
+        ``weight_draws``). A tidy frame:
         ``sweep``, ``quantity`` (``log_joint``, ``max_weight``), ``r_hat``, ``ess_bulk``.
         Computed by the port in ``topicsup.diagnostics`` (fast; equal to ArviZ's)."""
         every = check.integer("every", every, low=1)
         weights = check.flag("weights", weights)
+        scale = weight_scale(scale)
         lj = self.log_joint()
-        eta = self.weight_draws(0) if weights and self.model.supervised else None
+        eta = self.weight_draws(0, scale=scale) if weights and self.model.supervised \
+            else None
         rows = []
         for s in range(every, self.n_sweeps + 1, every):
             half = lj[:, s // 2:s]
@@ -292,7 +332,7 @@ class Chains:
                              else float("nan"), "ess_bulk": float("nan")})
         return pd.DataFrame(rows, columns=["sweep", "quantity", "r_hat", "ess_bulk"])
 
-    def to_arviz(self, burn: int = 0, align: bool = True) -> Any:
+    def to_arviz(self, burn: int = 0, align: bool = True, scale: str = "identified") -> Any:
         """The chains for ArviZ, sweeps ``burn + 1 .. n_sweeps``: an ``InferenceData`` with
         ArviZ 0.x, an xarray ``DataTree`` with ArviZ 1.x (Python >= 3.12), of the same
         groups, variables, dims, coords and attrs. ``posterior`` with the weights ``eta``
@@ -300,18 +340,21 @@ class Chains:
         ``align`` is False) and ``sample_stats`` with ``lp`` (the log joint),
         ``acceptance_rate`` (samplers that make Metropolis-Hastings proposals: the
         share of proposals accepted in the sweep) and ``topic_change_rate``. The draw
-        coordinate is the sweep number."""
+        coordinate is the sweep number. The weights are on ``scale`` (as ``weight_draws``:
+        the scale of ``coefficients`` and the forest plot), named in the attributes
+        (``weight_scale``)."""
         burn = self._burn(burn)
         align = check.flag("align", align)
+        scale = weight_scale(scale)
         s0 = self.sessions[0]
-        eta = self.weight_draws(burn, align) if self.model.supervised else None
+        eta = self.weight_draws(burn, align, scale) if self.model.supervised else None
         return to_inference_data(
             [s.history for s in self.sessions], burn, self.n_sweeps,
             bool(self.model.proposal_kinds), eta,
             s0.problem.task_names if eta is not None else (),
             self.feature_names() if eta is not None else (),
             {"model": repr(self.model), "seeds": [s.seed for s in self.sessions],
-             "topics_aligned": align})
+             "topics_aligned": align, **weight_scale_attrs(scale, eta is not None)})
 
     def __repr__(self) -> str:
         where = "threads" if self.client is None else "dask"

@@ -717,6 +717,10 @@ def load_20newsgroups(subset: str = "train", categories: Iterable[str] | None = 
         rows = _select(frame, "train", cats) if return_frame else None
     else:
         rows = _select(frame, "test", cats)
+        if rows.empty:   # a train-only archive (or one whose test folder lacks these groups)
+            raise ValueError(f"the archive {key[0]!r} has no test posts (no folder "
+                             f"{_TEST_DIR}/<newsgroup>/<id>) for newsgroup(s) {list(cats)}; "
+                             f"use subset='train', or the full 20news-bydate archive")
         mapped = train.map(rows["text"].tolist(), rows["newsgroup"].tolist(), empty="keep")
         prep.update({"n_documents_raw": len(rows),
                      "n_empty": int(np.count_nonzero(mapped.doc_lengths == 0))})

@@ -562,21 +562,28 @@ class Session(Readouts, HeldOut):
         """Model, corpus, progress and the latest metrics in one Series."""
         return self.readout(summaries.summary, self.seed, self.in_sweep)
 
-    def to_arviz(self, burn: int = 0) -> Any:
+    def to_arviz(self, burn: int = 0, scale: str = "identified") -> Any:
         """This chain's sweeps ``burn + 1 ..`` for ArviZ (0.x: ``InferenceData``; 1.x: a
         ``DataTree``): ``posterior`` ``eta`` (a supervised model) and ``sample_stats``
         ``lp``, ``acceptance_rate``, ``topic_change_rate``, draws numbered by sweep
-        (``history.to_inference_data``; several chains: ``Chains.to_arviz``)."""
+        (``history.to_inference_data``; several chains: ``Chains.to_arviz``). The weights
+        are on ``scale``, the scale of ``coefficients`` and the forest plot
+        (``"identified"``, the default, or ``"raw"``; ``topicsup.summaries``), named in the
+        attributes (``weight_scale``)."""
         burn = check.integer("burn", burn, low=0)
+        scale = summaries.weight_scale(scale)
         with self._lock:
             sup = self.model.supervised
             eta = kept_draws(self._record.trace("eta"), self.n_sweeps, burn,
                              self.n_sweeps)[None] if sup and self.n_sweeps > burn else None
+            if eta is not None and scale == "identified":
+                eta = summaries.identified(eta, self.problem.feature_kinds)
             return to_inference_data(
                 [self._record.history.frame()], burn, self.n_sweeps,
                 bool(self.model.proposal_kinds), eta, self.problem.task_names,
                 self.feature_names() if sup else (),
-                {"model": repr(self.model), "seeds": [self.seed], "topics_aligned": False})
+                {"model": repr(self.model), "seeds": [self.seed], "topics_aligned": False,
+                 **summaries.weight_scale_attrs(scale, eta is not None)})
 
     def __repr__(self) -> str:
         choice = self.sampler_choice

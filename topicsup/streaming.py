@@ -201,6 +201,8 @@ class Tokenizer:
                     toks.append(self.split(t))
                 except TypeError as e:
                     raise TypeError(f"tokenizer on texts[{first + d}]: {e}") from None
+                except ValueError as e:   # the tokenizer raised: its error is the cause
+                    raise ValueError(f"tokenizer on texts[{first + d}]: {e}") from e.__cause__
             flat = [w for doc in toks for w in doc]
             cps, tok_ptr = code_points(flat)
             doc_tok = np.zeros(len(toks) + 1, np.int64)

@@ -83,6 +83,20 @@ def weight_scale(scale: str) -> str:
     return check.choice("scale", scale, WEIGHT_SCALES)
 
 
+SCALE_MEANING = {
+    "identified": "with an intercept, each task's topic weights centred (eta_tk - mean_j "
+                  "eta_tj) and their mean added to the intercept: what the likelihood "
+                  "determines (the scale of coefficients() and the forest plot)",
+    "raw": "the weights as sampled (their level within a task is set by the prior alone "
+           "when the model has an intercept)"}
+
+
+def weight_scale_attrs(scale: str, has_weights: bool) -> dict[str, str]:
+    """The ArviZ export's attributes naming the weights' scale (none without weights)."""
+    return {"weight_scale": scale, "weight_scale_meaning": SCALE_MEANING[scale]} \
+        if has_weights else {}
+
+
 def coefficient_table(draws: Array, tasks: Sequence[str], features: Sequence[str],
                       kinds: Sequence[str], interval: float, scale: str = "identified",
                       n_samples: int | None = None) -> pd.DataFrame:

@@ -104,9 +104,14 @@ def callable_name(fn: Callable[..., Any]) -> str:
 def custom_tokenizer(tokenizer: Callable[[str], Iterable[str]], min_length: int,
                       stops: frozenset[str]) -> Callable[[str], list[str]]:
     """A user's tokenizer with the stop words and ``min_length`` applied after it; a
-    ``TypeError`` when it returns anything but an iterable of str."""
+    ``TypeError`` when it returns anything but an iterable of str, a ``ValueError`` naming
+    it when it raises (its own error as the cause)."""
     def split(text: str) -> list[str]:
-        out = tokenizer(text)
+        try:
+            out = tokenizer(text)
+        except Exception as e:
+            raise ValueError(f"{callable_name(tokenizer)} raised {type(e).__name__}: {e}") \
+                from e
         if isinstance(out, (str, bytes)) or not isinstance(out, Iterable):
             raise TypeError(f"must return an iterable of str tokens, got {type(out).__name__}")
         tokens = list(out)

@@ -313,6 +313,26 @@ def test_a_dropped_session_releases_the_workers_memory(client, corpus):
     assert sum(client.run(_drop, t.backend.token).values()) == 2   # held until dropped
 
 
+def test_a_closed_client_is_refused_by_name(corpus):
+    """A DaskBackend on a closed client, or whose client was closed before a run (issue
+    50): a ValueError saying so, where the first call said only that an event loop was
+    closed; the session's chain is where it was."""
+    c = distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
+                           dashboard_address=None)
+    c.close()
+    with pytest.raises(ValueError, match="client is closed: create a new distributed.Client"):
+        DaskBackend(c)
+    c = distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
+                           dashboard_address=None)
+    s = Session(MODELS["lda-sparse"], corpus, seed=1, backend=DaskBackend(c))
+    c.close()
+    with pytest.raises(ValueError, match="client is closed"):
+        s.run(1)
+    assert s.n_sweeps == 0 and not s.in_sweep
+    s.use_backend(None)
+    assert s.run(1) == 1
+
+
 def test_bad_backends_are_refused_by_name(client, corpus):
     with pytest.raises(ValueError, match="sampler='gibbs'"):
         Session(LDA(K=4), corpus, backend=DaskBackend(client))

@@ -15,8 +15,9 @@ Proven here:
 * the chain is bit-identical on 1 and 2 threads (fresh processes, ``NUMBA_NUM_THREADS``),
   the same with the ``threads`` setting in one process, the same for the same seed and
   block size, and a checkpoint taken part-way through a sweep continues it bit for bit;
-* it is labelled an approximation (``exact is False``), built through
-  ``LDA(sampler="partitioned", partitions=2)``, and refused by a supervised model.
+* it is labelled an approximation (``exact is False``) at P > 1, built through
+  ``LDA(sampler="partitioned", partitions=2)``, and exact at P = 1; refused by a supervised
+  model.
 """
 
 from __future__ import annotations
@@ -336,11 +337,22 @@ def test_same_seed_same_chain_and_across_a_checkpoint(tmp_path):
 
 
 def test_labelled_as_an_approximation_and_lda_only():
+    """Approximate at P > 1 (the class, what sampler="auto" reads, and the instance), exact
+    at P = 1 in every label (the status line, the summary)."""
     cls = REGISTRY.get("partitioned")
     assert cls.exact is False
     assert REGISTRY.get("sparse_gibbs").exact is True and REGISTRY.get("gibbs").exact is True
     model = LDA(sampler="partitioned", partitions=2)
     assert model.topic_sampler.partitions == 2 and not model.topic_sampler.exact
+    # one partition is the exact sweep the enumeration above tests: labelled so (issue 50)
+    one = LDA(K=3, sampler="partitioned", partitions=1)
+    assert one.topic_sampler.exact
+    from topicsup.synthetic import make_synthetic
+    from topicsup.widgets.dashboard import sampler_html
+    corpus = make_synthetic(n_docs=20, n_topics=3, doc_length=10, seed=1).corpus
+    s1, s2 = Session(one, corpus, seed=0), Session(LDA(K=3, sampler="partitioned"), corpus)
+    assert "approximate" not in sampler_html(s1) and "approximate" in sampler_html(s2)
+    assert s1.summary()["sampler_exact"] and not s2.summary()["sampler_exact"]
     with pytest.raises(ValueError, match="got 'partitioned'"):
         SupervisedLDA(K=3, sampler="partitioned")
     with pytest.raises(ValueError, match="partitions"):

@@ -120,7 +120,12 @@ def test_precompile_names_its_models_and_compiles_them(capsys):
     from topicsup import precompile
     with pytest.raises(SystemExit):
         precompile.main(["NoSuchModel"])
-    assert "unknown models ['NoSuchModel']" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err.startswith("usage: ") and "unknown models ['NoSuchModel']" in err
+    with pytest.raises(SystemExit):   # the flag an analyst tries first: the usage line too
+        precompile.main(["--model", "nosuch"])
+    err = capsys.readouterr().err
+    assert err.startswith("usage: ") and "[models ...]" in err and "--model" in err
     seconds = precompile.main(["LDA"])
     assert set(seconds) == {"LDA"} and seconds["LDA"] >= 0
     assert set(precompile.ALL_MODELS) <= set(warmup.FIRST_RUN_SECONDS)

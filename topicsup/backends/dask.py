@@ -321,6 +321,14 @@ def _changes(before: I32, after: I32, K: int) -> tuple[Array | None, Array]:
 
 
 # ---------------------------------------------------------------------- driver side
+def _check_open(client: Any) -> None:
+    """A closed client is named, where its first call would say only that its event loop
+    is closed."""
+    if client.status in ("closing", "closed"):
+        raise ValueError(f"client is {client.status}: create a new distributed.Client (and "
+                         f"a DaskBackend on it), or use the threaded backend")
+
+
 def _release(client: Any, token: str) -> None:
     """Forget a session's partitions on every worker (at its garbage collection)."""
     try:
@@ -412,6 +420,7 @@ class DaskBackend(Backend):
         if not isinstance(client, distributed.Client):
             raise TypeError(f"client must be a distributed.Client, got "
                             f"{type(client).__name__}")
+        _check_open(client)
         if partitions is not None:
             partitions = check.integer("partitions", partitions, low=1, high=1_000_000)
         self.client = client
@@ -597,6 +606,7 @@ class DaskBackend(Backend):
 
     def sweep_documents(self, tokens: Tokens, counts: Counts, step: DocumentStep, d_start: int,
                         d_end: int, z_prev: I32, info: F64) -> None:
+        _check_open(self.client)
         t0 = time.perf_counter()
         futures: list[Any] = []
         todo: list[Placement] = []

@@ -155,6 +155,14 @@ class LDA(Model):
                                               high=2**62)
         own["optimize_burn_in"] = check.integer("optimize_burn_in", own["optimize_burn_in"],
                                                 low=0, high=2**62)
+        if own["optimize"] is None:
+            # the schedule of updates that never happen: refused, as a part's unused setting
+            unused = [f"{name}={own[name]!r}" for name in ("optimize_every", "optimize_burn_in")
+                      if own[name] != LDA.OWN[name]]
+            if unused:
+                raise ValueError(f"{', '.join(unused)} would be ignored: nothing is learned "
+                                 f"without optimize ('alpha', 'beta' or 'alpha+beta'); set "
+                                 f"optimize, or leave them at their defaults")
         return own
 
     # ------------------------------------------------------------------ parts and capabilities

@@ -91,6 +91,9 @@ class Partitioned(TopicSampler):
                                                high=MAX_PARTITIONS))
         set_(self, "kernel", check.choice("kernel", self.kernel, KERNELS))
         set_(self, "threads", check.integer("threads", self.threads, low=0, high=4096))
+        # the class's answer for this instance, as the light sampler's: one group never has
+        # stale totals, an exact collapsed Gibbs sweep (tested by enumeration)
+        set_(self, "exact", self.partitions == 1)
 
     @property
     def sparse(self) -> bool:
