@@ -227,6 +227,43 @@ def test_the_scaling_pages_quote_the_dask_benchmark():
     _shown(quoted.group(4), old.dask_over_threads)
 
 
+def test_the_light_samplers_figures_are_the_recheck_and_the_first_run():
+    """README.md's light throughput and docs/benchmarks.md's paragraph on its slowdown are
+    the re-measurement's (``results/light_recheck``) and, for the ratio, the first run's."""
+    now = pd.read_csv(RESULTS / "light_recheck" / "samplers_throughput.csv").set_index(
+        ["K", "sampler"])["tokens_per_second"] / 1e6
+    then = pd.read_csv(RESULTS / "samplers_throughput.csv").set_index(
+        ["K", "sampler"])["tokens_per_second"] / 1e6
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    quoted = re.search(r"light: (\S+) M tokens/s at K = 100, (\S+) at K = 2000, one core "
+                       r"\(tomotopy (\S+) and (\S+) in the same run", readme)
+    assert quoted
+    for cell, value in zip(quoted.groups(), (now[(100, "light")], now[(2000, "light")],
+                                             now[(100, "tomotopy")], now[(2000, "tomotopy")])):
+        _shown(cell, value)
+    page = " ".join((ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8").split())
+    quoted = re.search(r"light (\S+) M tokens/s at K = 100 and (\S+) at K = 2000, tomotopy "
+                       r"(\S+) and (\S+)\. Tomotopy is where it was \((\S+) and (\S+)\).*?"
+                       r"takes (\S+)x its time of 2026-11-21 at K = 100", page)
+    assert quoted
+    for cell, value in zip(quoted.groups(), (
+            now[(100, "light")], now[(2000, "light")], now[(100, "tomotopy")],
+            now[(2000, "tomotopy")], then[(100, "tomotopy")], then[(2000, "tomotopy")],
+            then[(100, "light")] / now[(100, "light")])):
+        _shown(cell, value)
+    seconds = pd.read_csv(RESULTS / "light_recheck" / "samplers_throughput.csv").set_index(
+        ["K", "sampler"])["median_sweep_seconds"]
+    log = " ".join((ROOT / "CHANGELOG.md").read_text(encoding="utf-8").split())
+    quoted = re.search(r"\(`benchmarks/results/light_recheck`\): (\S+) M tokens/s at K = 100, "
+                       r"where README said (\S+) from", log)
+    assert quoted
+    _shown(quoted.group(1), now[(100, "light")])
+    _shown(quoted.group(2), then[(100, "light")])
+    quoted = re.search(r"The flatness in K holds \((\S+)x from K = 100 to 2000", page)
+    assert quoted
+    _shown(quoted.group(1), seconds[(2000, "light")] / seconds[(100, "light")])
+
+
 def test_the_changelogs_figures_of_this_round_are_measured():
     """CHANGELOG.md's weight-step and Dask-reply figures, and docs/scaling.md's size of a
     reply of every topic, are the committed results'."""
