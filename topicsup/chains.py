@@ -33,7 +33,8 @@ from .history import kept_draws, to_inference_data
 from .kernels.threads import concurrent_kernels_safe
 from .models import LDA
 from .models.base import Model
-from .session import Session, SessionBusyError
+from .interrupts import one_run
+from .session import Session
 from .summaries import identified, weight_scale, weight_scale_attrs
 
 if TYPE_CHECKING:
@@ -85,7 +86,7 @@ class Chains:
         self.sessions = [Session(model, corpus, seed + c, **session_options)
                          for c in range(n_chains)]
         self.seed = int(seed)
-        self._owner_lock = threading.Lock()
+        self._owner_lock = threading.RLock()
         self._owner: threading.Thread | None = None   # the thread whose run is in progress
         # a stop asked of the run as a whole: its sessions' runs are started afresh for each
         # chunk between callbacks, and a session drops a stop that comes between its runs
@@ -138,23 +139,10 @@ class Chains:
         every = check.integer("every", every, low=1)
         if callback is not None and not callable(callback):
             raise TypeError(f"callback must be callable, got {type(callback).__name__}")
-        me = threading.current_thread()
-        with self._owner_lock:
-            # one run at a time: a second would interleave the chains' blocks (or, on Dask,
-            # replace the sessions with its own copies), silently
-            if self._owner is not None:
-                where = "this thread (a callback may not start another run)" \
-                    if self._owner is me else f"thread {self._owner.name!r}"
-                raise SessionBusyError(f"these Chains are already running in {where}; one "
-                                       f"run at a time: call request_stop() and wait for it "
-                                       f"to return")
-            self._owner = me
-            self._stop.clear()
-        try:
+        # one run at a time: a second would interleave the chains' blocks (or, on Dask,
+        # replace the sessions with its own copies), silently
+        with one_run(self, "these Chains are", ""):
             return self._run(n, callback, every)
-        finally:
-            with self._owner_lock:
-                self._owner = None
 
     def _run(self, n: int, callback: Callable[["Chains"], Any] | None, every: int) -> int:
         start = self.n_sweeps

@@ -34,7 +34,7 @@ from .backends import Backend, Threads, resolve as resolve_backend
 from .corpus import Corpus
 from .heldout import HeldOut
 from .history import STEP_SECONDS, Record, is_timing, kept_draws, to_inference_data
-from .interrupts import SigintStop
+from .interrupts import SessionBusyError, SigintStop, one_run
 from .kernels import info as info_layout
 from .kernels.rng import seed_state
 from .models import LDA
@@ -57,10 +57,6 @@ def warmup_documents(corpus: Corpus) -> np.ndarray:
         elif values.ndim == 2:
             picked.update(int(np.argmax(col)) for col in values.T if col.any())
     return np.array(sorted(picked), dtype=np.int64)
-
-
-class SessionBusyError(RuntimeError):
-    """``Session.run`` called while another run of the same session is in progress."""
 
 
 class Session(Readouts, HeldOut):
@@ -477,27 +473,9 @@ class Session(Readouts, HeldOut):
                                     f"next run continues the same chain")
         return done
 
-    @contextlib.contextmanager
-    def _owned(self) -> Iterator[None]:
+    def _owned(self) -> contextlib.AbstractContextManager[None]:
         """Make the calling thread the session's one runner for the duration."""
-        me = threading.current_thread()
-        with self._owner_lock:
-            if self._owner is not None:
-                where = "this thread (a callback may not start another run)" \
-                    if self._owner is me else f"thread {self._owner.name!r}"
-                raise SessionBusyError(f"this Session is already running in {where}; one run "
-                                       f"at a time: call request_stop() and wait for it to "
-                                       f"return, or use another Session")
-            # cleared before ownership shows (running): a stop requested by a thread that
-            # sees this run is then never wiped out by the run's own start
-            self._stop.clear()
-            self._owner = me
-        try:
-            yield
-        finally:
-            with self._owner_lock:
-                self._owner = None
-                self._stop.clear()   # a stop that came after the last block ends with its run
+        return one_run(self, "this Session is", ", or use another Session")
 
     @contextlib.contextmanager
     def _interrupts_stop(self) -> Iterator[SigintStop]:

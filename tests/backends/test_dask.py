@@ -19,7 +19,7 @@ from topicsup.session import Session, is_timing  # noqa: E402
 from topicsup.synthetic import make_synthetic  # noqa: E402
 from topicsup.backends.dask import _changes, _drop  # noqa: E402
 from topicsup.testing.faults import (arm_worker_exit, arm_worker_exit_drawing_phi,  # noqa
-                                     exit_now)
+                                     corrupt_column_sums, exit_now)
 
 SWEEPS = 3
 
@@ -194,6 +194,27 @@ def test_a_vocabulary_of_several_shards_gives_the_threaded_chain(client):
     s.close()
 
 
+def test_a_workers_bad_column_sums_are_refused_before_use(client, corpus):
+    """A worker replying column sums of Phi that are not finite: a RuntimeError naming it
+    and its rows, before any worker sweeps with them; nothing of the sweep is applied, and
+    with sound replies again the chain is the threaded one."""
+    ref = Session(MODELS["lda-sparse"], corpus, seed=6)
+    ref.run(SWEEPS)
+    s = Session(MODELS["lda-sparse"], corpus, seed=6, backend=DaskBackend(client))
+    s.run(1)
+    before = s.state.counts.z.copy()
+    client.run(corrupt_column_sums, True)
+    try:
+        with pytest.raises(RuntimeError, match=r"replied column sums .*rows of Phi of words"):
+            s.run(1)
+    finally:
+        client.run(corrupt_column_sums, False)
+    assert s.n_sweeps == 1 and np.array_equal(s.state.counts.z, before)
+    s.run(SWEEPS - 1)
+    assert_same_chain(ref, s)
+    s.close()
+
+
 def test_checkpoint_and_resume_on_the_cluster(client, corpus, tmp_path):
     """A chain saved part-way through a threaded sweep and resumed on the cluster, then
     saved on the cluster and resumed on threads, equals the uninterrupted threaded chain."""
@@ -317,20 +338,25 @@ def test_a_closed_client_is_refused_by_name(corpus):
     """A DaskBackend on a closed client, or whose client was closed before a run (issue
     50): a ValueError saying so, where the first call said only that an event loop was
     closed; the session's chain is where it was."""
-    c = distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-                           dashboard_address=None)
-    c.close()
-    with pytest.raises(ValueError, match="client is closed: create a new distributed.Client"):
-        DaskBackend(c)
-    c = distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
-                           dashboard_address=None)
-    s = Session(MODELS["lda-sparse"], corpus, seed=1, backend=DaskBackend(c))
-    c.close()
-    with pytest.raises(ValueError, match="client is closed"):
-        s.run(1)
-    assert s.n_sweeps == 0 and not s.in_sweep
-    s.use_backend(None)
-    assert s.run(1) == 1
+    # in-process: ":0", a free port for its dashboard (None would ask for 8787, in use)
+    cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                       dashboard_address=":0")
+    try:
+        c = distributed.Client(cluster)
+        c.close()
+        with pytest.raises(ValueError,
+                           match="client is closed: create a new distributed.Client"):
+            DaskBackend(c)
+        c = distributed.Client(cluster)
+        s = Session(MODELS["lda-sparse"], corpus, seed=1, backend=DaskBackend(c))
+        c.close()
+        with pytest.raises(ValueError, match="client is closed"):
+            s.run(1)
+        assert s.n_sweeps == 0 and not s.in_sweep
+        s.use_backend(None)
+        assert s.run(1) == 1
+    finally:
+        cluster.close()
 
 
 def test_bad_backends_are_refused_by_name(client, corpus):

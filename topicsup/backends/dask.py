@@ -7,9 +7,10 @@ matrix: neither here nor there; the kernel counts a document's topics in its tur
 
 1. draws Phi on the workers: each worker that holds documents gets the rows of n_wk of a
    range of word chunks and draws those rows of Phi (unnormalised, ``_draw_shard``); the
-   chunks' column sums come back and are added here in chunk order, as the threaded draw
-   adds them (``kernels.partially_collapsed.draw_phi``'s steps: the same bits), and the
-   normalisers go out with the sweep's inputs;
+   chunks' column sums come back (checked: their shape, finite, non-negative) and are added
+   here in chunk order, as the threaded draw adds them
+   (``kernels.partially_collapsed.draw_phi``'s steps: the same bits), and the normalisers go
+   out with the sweep's inputs;
 2. sends each partition the sweep's small inputs: the stream key, the weights and, for a
    supervised model, its documents' slice of the labels, the augmentation (b, w) and the
    covariate scores (direct to its worker);
@@ -86,6 +87,8 @@ _SERIAL = threading.Lock()   # kernels one at a time under numba's workqueue lay
 _before_partition_hook: Callable[[int], object] | None = None
 # the same at the start of drawing shard i of Phi (``_draw_shard``)
 _before_shard_hook: Callable[[int], object] | None = None
+# replaces a shard's column sums in the reply (the tests corrupt them through it)
+_column_sums_hook: Callable[[F64], Any] | None = None
 
 
 class WorkerLostError(RuntimeError):
@@ -196,8 +199,8 @@ def _draw_shard(index: int, c0: int, n_wk: I32, n_k: I32, beta: float, key: Rng
     return partial, phi
 
 
-def _column_sums(shard: tuple[F64, F64]) -> F64:
-    return shard[0]
+def _column_sums(shard: tuple[F64, F64]) -> Any:
+    return shard[0] if _column_sums_hook is None else _column_sums_hook(shard[0])
 
 
 def assemble_phi(shards: list[tuple[F64, F64]], inv: F64, empty: F64, empty_topics: I64,
@@ -559,6 +562,14 @@ class DaskBackend(Backend):
         sums = self._wait([self.client.submit(_column_sums, f, workers=[p.worker],
                                               allow_other_workers=False, pure=False)
                            for f, p in zip(shards, where)], where, what="drawing Phi")
+        for part, p in zip(sums, where):
+            # the column sums decide every worker's Phi: checked whole before they are used
+            rows = (p.w1 - p.w0 + pc.PHI_CHUNK - 1) // pc.PHI_CHUNK
+            if not (isinstance(part, np.ndarray) and part.shape == (rows, K)
+                    and np.isfinite(part).all() and (part >= 0).all()):
+                raise RuntimeError(f"worker {p.worker} replied column sums of shape "
+                                   f"{getattr(part, 'shape', None)} (or not finite and "
+                                   f"non-negative) for {p.holding()}; expected ({rows}, {K})")
         inv = pc.normalisers(np.concatenate(sums), counts.n_k)
         empty_topics = np.flatnonzero(counts.n_k == 0).astype(np.int64)
         empty = np.empty((V, empty_topics.size))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from typing import Callable
 
+import numpy as np
+
 from ..backends import dask as backend
 
 
@@ -24,6 +26,14 @@ def arm_worker_exit(partition: int) -> None:
 def arm_worker_exit_drawing_phi(shard: int) -> None:
     """Run on a worker: its process exits when it starts drawing shard ``shard`` of Phi."""
     backend._before_shard_hook = _exit_at(shard)
+
+
+def corrupt_column_sums(on: bool) -> None:
+    """Run on a worker: the column sums of Phi it replies are NaN (``on``), or its own
+    again."""
+    def nan(sums: np.ndarray) -> np.ndarray:
+        return np.full_like(sums, np.nan)
+    backend._column_sums_hook = nan if on else None
 
 
 def exit_now() -> None:
