@@ -281,3 +281,62 @@ def test_the_changelogs_figures_of_this_round_are_measured():
     quoted = re.search(r"\(4 bytes, (\S+) MB a sweep\s+here\)", scaling)
     assert quoted
     _shown(quoted.group(1), 4 * k100.n_tokens / 1e6)
+
+
+def test_the_prevalence_coverage_figures_are_the_benchmarks():
+    """docs/prevalence.md's coverage table, its ranges and models.md's sigma figures are
+    benchmarks/results/prevalence_coverage."""
+    measured = pd.read_csv(RESULTS / "prevalence_coverage" / "coverage.csv")
+    cov = {(r.tokens, r.strength, r.generator, r.model): r.coverage
+           for r in measured.itertuples()}
+    page = ROOT / "docs" / "prevalence.md"
+    rows = _rows(page, "| tokens per document | strength")
+    assert len(rows) * 3 == len(measured)
+    for tokens, strength, generator, lda, dmr, narrow in rows:
+        key = (tokens, float(strength), generator)
+        _shown(lda, cov[(*key, "LDA(alpha=0.5)")])
+        _shown(dmr, cov[(*key, "DMR()")])
+        _shown(narrow, cov[(*key, "DMR(sigma=1)")])
+    text = page.read_text(encoding="utf-8")
+    by = measured.groupby("model")["coverage"]
+    lo, hi = by.min(), by.max()
+    assert (f"DMR's\n90% intervals cover {lo['DMR()']:.3f}-{hi['DMR()']:.3f} of the truth, "
+            f"LDA's {lo['LDA(alpha=0.5)']:.3f}-{hi['LDA(alpha=0.5)']:.3f}") in text
+    assert f"cover as little as {lo['DMR(sigma=1)']:.3f}" in text
+    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert (f"cover {lo['DMR()']:.3f}-{hi['DMR()']:.3f} of the class means on corpora no\n"
+            f"  topic model drew, where LDA's cover "
+            f"{lo['LDA(alpha=0.5)']:.3f}-{hi['LDA(alpha=0.5)']:.3f}") in changelog
+    first = measured[(measured.tokens == "60-100") & (measured.generator == "logistic")]
+    c = dict(zip(first.model, first.coverage))
+    models = (ROOT / "docs" / "models.md").read_text(encoding="utf-8")
+    assert f"({c['DMR(sigma=1)']:.3f} against {c['DMR()']:.3f} on\nthe logistic-normal" in models
+
+
+def test_the_dmr_speed_figures_are_the_benchmarks():
+    """docs/models.md's DMR table and README's DMR row are benchmarks/results/dmr, and the
+    README's coverage figures are benchmarks/results/prevalence_coverage."""
+    m = pd.read_csv(RESULTS / "dmr" / "speed.csv")
+    speed = {(r.K, r.model.split(" (")[0] if r.library == "tomotopy" else r.model): r
+             for r in m.itertuples()}
+    every = "DMR (lambda sampled every sweep)"
+    tenth = "DMR (lambda sampled every 10 sweeps)"
+    rows = _rows(ROOT / "docs" / "models.md", "| K | DMR, lambda every sweep")
+    assert len(rows) == 2
+    for k, one, ten, tomotopy in rows:
+        K = int(k)
+        _shown(one, speed[K, every].s_per_sweep)
+        _shown(one.split("lambda ")[1], 100 * speed[K, every].lambda_share)
+        _shown(ten, speed[K, tenth].s_per_sweep)
+        _shown(tomotopy, speed[K, "DMRModel"].s_per_sweep)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    row = next(line for line in readme.splitlines() if line.startswith("| `DMR` |"))
+    speed_cell = row.split("|")[4]
+    assert (f"{speed[20, tenth].s_per_sweep:.3f} s/sweep at K = 20 with lambda drawn every 10 "
+            f"sweeps, tomotopy's `DMRModel` {speed[20, 'DMRModel'].s_per_sweep:.3f}; "
+            f"{speed[20, every].s_per_sweep:.3f} drawn every sweep") in speed_cell
+    cov = pd.read_csv(RESULTS / "prevalence_coverage" / "coverage.csv")
+    first = cov[(cov.tokens == "60-100") & (cov.generator == "flipped")]
+    c = dict(zip(first.model, first.coverage))
+    assert (f"cover {c['DMR()']:.3f} with 15% wrong labels where LDA's cover "
+            f"{c['LDA(alpha=0.5)']:.3f}") in row

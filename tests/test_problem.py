@@ -15,7 +15,7 @@ from topicsup.corpus import Corpus, Labels
 from topicsup.inspector import TokenInspector
 from topicsup.kernels.counts import tokens_of
 from topicsup.losses import REGISTRY as LOSSES
-from topicsup.models import LDA, PDPLDA, HDPLDA, MCMedLDA, SupervisedLDA
+from topicsup.models import DMR, LDA, PDPLDA, HDPLDA, MCMedLDA, SupervisedLDA
 from topicsup.models.presets import DOLDA
 from topicsup.priors import REGISTRY as PRIORS
 from topicsup.samplers import REGISTRY as SAMPLERS
@@ -130,7 +130,7 @@ def test_the_features_follow_the_topics_after_the_inspector_moves_them():
 
 @pytest.mark.parametrize("model", [
     LDA(K=3, alpha=(0.1, 0.2, 0.3)), SupervisedLDA(K=3, intercept=True), DOLDA(K=2),
-    MCMedLDA(K=2), PDPLDA(K=2), HDPLDA(K=4)], ids=lambda m: type(m).__name__)
+    MCMedLDA(K=2), PDPLDA(K=2), HDPLDA(K=4), DMR(K=2)], ids=lambda m: type(m).__name__)
 def test_the_problem_is_what_the_model_derives_from_its_corpus(model):
     corpus = _labelled(covariates=np.arange(8.0).reshape(4, 2))
     p = model.bind(corpus)

@@ -120,9 +120,11 @@ def _chain_of(fit: ModelFit) -> tuple[int, F64, int, Corpus]:
     return K, alpha, int(fit.n_sweeps), problem.corpus
 
 
-def _counts(fit: ModelFit) -> tuple[int, Array]:
-    """The sweeps so far and n_dk (a copy)."""
-    return int(fit.n_sweeps), doc_topic_counts(fit)
+def _counts(fit: ModelFit) -> tuple[int, Array, F64 | None]:
+    """The sweeps so far, n_dk (a copy) and the documents' own Dirichlet parameters (D, K)
+    where they differ by document (DMR's, a copy; else None: the problem's alpha)."""
+    rows = fit.problem.model.doc_alpha_rows(fit.state, fit.problem)
+    return int(fit.n_sweeps), doc_topic_counts(fit), rows
 
 
 def _interval(interval: Any) -> float:
@@ -263,14 +265,15 @@ class PrevalenceDraws:
 
     def theta_draw(self, n_dk: I32, alpha: F64, rng: np.random.Generator) -> F64:
         """One draw of every theta_d (D, K) from its exact posterior given z,
-        Dirichlet(n_dk + alpha) (by normalised gammas). A row whose gammas all underflow (an
-        empty document with tiny alpha) is drawn by numpy's Dirichlet, which handles small
-        parameters."""
-        g = rng.standard_gamma(n_dk + alpha[None, :])
+        Dirichlet(n_dk + alpha) (by normalised gammas); ``alpha`` (K,), or (D, K) when each
+        document has its own (DMR). A row whose gammas all underflow (an empty document with
+        tiny alpha) is drawn by numpy's Dirichlet, which handles small parameters."""
+        rows = alpha if alpha.ndim == 2 else alpha[None, :]
+        g = rng.standard_gamma(n_dk + rows)
         total = g.sum(axis=1, keepdims=True)
         bad = np.flatnonzero(total[:, 0] <= 0)
         for d in bad:
-            g[d] = rng.dirichlet(n_dk[d] + alpha)
+            g[d] = rng.dirichlet(n_dk[d] + rows[d if alpha.ndim == 2 else 0])
             total[d] = 1.0
         return np.asarray(g / total, dtype=np.float64)
 
@@ -288,11 +291,11 @@ class PrevalenceDraws:
                 raise ValueError("session is part-way through a sweep (a stopped run): "
                                  "prevalence draws are made after whole sweeps; finish the "
                                  "sweep with session.run(1) first")
-            sweep, n_dk = s.readout(_counts)
+            sweep, n_dk, rows = s.readout(_counts)
             if sweep == self._last_sweep or not self.wanted(sweep):
                 return
         rng = np.random.default_rng([int(s.seed), PREVALENCE_STREAM, sweep])
-        theta = self.theta_draw(n_dk, self.alpha, rng)
+        theta = self.theta_draw(n_dk, self.alpha if rows is None else rows, rng)
         draw = self.functionals(sweep, theta)
         with self._lock:
             if len(self._draws) == self.max_draws:

@@ -133,6 +133,8 @@ class State:
     supervision: Any = None
     # a nonparametric model's table state (``models.pdp``, ``models.hdp``)
     tables: Any = None
+    # a model whose documents' prior is drawn in the chain (DMR's lambda, ``models.dmr``)
+    prior: Any = None
 
     @property
     def z(self) -> np.ndarray:

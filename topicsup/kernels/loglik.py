@@ -22,7 +22,17 @@ def lda_log_joint(doc_ptr: I64, z: I32, word_ptr: I64, word_tok: I32 | I64, n_k:
     """log p(W, Z) with Theta and Phi integrated out; ``alpha`` is a length-K array and
     ``word_tok[word_ptr[w]:word_ptr[w+1]]`` are the tokens of word w."""
     K = n_k.shape[0]
-    row = np.zeros(K, np.int64)  # counts of one word or document; own scratch, so thread-safe
+    row = np.zeros(K, np.int64)  # counts of one document; own scratch, so thread-safe
+    return lda_topic_part(z, word_ptr, word_tok, n_k, beta) \
+        + lda_doc_part(doc_ptr, z, alpha, row)
+
+
+@njit(cache=True, nogil=True)
+def lda_topic_part(z: I32, word_ptr: I64, word_tok: I32 | I64, n_k: I32, beta: float) -> float:
+    """The topics' Dirichlet-multinomial part of the collapsed joint, sum_k [log Gamma(V beta)
+    - log Gamma(n_k + V beta) + sum_w log Gamma(n_kw + beta) / Gamma(beta)]."""
+    K = n_k.shape[0]
+    row = np.zeros(K, np.int64)  # counts of one word
     V = word_ptr.shape[0] - 1
     V_beta = V * beta
     lg_beta = math.lgamma(beta)
@@ -37,8 +47,7 @@ def lda_log_joint(doc_ptr: I64, z: I32, word_ptr: I64, word_tok: I32 | I64, n_k:
             if row[k] > 0:  # each topic of the word once, then cleared
                 topic_part += math.lgamma(row[k] + beta) - lg_beta
                 row[k] = 0
-
-    return topic_part + lda_doc_part(doc_ptr, z, alpha, row)
+    return topic_part
 
 
 @njit(cache=True, nogil=True)

@@ -37,6 +37,7 @@ from .presets import *  # noqa: F403  (every preset, listed in presets.__all__)
 from .mc_medlda import MCMedLDA
 from .pdp import PDPLDA
 from .hdp import HDPLDA
+from .dmr import DMR
 from .supervised import (MAX_FOLD_IN_SWEEPS, MAX_WEIGHT, SUPERVISED_FACTORS, Supervision,
                          SupervisedLDA, Weights)
 
@@ -53,7 +54,7 @@ def model_from_params(name: str, params: dict[str, Any]) -> Model:
     return cls(**params)
 
 
-__all__ = ["COMPOSITIONS", "DIRICHLET_RANGE", "FOLD_IN_BURN", "FOLD_IN_KEEP", "HDPLDA",
+__all__ = ["COMPOSITIONS", "DIRICHLET_RANGE", "DMR", "FOLD_IN_BURN", "FOLD_IN_KEEP", "HDPLDA",
            "LAM_RANGE", "LDA", "LOSSES", "MCMedLDA", "PDPLDA",
            "MAX_FOLD_IN_SWEEPS", "MAX_MH_STEPS", "MAX_PASSES", "MAX_TOPICS", "MAX_WEIGHT",
            "Model", "NU_RANGE", "PRIORS", "SAMPLERS", "SUPERVISED_FACTORS", "State",

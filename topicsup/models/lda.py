@@ -543,6 +543,12 @@ class LDA(Model):
         weights, from the state)."""
         return problem.alpha.copy()
 
+    def doc_alpha_rows(self, state: State, problem: Problem) -> F64 | None:
+        """Each document's own Dirichlet parameters (D, K), a copy, for a model whose
+        documents' prior differs by document (DMR: exp(x_d lambda)); None when every document
+        has the problem's alpha (LDA and the others)."""
+        return None
+
     def shown_topics(self, state: State) -> np.ndarray:
         """The topics the tables and views show: all K (HDP-LDA: the live ones)."""
         return np.arange(self.K)
@@ -595,7 +601,8 @@ def document_completion(corpus: Corpus, proportions: Callable[[Corpus], np.ndarr
     """Document completion (``LDA.completion_log_likelihood``) for any topics: each
     document's first floor(N_d / 2) tokens go to ``proportions`` (a corpus -> zbar (D, K)
     fold-in), theta_d = (N1 zbar_d + a) / (N1 + sum a), and the second halves are scored with
-    ``phi_wk`` (V, K). Returns (log likelihood, scored tokens)."""
+    ``phi_wk`` (V, K); ``a`` is (K,), or (D, K) when each document has its own (DMR).
+    Returns (log likelihood, scored tokens)."""
     lengths = corpus.doc_lengths
     first = lengths // 2
     ptr = corpus.doc_ptr
@@ -607,7 +614,9 @@ def document_completion(corpus: Corpus, proportions: Callable[[Corpus], np.ndarr
                                    ptr.dtype), labels=None, covariates=None,
                                covariate_names=())
     zbar = proportions(seen)
-    theta = (zbar * first[:, None] + a) / (first[:, None] + a.sum())
+    # a: (K,), or (D, K) with each document's own (DMR), summed per document
+    total = a.sum() if a.ndim == 1 else a.sum(axis=1, keepdims=True)
+    theta = (zbar * first[:, None] + a) / (first[:, None] + total)
     doc_of = np.repeat(np.arange(corpus.n_docs), lengths)
     scored = ~keep
     w, d = corpus.words[scored], doc_of[scored]

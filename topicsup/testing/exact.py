@@ -58,9 +58,10 @@ def state_index(Z: np.ndarray, K: int) -> np.ndarray:
 def lda_log_joint_states(corpus: Corpus, K: int, alpha: float | np.ndarray, beta: float,
                          Z: np.ndarray) -> np.ndarray:
     """log p(W, Z) of collapsed LDA for every row of ``Z``, written independently of the
-    numba kernels (plain numpy over counts) so it can check them."""
-    alpha = np.broadcast_to(np.asarray(alpha, np.float64), (K,))
+    numba kernels (plain numpy over counts) so it can check them. ``alpha``: one value, K
+    values, or (D, K), each document its own (DMR's exp(x_d lambda))."""
     V, D = corpus.n_words, corpus.n_docs
+    alpha = np.broadcast_to(np.asarray(alpha, np.float64), (D, K))
     doc_of = np.repeat(np.arange(D), corpus.doc_lengths)
     S = Z.shape[0]
     n_dk = np.zeros((S, D, K))
@@ -73,8 +74,9 @@ def lda_log_joint_states(corpus: Corpus, K: int, alpha: float | np.ndarray, beta
     N_d = n_dk.sum(axis=2)
     topic = (gammaln(V * beta) - V * gammaln(beta)) * K \
         + gammaln(n_kw + beta).sum(axis=(1, 2)) - gammaln(n_k + V * beta).sum(axis=1)
-    doc = (gammaln(alpha.sum()) - gammaln(alpha).sum()) * D \
-        + gammaln(n_dk + alpha).sum(axis=(1, 2)) - gammaln(N_d + alpha.sum()).sum(axis=1)
+    A = alpha.sum(axis=1)
+    doc = (gammaln(A) - gammaln(alpha).sum(axis=1)).sum() \
+        + gammaln(n_dk + alpha).sum(axis=(1, 2)) - gammaln(N_d + A).sum(axis=1)
     return topic + doc
 
 
