@@ -307,7 +307,7 @@ def _corpus_cases() -> list[Case]:
 
 
 def _model_cases() -> list[Case]:
-    from topicsup import LDA, LightMedLDA, MedLDA
+    from topicsup import DMR, LDA, LightMedLDA, MedLDA
     m = "models"
     return [
         Case(m, "an-optimize-schedule-without-optimize", lambda f: LDA(optimize_every=5),
@@ -358,6 +358,17 @@ def _model_cases() -> list[Case]:
              "mh_steps"),
         Case(m, "coordinate-passes-absurd", lambda f: LightMedLDA(S_gibbs=10**6),
              "ValueError", r"S_gibbs must be an integer in \[1, 1024\]", "S_gibbs"),
+        Case(m, "dmr-sigma-zero", lambda f: DMR(sigma=0.0), "ValueError",
+             r"sigma must be a finite number in \[0.001, 1000\]", "sigma"),
+        Case(m, "dmr-prevalence-unknown", lambda f: DMR(prevalence="topics"), "ValueError",
+             r"prevalence must be one of \['classes\+covariates'", "prevalence"),
+        Case(m, "dmr-lambda-never-drawn", lambda f: DMR(lambda_every=0), "ValueError",
+             r"lambda_every must be an integer in \[1,", "lambda_every"),
+        Case(m, "dmr-classes-of-a-corpus-without-labels",
+             lambda f: __import__("topicsup").Session(
+                 DMR(K=3, prevalence="classes"),
+                 __import__("dataclasses").replace(f.corpus, labels=None)),
+             "ValueError", "corpus has no class labels: DMR", "prevalence"),
     ]
 
 
