@@ -9,9 +9,9 @@ Run from the repository root with the project's virtualenv, on an otherwise idle
 
 Data: topicsup's default preprocessing of the 11,291 training posts (1.36 M tokens; the
 paper's GPOL has 2.6 M); held-out perplexity by document completion (Wallach et al. 2009, as
-``LDA.completion_log_likelihood``) on 1,000 test posts drawn once (seed 0): each post's first
-half folded in (20 + 20 sweeps) with the topics fixed at the model's point estimate, its
-second half scored. Evaluated after iterations 1, 5, 10, ... (the paper's schedule); the
+``LDA.completion_log_likelihood``) on 1,000 test posts drawn once (seed 0): half of each
+post's tokens, drawn at random, folded in (20 + 20 sweeps) with the topics fixed at the
+model's point estimate, the other half scored. Evaluated after iterations 1, 5, 10, ... (the paper's schedule); the
 evaluation is not counted in the time.
 
 Samplers, one core each, the paper's settings (sec. 5.2): k = 1024 topics (HDP: a truncation
@@ -128,7 +128,7 @@ def run_tomotopy(K, train, test, n_iter, rows) -> None:
             alpha = np.asarray(lda.alpha, np.float64)
             ll, n = document_completion(
                 test, lambda seen: fold_in_topics(phi, alpha, seen, seed_state(7), *FOLD_IN),
-                phi, alpha)
+                phi, alpha, seed_state(7))
             rows.append({"sampler": "tomotopy_hdp", "iteration": it, "seconds": clock,
                          "seconds_per_iteration": clock / it, "perplexity": math.exp(-ll / n),
                          "live_topics": float(mdl.live_k), "tables": float(mdl.num_tables),

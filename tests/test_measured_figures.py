@@ -340,3 +340,67 @@ def test_the_dmr_speed_figures_are_the_benchmarks():
     c = dict(zip(first.model, first.coverage))
     assert (f"cover {c['DMR()']:.3f} with 15% wrong labels where LDA's cover "
             f"{c['LDA(alpha=0.5)']:.3f}") in row
+
+
+def test_the_choosing_k_example_is_the_benchmarks():
+    measured = pd.read_csv(RESULTS / "choosing_k" / "example.csv")
+    rows = _rows(ROOT / "docs" / "choosing_k.md", "|  K | perplexity | coherence")
+    assert len(rows) == len(measured)
+    for (k, perplexity, coherence, exclusivity), m in zip(rows, measured.itertuples()):
+        assert int(k) == m.K
+        _shown(perplexity, m.perplexity)
+        _shown(coherence, m.coherence)
+        _shown(exclusivity, m.exclusivity)
+
+
+def test_the_learned_prior_table_is_the_benchmarks():
+    """docs/models.md's perplexities of fixed and learned Dirichlet parameters are
+    benchmarks/results/hyperparameters."""
+    m = pd.read_csv(RESULTS / "hyperparameters" / "perplexity.csv")
+    got = {(r.K, r.library, r.setting): r for r in m.itertuples()}
+    rows = _rows(ROOT / "docs" / "models.md", "| K | topicsup fixed |")
+    assert len(rows) == 2
+    for k, fixed, alpha, both, t_fixed, t_learned in rows:
+        K = int(k)
+        _shown(fixed, got[K, "topicsup", "optimize=None"].perplexity)
+        _shown(alpha, got[K, "topicsup", "optimize=alpha"].perplexity)
+        _shown(both, got[K, "topicsup", "optimize=alpha+beta"].perplexity)
+        _shown(t_fixed, got[K, "tomotopy", "optim_interval=0"].perplexity)
+        _shown(t_learned, got[K, "tomotopy", "optim_interval=10"].perplexity)
+        _shown(alpha.split("alpha sum ")[1], got[K, "topicsup", "optimize=alpha"].alpha_sum)
+        _shown(t_learned.split("alpha sum ")[1],
+               got[K, "tomotopy", "optim_interval=10"].alpha_sum)
+
+
+def test_the_nonparametric_table_is_the_benchmarks():
+    """docs/models.md's PDP/HDP table and README's HDP row are the benchmark's own table
+    (benchmarks/results/nonparametric/README.md, written from its curves.csv)."""
+    bench = _rows(RESULTS / "nonparametric" / "README.md", "| sampler | seconds / iteration")
+    by = {r[0]: r for r in bench}
+    names = {"PDP, exact Gibbs": "pdp", "AliasPDP": "alias_pdp",
+             "AliasPDP, the paper's refresh": "alias_pdp_paper", "HDP, exact Gibbs": "hdp",
+             "AliasHDP": "alias_hdp", "AliasHDP, the paper's refresh": "alias_hdp_paper",
+             "tomotopy HDPModel": "tomotopy_hdp"}
+    rows = _rows(ROOT / "docs" / "models.md", "| sampler | s / iteration (last 5)")
+    assert [r[0] for r in rows] == list(names)
+    for name, seconds, perplexity, live, acceptance in rows:
+        b = by[names[name]]
+        assert seconds == f"{b[1]} ({b[2]})" and perplexity == b[3] and live == b[4], name
+        assert (acceptance == "") == (b[6] == "")
+        if acceptance:
+            _shown(acceptance, float(b[6]))
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert (f"AliasHDP {by['alias_hdp'][1]} s/iteration against {by['hdp'][1]} exact at "
+            f"k = 1024 (tomotopy's `HDPModel` {by['tomotopy_hdp'][1]}), perplexity "
+            f"{by['alias_hdp'][3]}") in readme
+    bench_text = (RESULTS / "nonparametric" / "README.md").read_text(encoding="utf-8")
+    cut = {m[0]: (int(m[1]), int(m[2])) for m in re.findall(
+        r"\* (alias_\w+) against \w+: (\d+)% \(last 5: (\d+)%\)", bench_text)}
+    models = (ROOT / "docs" / "models.md").read_text(encoding="utf-8")
+    pdp, hdp = cut["alias_pdp"], cut["alias_hdp"]
+    assert (f"AliasPDP takes {pdp[0]}% less time per iteration than\nthe exact PDP sampler "
+            f"({pdp[1]}% over the last 5; the paper: 60-80%), AliasHDP {hdp[0]}% "
+            f"({hdp[1]}%;") in models
+    low, high = sorted((pdp[0], hdp[0]))
+    samplers = (ROOT / "docs" / "samplers.md").read_text(encoding="utf-8")
+    assert f"took {low}-{high}% less" in samplers

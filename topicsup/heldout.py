@@ -252,8 +252,10 @@ class HeldOut:
     def perplexity(self, docs: Any, n_burn: int = FOLD_IN_BURN, n_keep: int = FOLD_IN_KEEP,
                    seed: int = 0) -> float:
         """Held-out perplexity by document completion, exp(-log likelihood per scored token):
-        each document's first half folded in, its second half scored; the same definition
-        for every model (lower is better). Arguments as for ``decision_function``."""
+        half of each document's tokens, drawn at random from its own stream under ``seed``,
+        folded in, the other half scored (the same for any order of its tokens: texts,
+        token lists or counts); the same definition for every model (lower is better).
+        Arguments as for ``decision_function``."""
         n_burn, n_keep = fold_in_sweeps(n_burn, n_keep)
         corpus = self.corpus.heldout(docs)
         return self.readout(perplexity, corpus, seed_state(seed, stream=PERPLEXITY_STREAM),

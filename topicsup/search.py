@@ -162,8 +162,8 @@ def search_k(corpus: Corpus, Ks: Sequence[int], model: Any = None, *,
     on the training documents, seeded by ``seed``, run ``sweeps`` sweeps; then
 
     * ``perplexity``: held-out perplexity by document completion on the held-out documents
-      (``Session.perplexity``: each document's first half folded in, its second half
-      scored; lower is better);
+      (``Session.perplexity``: half of each document's tokens, drawn at random, folded in,
+      the other half scored; lower is better);
     * ``coherence``: the mean over topics of ``Session.coherence(n_words)`` (its default
       measure) on the training documents (higher is better);
     * ``exclusivity``: the mean over topics of ``exclusivity(topic_word, n_words)``, the share

@@ -421,20 +421,23 @@ def test_prevalence_draws_read_each_documents_alpha():
 def test_document_completion_sums_each_documents_own_alpha():
     """The completion's theta_d = (N1 zbar_d + a_d) / (N1 + sum_k a_dk): with (D, K) rows each
     document's own sum (a sum over all rows, the bug this pins, scored worse than uniform)."""
+    from topicsup.kernels.fold_in import completion_split, content_labels
     from topicsup.models.lda import document_completion
     corpus = tiny_corpus([[0, 1, 0, 1], [2, 2, 2, 0]], n_words=3)
     phi = np.array([[0.5, 0.1], [0.4, 0.1], [0.1, 0.8]])
     zbar = np.array([[1.0, 0.0], [0.0, 1.0]])
     a = np.array([[0.5, 0.1], [0.2, 2.0]])
-    ll, n = document_completion(corpus, lambda seen: zbar, phi, a)
-    theta = (zbar * 2 + a) / (2 + a.sum(axis=1, keepdims=True))
-    want = np.log(theta[0] @ phi[0]) + np.log(theta[0] @ phi[1]) \
-        + np.log(theta[1] @ phi[2]) + np.log(theta[1] @ phi[0])
-    assert n == 4 and ll == pytest.approx(want, rel=1e-12)
-    ll1, _ = document_completion(corpus, lambda seen: zbar, phi, a[0])   # one row for all
-    theta1 = (zbar * 2 + a[0]) / (2 + a[0].sum())
-    assert ll1 == pytest.approx(np.log(theta1[0] @ phi[0]) + np.log(theta1[0] @ phi[1])
-                                + np.log(theta1[1] @ phi[2]) + np.log(theta1[1] @ phi[0]))
+    key = seed_state(5, stream=8)
+    words = np.array([0, 0, 1, 1, 0, 2, 2, 2], np.int32)   # each document by word
+    seen = np.zeros(8, bool)
+    completion_split(words, corpus.doc_ptr, key, content_labels(words, corpus.doc_ptr), seen)
+    assert seen[:4].sum() == 2 and seen[4:].sum() == 2
+    for rows in (a, a[0]):
+        total = rows.sum(axis=-1, keepdims=True)
+        theta = (zbar * 2 + rows) / (2 + total)
+        want = sum(np.log(theta[i // 4] @ phi[words[i]]) for i in np.flatnonzero(~seen))
+        ll, n = document_completion(corpus, lambda part: zbar, phi, rows, key)
+        assert n == 4 and ll == pytest.approx(want, rel=1e-12)
 
 
 def test_lambda_is_drawn_on_its_schedule():

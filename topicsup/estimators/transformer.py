@@ -109,7 +109,7 @@ class LDATransformer(_OneSession, BaseEstimator):   # type: ignore[misc]  # skle
 
     def score(self, X: Any, y: Any = None) -> float:
         """Minus the held-out perplexity of the documents of ``X`` (``Session.perplexity``:
-        each document's first half folded in, its second half scored), so that higher is
+        half of each document's tokens folded in, the other half scored), so that higher is
         better, as ``GridSearchCV`` needs to choose ``n_components`` (scikit-learn's
         ``LatentDirichletAllocation.score`` is an approximate log likelihood: also higher is
         better, on another scale). The perplexity rather than a log likelihood summed over
@@ -119,9 +119,10 @@ class LDATransformer(_OneSession, BaseEstimator):   # type: ignore[misc]  # skle
 
     def perplexity(self, X: Any) -> float:
         """Held-out perplexity of the documents of ``X`` by document completion,
-        exp(-log likelihood per scored token) (``Session.perplexity``): each document's first
-        half folded in on the fitted topics (``predict_burn_in`` + ``predict_samples``
-        sweeps), its second half scored; lower is better, and ``score`` is its negative.
+        exp(-log likelihood per scored token) (``Session.perplexity``): half of each
+        document's tokens, drawn at random, folded in on the fitted topics
+        (``predict_burn_in`` + ``predict_samples`` sweeps), the other half scored; lower is
+        better, and ``score`` is its negative.
         scikit-learn's ``LatentDirichletAllocation.perplexity`` is exp(-bound per word) of a
         variational bound on all the words, so the two are on different scales; compare
         perplexities of this estimator with each other only. The documents come in any form

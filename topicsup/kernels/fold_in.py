@@ -76,3 +76,34 @@ def fold_in(words: I32, doc_ptr: I64, phi_wk: F64, alpha: F64, n_burn: int, n_ke
             if sweep >= n_burn:
                 for k in range(K):
                     zbar[d, k] += ndk[k] * scale
+
+
+# mixed into a document's content label for the split's stream, so the split and the
+# fold-in (which derives the seen half's streams from the same key) draw unrelated numbers
+SPLIT_SALT = uint64(0x9E3779B97F4A7C15)
+
+
+@njit(cache=True, nogil=True)
+def completion_split(words: I32, doc_ptr: I64, key: Rng, doc_labels: U64, seen: np.ndarray
+                     ) -> None:
+    """Document completion's split (docs/math.md sec. 5): mark ``seen`` for floor(N_d / 2)
+    tokens of each document, chosen uniformly without replacement (a partial Fisher-Yates
+    shuffle of its positions) from the stream of ``doc_labels[d] ^ SPLIT_SALT`` under
+    ``key`` (not advanced). Given the tokens in canonical order (sorted by word within each
+    document) and their content labels, the split depends on the document's bag of words
+    and the key alone: not on the order its tokens came in (text or count matrix), nor on
+    the other documents."""
+    D = doc_ptr.shape[0] - 1
+    rng = np.empty(4, np.uint64)
+    for d in range(D):
+        p0, p1 = doc_ptr[d], doc_ptr[d + 1]
+        n = p1 - p0
+        half = n // 2
+        if half == 0:
+            continue
+        derive_into(key, doc_labels[d] ^ SPLIT_SALT, rng)
+        pos = np.arange(n)
+        for j in range(half):
+            r = j + randint(rng, n - j)
+            pos[j], pos[r] = pos[r], pos[j]
+            seen[p0 + pos[j]] = True

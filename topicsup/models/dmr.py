@@ -332,7 +332,7 @@ class DMR(LDA):
         return document_completion(
             corpus, lambda seen: self.fold_in(state, problem, seen, rng, n_burn, n_keep,
                                               alpha=a),
-            self.topic_word(state, problem).T, a)
+            self.topic_word(state, problem).T, a, rng)
 
 
 def _sparse(X: np.ndarray, names: tuple[str, ...], base: np.ndarray) -> Design:

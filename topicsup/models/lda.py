@@ -26,7 +26,7 @@ from ..kernels.counts import allocate_counts, doc_topic_counts, \
 from ..kernels import partially_collapsed as pc_kernels
 from ..kernels import importance as importance_kernels
 from ..kernels import hyper
-from ..kernels.fold_in import content_labels
+from ..kernels.fold_in import completion_split, content_labels
 from ..kernels.loglik import lda_log_joint
 from ..kernels.supervised import Term, no_term
 from ..arrays import F64, Array, Rng, Row
@@ -517,19 +517,21 @@ class LDA(Model):
     def completion_log_likelihood(self, state: State, problem: Problem, corpus: Corpus,
                                   rng: np.ndarray, n_burn: int = FOLD_IN_BURN,
                                   n_keep: int = FOLD_IN_KEEP) -> tuple[float, int]:
-        """Held-out log likelihood by document completion (Wallach et al. 2009, sec. 4): each
-        document's first half (the first floor(N_d / 2) tokens) is folded in with the topics
-        fixed at their point estimate, theta_d = (N1 zbar_d + alpha) / (N1 + sum alpha), and
-        its second half is scored, sum_i log sum_k theta_dk phi[w_i, k]. Returns (log
-        likelihood, number of scored tokens); ``exp(-ll / n)`` is the perplexity. The same
-        for every sampler: it reads only the point estimate (``topic_word``: the counts', or
-        the estimates the importance sampler keeps) and the sampler's fold-in."""
+        """Held-out log likelihood by document completion (Wallach et al. 2009, sec. 4): half
+        of each document's tokens (floor(N_d / 2), chosen at random from its own stream under
+        ``rng``, whatever order its tokens came in: ``document_completion``) is folded in
+        with the topics fixed at their point estimate, theta_d = (N1 zbar_d + alpha) / (N1 +
+        sum alpha), and the other half is scored, sum_i log sum_k theta_dk phi[w_i, k].
+        Returns (log likelihood, number of scored tokens); ``exp(-ll / n)`` is the
+        perplexity. The same for every sampler: it reads only the point estimate
+        (``topic_word``: the counts', or the estimates the importance sampler keeps) and the
+        sampler's fold-in."""
         # the topic proportions alone (LDA's fold-in): a supervised model's would append its
         # intercept and covariates
         return document_completion(
             corpus, lambda seen: self.topic_proportions(state, problem, seen, rng, n_burn,
                                                         n_keep),
-            self.topic_word(state, problem).T, self.doc_prior(state, problem))
+            self.topic_word(state, problem).T, self.doc_prior(state, problem), rng)
 
     def topic_proportions(self, state: State, problem: Problem, corpus: Corpus,
                           rng: np.ndarray, n_burn: int, n_keep: int) -> np.ndarray:
@@ -597,19 +599,23 @@ def fold_in_topics(phi_wk: np.ndarray, a: np.ndarray, corpus: Corpus, rng: np.nd
 
 
 def document_completion(corpus: Corpus, proportions: Callable[[Corpus], np.ndarray],
-                        phi_wk: np.ndarray, a: np.ndarray) -> tuple[float, int]:
+                        phi_wk: np.ndarray, a: np.ndarray, key: Rng) -> tuple[float, int]:
     """Document completion (``LDA.completion_log_likelihood``) for any topics: each
-    document's first floor(N_d / 2) tokens go to ``proportions`` (a corpus -> zbar (D, K)
-    fold-in), theta_d = (N1 zbar_d + a) / (N1 + sum a), and the second halves are scored with
-    ``phi_wk`` (V, K); ``a`` is (K,), or (D, K) when each document has its own (DMR).
-    Returns (log likelihood, scored tokens)."""
+    document's tokens are put in canonical order (by word), floor(N_d / 2) of them chosen at
+    random from the document's own stream under ``key`` (``fold_in.completion_split``) go to
+    ``proportions`` (a corpus -> zbar (D, K) fold-in), theta_d = (N1 zbar_d + a) / (N1 + sum
+    a), and the rest are scored with ``phi_wk`` (V, K); ``a`` is (K,), or (D, K) when each
+    document has its own (DMR). The split and the sums depend on each document's bag of
+    words, not on the order of its tokens, so a count matrix and the token lists of the same
+    documents score the same. Returns (log likelihood, scored tokens)."""
     lengths = corpus.doc_lengths
     first = lengths // 2
     ptr = corpus.doc_ptr
+    doc_of = np.repeat(np.arange(corpus.n_docs), lengths)
+    words = corpus.words[np.lexsort((corpus.words, doc_of))]   # by document, then word
     keep = np.zeros(corpus.n_tokens, bool)
-    for doc in np.flatnonzero(first):
-        keep[ptr[doc]:ptr[doc] + first[doc]] = True
-    seen = dataclasses.replace(corpus, words=corpus.words[keep],
+    completion_split(words, ptr, key, content_labels(words, ptr), keep)
+    seen = dataclasses.replace(corpus, words=words[keep],
                                doc_ptr=np.concatenate([[0], np.cumsum(first)]).astype(
                                    ptr.dtype), labels=None, covariates=None,
                                covariate_names=())
@@ -617,8 +623,7 @@ def document_completion(corpus: Corpus, proportions: Callable[[Corpus], np.ndarr
     # a: (K,), or (D, K) with each document's own (DMR), summed per document
     total = a.sum() if a.ndim == 1 else a.sum(axis=1, keepdims=True)
     theta = (zbar * first[:, None] + a) / (first[:, None] + total)
-    doc_of = np.repeat(np.arange(corpus.n_docs), lengths)
     scored = ~keep
-    w, d = corpus.words[scored], doc_of[scored]
+    w, d = words[scored], doc_of[scored]
     ll = np.log(np.einsum("ik,ik->i", theta[d], phi_wk[w])).sum() if w.size else 0.0
     return float(ll), int(w.size)

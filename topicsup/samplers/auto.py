@@ -190,7 +190,7 @@ def _exact_own(model: Any, given: dict[str, Any],
                accepts: Callable[[str, dict[str, Any]], bool]) -> Choice:
     """A model whose samplers are its own (no cost model fitted for them): its exact sampler
     that reads the settings given. The others are named in the reason: the PDP and HDP
-    models' alias samplers are faster (77-78% less time per iteration at K = 1,024,
+    models' alias samplers are faster (76-79% less time per iteration at K = 1,024,
     benchmarks/results/nonparametric) but draw from stale tables, so only approximately
     invariant, and auto never picks an approximate sampler."""
     own = type(model).ROLES["sampler"]
