@@ -284,7 +284,7 @@ def _fits() -> dict[str, Any]:
     what it draws; the rest is what the examples draw from."""
     import pandas as pd
 
-    from topicsup import DOLDA, HDPLDA, LDA, LightMedLDA, MCMedLDA, Session, search_k
+    from topicsup import DMR, DOLDA, HDPLDA, LDA, LightMedLDA, MCMedLDA, Session, search_k
     from topicsup.chains import run_chains
     from topicsup.datasets import make_synthetic
     from topicsup.inspector import TokenInspector
@@ -309,6 +309,8 @@ def _fits() -> dict[str, Any]:
     lda = Session(LDA(K=4), corpus, seed=0)
     learned = Session(LDA(K=4, optimize="alpha+beta", optimize_every=2), corpus, seed=0)
     learned.run(20)
+    dmr = Session(DMR(K=4), corpus, seed=0)     # the documents' prior by class
+    dmr.run(10)
     draws = run_keeping_prevalence(lda, 20, burn=5)
     chains = run_chains(LDA(K=4), corpus, n_chains=2, sweeps=12, seed=0)
     searched = search_k(corpus, [2, 4], sweeps=5, n_burn=5, n_keep=5, seed=0)
@@ -316,7 +318,7 @@ def _fits() -> dict[str, Any]:
                        names=["prior"]).reset_index(0)
     step = TokenInspector(sup, doc=0, seed=0).step()
     return dict(sup=sup, dolda=dolda, priors=priors, hdp=hdp, mc=mc, learned=learned,
-                draws=draws, chains=chains, searched=searched, step=step)
+                dmr=dmr, draws=draws, chains=chains, searched=searched, step=step)
 
 
 def examples() -> dict[str, Callable[[dict[str, Any]], Any]]:

@@ -83,13 +83,13 @@ def session(request):
 def others():
     """A session of each kind whose views LightMedLDA's lacks: the sparse kernel's draws
     (DOLDA), live topics and tables (HDP-LDA), the outer loop (Monte Carlo MedLDA), learned
-    Dirichlet parameters (LDA); 6 classes."""
-    from topicsup.models import DOLDA, HDPLDA, LDA, MCMedLDA
+    Dirichlet parameters (LDA), the documents' prior (DMR); 6 classes."""
+    from topicsup.models import DMR, DOLDA, HDPLDA, LDA, MCMedLDA
     from topicsup.session import Session
     corpus = _corpus(6)
     out = []
     for model in (DOLDA(K=10), HDPLDA(K=12), MCMedLDA(K=10, max_inner=3),
-                  LDA(K=10, optimize="alpha+beta", optimize_every=2)):
+                  LDA(K=10, optimize="alpha+beta", optimize_every=2), DMR(K=10)):
         s = Session(model, corpus, seed=0)
         s.run(9)
         out.append(s)

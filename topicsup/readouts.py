@@ -122,6 +122,12 @@ class Readouts:
         works) with a column per topic, or the array."""
         return self.readout(summaries.doc_topics, as_frame)
 
+    def document_prior(self) -> pd.DataFrame:
+        """DMR's prior on the documents' topics now: per (feature, topic) lambda and its
+        shift against the classes' mean (``summaries.document_prior``; drawn by
+        ``views.prior_heatmap``). A ``ValueError`` for a model without such a prior."""
+        return self.readout(summaries.document_prior)
+
     def document_entropy(self) -> pd.Series:
         """Entropy (nats) of each training document's topic proportions, indexed like
         ``doc_topics()``: 0 for a document in one topic, log K for one spread over all."""

@@ -518,6 +518,33 @@ def shrinkage(fit: ModelFit, top: int = 3, interval: float = 0.9, scale: str = "
     return out
 
 
+def document_prior(fit: ModelFit) -> pd.DataFrame:
+    """DMR's prior on the documents' topics at this sweep, tidy: one row per (feature,
+    topic) with ``feature`` (``class=...``, ``intercept`` or a covariate), ``kind``
+    (``"class"``, ``"intercept"``, ``"covariate"``), ``topic``, ``label``, ``lam`` (lambda_fk)
+    and ``shift``: for a class, lambda minus the classes' mean for the topic (how much more,
+    on the log scale of alpha, the class's documents lean to the topic than the classes on
+    average); for the others lambda itself. A ``ValueError`` for a model without such a
+    prior."""
+    prior = getattr(fit.state, "prior", None)
+    if prior is None:
+        raise ValueError(f"session: {type(fit.problem.model).__name__} has no prior that "
+                         f"depends on the documents (DMR has)")
+    names = list(prior.design.names)
+    lam = np.asarray(prior.lam, dtype=np.float64)
+    kinds = ["class" if n.startswith("class=") else "intercept" if n == "intercept"
+             else "covariate" for n in names]
+    is_class = np.array([k == "class" for k in kinds])
+    shift = lam.copy()
+    if is_class.any():
+        shift[is_class] -= lam[is_class].mean(axis=0, keepdims=True)
+    F, K = lam.shape
+    labels = topic_labels(fit)
+    return pd.DataFrame({"feature": np.repeat(names, K), "kind": np.repeat(kinds, K),
+                         "topic": np.tile(np.arange(K), F), "label": labels * F,
+                         "lam": lam.ravel(), "shift": shift.ravel()})
+
+
 def doc_topics(fit: ModelFit, as_frame: bool = True) -> pd.DataFrame | F64:
     """Document-topic proportions (n_docs, K) from the state: a DataFrame indexed by
     ``corpus.index`` with a column per topic (``as_frame``), else the array."""

@@ -101,6 +101,10 @@ def _epsilon(fit: ModelFit) -> Frames:
     return {"epsilon": fit.problem.model.epsilon}
 
 
+def _document_prior(fit: ModelFit) -> Frames:
+    return {"prior": summaries.document_prior(fit)}
+
+
 def _topic_map(fit: ModelFit) -> Frames:
     return {"topic_map": summaries.topic_map(fit)}
 
@@ -162,6 +166,11 @@ VIEWS: dict[str, View[ModelFit]] = {
                                                                  target=f["target"]))]
         if len(h) else [],
         read=_coefficients, read_sections=_coefficients_and_traces, sweep_axis=False),
+    "prior": View(
+        "documents' prior", (views.prior_heatmap,), _has("mean_alpha_sum"),
+        lambda f, h, w, ht: views.prior_heatmap(f["prior"]),
+        lambda f, h: [("The documents' prior by class (DMR)", views.prior_heatmap(f["prior"]))],
+        read=_document_prior, sweep_axis=False),
     "topic_map": View(
         "intertopic map", (views.topic_map_chart,), lambda h: True,
         lambda f, h, w, ht: views.topic_map_chart(f["topic_map"], width=min(w, 480),

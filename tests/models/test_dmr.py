@@ -450,3 +450,22 @@ def test_lambda_is_drawn_on_its_schedule():
     assert evaluations == [3, 6]
     with pytest.raises(ValueError, match="lambda_every"):
         DMR(K=2, lambda_every=0)
+
+
+def test_the_document_prior_read_out_and_its_chart():
+    from topicsup import LDA, views
+    s = Session(DMR(K=3), _labelled(), seed=9)
+    s.run(5)
+    frame = s.document_prior()
+    lam = s.state.prior.lam
+    assert list(frame["feature"].unique()) == ["class=a", "class=b", "x"]
+    np.testing.assert_array_equal(frame["lam"].to_numpy(), lam.ravel())
+    shift = frame["shift"].to_numpy().reshape(lam.shape)
+    np.testing.assert_allclose(shift[:2].sum(axis=0), 0.0, atol=1e-12)   # classes: centred
+    np.testing.assert_array_equal(shift[2], lam[2])                       # covariate: lambda
+    spec = views.prior_heatmap(frame).to_dict()
+    assert spec["mark"]["type"] == "rect" and "prior" in s.views
+    with pytest.raises(ValueError, match="no prior that depends on the documents"):
+        Session(LDA(K=2), _labelled(), seed=0).document_prior()
+    with pytest.raises(ValueError, match="document_prior"):
+        views.prior_heatmap(frame.drop(columns="shift"))

@@ -133,8 +133,9 @@ class DMR(LDA):
 
     @property
     def views(self) -> tuple[str, ...]:
-        # convergence, throughput and the time split between the topics and lambda
-        return ("loglik", "throughput", "time")
+        # convergence, where each class leans (lambda), throughput, and the time split
+        # between the topics and lambda
+        return ("loglik", "prior", "throughput", "time")
 
     # ------------------------------------------------------------------ the design
     def design(self, corpus: Corpus, classes: tuple[str, ...] | None = None) -> Design:

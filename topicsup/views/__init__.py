@@ -36,6 +36,7 @@ from .prevalence import INTERCEPT, along_chart, effect_chart, prevalence_chart
 from .topics import relevance_chart, topic_map_chart, topic_sizes_chart, topic_words_chart
 from .weights import (COEFFICIENT_COLUMNS, COEFFICIENT_VALUES, PANELS_PER_ROW,
                       coefficient_heatmap, forest_chart, prior_comparison_chart,
+                      prior_heatmap,
                       weight_trace_chart)
 
 if TYPE_CHECKING:
@@ -51,7 +52,7 @@ __all__ = [
     "acceptance_chart", "score_chart", "score_pair_chart", "change_rate_chart",
     # weights
     "COEFFICIENT_COLUMNS", "COEFFICIENT_VALUES", "PANELS_PER_ROW", "coefficient_heatmap",
-    "forest_chart", "prior_comparison_chart", "weight_trace_chart",
+    "forest_chart", "prior_comparison_chart", "prior_heatmap", "weight_trace_chart",
     # topics
     "relevance_chart", "topic_map_chart", "topic_words_chart", "topic_sizes_chart",
     # the token inspector, settings changes, prevalence

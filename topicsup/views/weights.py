@@ -342,3 +342,53 @@ def weight_trace_chart(weights: pd.DataFrame, features: Any = None, tasks: Any =
         **_chain_dashes(df))
         .facet(row=alt.Row("task:N", title=target, sort=list(pd.unique(df["task"]))))
         .properties(title="Weight traces"))
+
+
+PRIOR_COLUMNS = ["feature", "kind", "topic", "label", "lam", "shift"]
+
+
+def prior_heatmap(prior: pd.DataFrame, width: int | None = None,
+                  label_limit: int = 180) -> alt.Chart:
+    """DMR's prior on the documents' topics (``Session.document_prior()``): one row per
+    topic, one column per feature (class, intercept, covariate), coloured by ``shift`` on a
+    diverging scale centred at 0 and symmetric: for a class, how much more (log alpha) its
+    documents lean to the topic than the classes on average; for a covariate, lambda, the
+    change of log alpha per unit. Tooltips give lambda and, for a class, its alpha =
+    exp(lambda). Rows without a finite value are left out.
+
+    Parameters
+    ----------
+    prior : DataFrame
+        ``Session.document_prior()``: columns ``feature``, ``kind``, ``topic``, ``label``,
+        ``lam``, ``shift``.
+    width : int, optional
+        Width of the plot; by default 40 px per feature, narrower (down to 14 px) so that
+        the chart fits ``FIT_WIDTH`` beside the topics' labels and the legend.
+    """
+    missing = [c for c in PRIOR_COLUMNS if c not in getattr(prior, "columns", [])]
+    if not isinstance(prior, pd.DataFrame) or missing:
+        raise ValueError(f"prior must be Session.document_prior()'s frame, with the columns "
+                         f"{PRIOR_COLUMNS}; missing {missing}")
+    df = prior[np.isfinite(prior["lam"]) & np.isfinite(prior["shift"])].copy()
+    if df.empty:
+        raise ValueError("prior has no finite rows")
+    df["alpha"] = np.where(df["kind"] == "class", np.exp(df["lam"].clip(upper=50)), np.nan)
+    df["alpha"] = df["alpha"].where(np.isfinite(df["alpha"]), None)
+    features = list(dict.fromkeys(df["feature"]))
+    order = list(dict.fromkeys(df.sort_values("topic")["label"]))
+    step = max(14, min(40, (FIT_WIDTH - label_limit - 120) // max(len(features), 1)))
+    bound = float(np.abs(df["shift"]).max()) or 1.0
+    return alt.Chart(df).mark_rect().encode(
+        x=alt.X("feature:N", sort=features, title=None,
+                axis=alt.Axis(labelAngle=-45, labelLimit=120)),
+        y=alt.Y("label:N", sort=order, title=None, axis=alt.Axis(labelLimit=label_limit)),
+        color=alt.Color("shift:Q", title="log alpha vs classes",
+                        scale=alt.Scale(scheme="redblue", domain=[-bound, bound],
+                                        reverse=True)),
+        tooltip=[alt.Tooltip("feature:N"), alt.Tooltip("label:N", title="topic"),
+                 alt.Tooltip("lam:Q", title="lambda", format=".3f"),
+                 alt.Tooltip("alpha:Q", title="alpha", format=".3g"),
+                 alt.Tooltip("shift:Q", title="shift", format=".3f")],
+    ).properties(width=width if width is not None else alt.Step(step),
+                 height=alt.Step(16),
+                 title="Documents' prior by feature (DMR): where each class leans")
