@@ -89,6 +89,30 @@ def readme_quickstart() -> str:
     return section.split("```python\n", 1)[1].split("\n```", 1)[0]
 
 
+def test_readme_quickstart_needs_no_file_of_the_clone(tmp_path):
+    """Issue 52, item 3: run where a wheel user runs it, outside the clone (the wheel ships no
+    data/ folder; .ci/wheel runs it with the installed wheel too), it draws its corpus from
+    the package, makes charts offline, and shows each chart it names."""
+    code = readme_quickstart()
+    assert "data/" not in code and "offline_charts()" in code
+    assert code.count("display(views.") == code.count("views.") >= 2   # each chart shown
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.count("Chart") >= 2, done.stdout[-2000:]   # both charts displayed
+
+
+def test_the_demo_frame_is_the_demo_corpus():
+    from topicsup import Corpus
+    from topicsup.datasets import load_demo_corpus, load_demo_frame
+    df = load_demo_frame()
+    corpus = load_demo_corpus().corpus
+    assert list(df.columns) == ["tokens", "label"] and len(df) == corpus.n_docs
+    again = Corpus.from_tokens(df["tokens"], labels=df["label"])
+    assert again.n_tokens == corpus.n_tokens and set(again.labels.classes) == set(
+        corpus.labels.classes)
+
+
 def test_readme_quickstart_runs_verbatim_from_the_repository_root():
     """The quickstart is what a reader pastes in a clone: run as written, from the root."""
     code = readme_quickstart()

@@ -195,6 +195,13 @@ class Dashboard:
         self._thread: threading.Thread | None = None
         self._pause = threading.Event()
         self._active = threading.Event()
+        # a run is over once its worker has drawn its last refresh (``_finished``); Run or
+        # Step asked for while a paused run winds down is kept (``_queued``) and started by
+        # the worker when it is done, never dropped
+        self._turn = threading.Lock()
+        self._finished = True
+        self._winding = False
+        self._queued: int | None = None
         self._last_chart = self._last_status = 0.0
         self._warmup = self._compile_ahead()
         self._build_widgets(int(sweeps), int(sweeps_per_refresh), float(pace), int(tail))
@@ -411,7 +418,10 @@ class Dashboard:
         self.status.value = self._status_html() + f" &middot; {message}"
 
     def refresh(self, charts: bool = True) -> None:
-        """Update the status line and (when ``charts``) the views from the session."""
+        """Update the status line, the settings' controls (a setting changed from code,
+        ``session.set_params``, shows at the next refresh) and (when ``charts``) the views
+        from the session."""
+        self.settings_row.rebuild(self.session.model)
         self.status.value = self._status_html()
         self._last_status = time.monotonic()
         if charts and self.chart is not None:
@@ -429,17 +439,26 @@ class Dashboard:
         at once. Ignored while a run is in progress."""
         n = check.integer("n", self.sweeps_box.value if n is None else n, low=1,
                           high=MAX_SWEEPS)
-        if not self._idle():
-            return
-        self._start(int(n))
+        self._begin(int(n))
 
     def step(self) -> None:
-        """Run exactly one sweep (finishing a paused one first) in the worker."""
-        if self._idle():
-            self._start(1)
+        """Run exactly one sweep (finishing a paused one first) in the worker. Asked for
+        while a paused run is still ending, it starts when that run is done."""
+        self._begin(1)
+
+    def _begin(self, n: int) -> None:
+        """Start ``n`` sweeps now if no run is going; after the current one if it is ending
+        (paused, or drawing its last charts); ignored while a run goes on."""
+        with self._turn:
+            if self._idle():
+                self._start(n)
+            elif self._pause.is_set() or self._winding:
+                self._queued = n
+                self._set_status(f"{n} sweep{'s' if n > 1 else ''} to run when the pause "
+                                 f"is done")
 
     def _idle(self) -> bool:
-        return self._thread is None or not self._thread.is_alive()
+        return self._finished
 
     def pause(self) -> None:
         """Stop the run after the current block of documents; the next Run continues it."""
@@ -447,13 +466,21 @@ class Dashboard:
         self.session.request_stop()
 
     def wait(self, timeout: float | None = None) -> bool:
-        """Block until the current run ends; True if it has (for scripts and tests)."""
-        t = self._thread
-        if t is not None:
-            t.join(timeout)
-        return t is None or not t.is_alive()
+        """Block until the current run ends, and a run it started when done (a Step asked
+        for during its pause); True if they have (for scripts and tests)."""
+        end = None if timeout is None else time.monotonic() + timeout
+        while True:
+            t = self._thread
+            if t is None:
+                return True
+            t.join(None if end is None else max(0.0, end - time.monotonic()))
+            if t.is_alive():
+                return False
+            if self._thread is t:
+                return True
 
     def _start(self, n: int) -> None:
+        self._finished = False
         self._pause.clear()
         self._active.set()
         self.error = None
@@ -504,13 +531,26 @@ class Dashboard:
             self.error = e
         finally:
             self.progress.value = done
-            self._active.clear()
-            self._set_buttons(running=False)
-            try:
-                self.refresh(charts=True)   # the final state, whatever the throttle skipped
+            self._winding = True   # a Step or Run asked for from now on is kept for after
+            try:   # the final charts, whatever the throttle skipped
+                self.settings_row.rebuild(self.session.model)
+                if self.chart is not None:
+                    self.chart.chart = self._chart()
+                    self._last_chart = time.monotonic()
             except Exception as e:
                 self.error = e
-                self.status.value = self._status_html()
+            with self._turn:   # the buttons come back only now, or the queued run starts
+                queued, self._queued = self._queued, None
+                self._active.clear()
+                self._winding = False
+                if queued is not None and self.error is None:
+                    self._start(queued)
+                else:
+                    self._finished = True
+                    self._set_buttons(running=False)
+                    # the last write: the status says stopped once the buttons are back
+                    self.status.value = self._status_html()
+                    self._last_status = time.monotonic()
 
     # ------------------------------------------------------------------ display
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:

@@ -110,6 +110,48 @@ def test_live_settings_change_the_sampler(corpus):
     assert dash.wait() and s.n_sweeps == 1 and dash.error is None
 
 
+def test_step_right_after_pause_runs_when_the_pause_is_done(corpus):
+    """Issue 52, item 1: Step (or Run) asked for while a paused run is still ending (its
+    last block, its last charts) used to be dropped without a word; now it runs when the
+    pause is done, the buttons stay disabled until then, and ``wait`` waits for it too."""
+    s = _light(corpus)
+    dash = Dashboard(s, views=("loglik",))
+    started = []
+    start = dash._start
+    dash._start = lambda n: (started.append(n), start(n))[1]
+    dash.run(10_000)
+    while s.n_sweeps < 1:
+        dash.wait(0.01)
+    dash.pause()
+    dash.step()
+    assert dash.run_button.disabled and dash.step_button.disabled   # not before it is done
+    assert dash.wait(120) and started == [10_000, 1] and dash.error is None
+    assert not s.in_sweep          # the step finished the sweep the pause stopped in
+    assert not dash.run_button.disabled and not dash.step_button.disabled
+    dash.run(10_000)               # while a run goes on (not paused), Run is ignored
+    dash.run(5)
+    dash.pause()
+    assert dash.wait(120) and started == [10_000, 1, 10_000]
+
+
+def test_a_setting_changed_from_code_shows_in_its_control(corpus):
+    """Issue 52, item 4: ``session.set_params`` from a notebook cell, not the dashboard's
+    control; the next refresh (a run's, or the status line's) shows the new values, and a
+    change of composition rebuilds the controls for it."""
+    s = _light(corpus)
+    dash = Dashboard(s, views=("loglik",))
+    assert dash.settings["mh_steps"].value == s.model.mh_steps != 8
+    s.set_params(mh_steps=8)
+    dash.refresh(charts=False)
+    assert dash.settings["mh_steps"].value == 8
+    s.set_params(composition="mixture")
+    dash.refresh(charts=False)
+    assert dash.settings["composition"].value == "mixture"
+    assert dash.settings["p_doc"].value == s.model.p_doc
+    dash.step()   # the value shown is the model's: nothing changed it back
+    assert dash.wait() and s.model.mh_steps == 8 and dash.settings["mh_steps"].value == 8
+
+
 def test_charts_update_with_the_history(corpus):
     """The views are one JupyterChart whose spec carries the history's data; it changes as
     sweeps run (what the front end re-renders)."""
