@@ -23,7 +23,7 @@ from .. import validation as check
 from ..arrays import F64, I32, I64, Array, Rng, Row
 from ..corpus import Corpus
 from ..history import STEP_SECONDS
-from ..kernels import dmr
+from ..kernels import dmr, fmath
 from ..kernels.fold_in import content_labels
 from ..kernels.loglik import lda_topic_part
 from ..parts import OwnParts, Registry
@@ -109,7 +109,7 @@ class DMR(LDA):
     lambda_every : int
         Sweeps between two updates of lambda (default 1: after every sweep). Each update is
         exact and so is each topic sweep, so any fixed schedule leaves the posterior
-        invariant; lambda's slice sampling is most of a sweep's time at 20 classes (65-69% on
+        invariant; lambda's slice sampling is most of a sweep's time at 20 classes (65-70% on
         20 Newsgroups, benchmarks/results/dmr), and every 10 sweeps is tomotopy's schedule
         for its optimisation.
     sampler : {"gibbs"}
@@ -201,7 +201,10 @@ class DMR(LDA):
         state = super().allocate_state(problem)
         design = self.design(problem.corpus)
         F = len(design.names)
-        mu = np.where(design.base[:, None], np.log(self.alpha_vector)[None, :], 0.0)
+        # log alpha by the project's own log: the prior's mean decides slice steps, so its
+        # bits must not depend on the machine's libm or numpy's SIMD loops (docs/math.md 14)
+        log_alpha = np.array([fmath.log(float(a)) for a in self.alpha_vector])
+        mu = np.where(design.base[:, None], log_alpha[None, :], 0.0)
         lam = mu.copy()   # the start: every document's alpha the base alpha
         alpha, alpha_sum = self._alpha_rows(lam, design, problem.n_docs)
         state.prior = DMRPrior(lam, alpha, alpha_sum, design, mu,
