@@ -3,7 +3,10 @@
 1. The notebooks: for each ``notebooks/<stem>.ipynb`` the executed copy ``DIR/<stem>.ipynb``
    the browser tests save (default ``$TOPICSUP_ARTIFACTS/executed``, else
    ``reports/artifacts/executed``), or, when there is none (or it ran other code than the
-   stored notebook holds), the stored notebook with a note at the top. Vega-Lite outputs and
+   stored notebook holds), the notebook run here top to bottom (nbclient, a kernel of this
+   Python, its widgets' state kept; a clone's first build, about 2 minutes), or with
+   ``--no-execute`` (or a notebook whose data is not here: 20 Newsgroups) the stored
+   notebook with a note at the top. Vega-Lite outputs and
    Altair chart widgets become static SVG pictures (vl-convert), so a page shows its charts
    offline; another widget (the dashboard, the inspector, a progress bar) becomes the picture
    the browser tests took of it as drawn in JupyterLab (``DIR/<stem>/cell-<index>.png``), or,
@@ -23,7 +26,7 @@
    is checked. Exits non-zero and prints the problems when a warning or a broken link was
    found; prints the numbers of API pages and gallery pictures.
 
-Nothing here executes a notebook.
+Only step 1 executes notebooks, and only those without an executed copy.
 """
 
 from __future__ import annotations
@@ -53,9 +56,14 @@ VEGALITE = re.compile(r"application/vnd\.vegalite\.v\d+\+json")
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 NOT_RUN_NOTE = (
-    ":::{note}\nThis notebook is shown without outputs: they appear here once the test suite "
-    "has run it (`tests/widgets/test_notebooks_browser.py` saves the executed copy to "
-    "`reports/artifacts/executed/`) and the site is built again (`python docs/build.py`).\n:::")
+    ":::{note}\nThis notebook is shown without outputs: `python docs/build.py` runs it "
+    "(without `--no-execute`; a notebook on 20 Newsgroups needs the archive), or the browser "
+    "tests save an executed copy to `reports/artifacts/executed/` "
+    "(`tests/widgets/test_notebooks_browser.py`) for the next build.\n:::")
+
+
+# notebooks that read the 20 Newsgroups archive: run here only when it is found
+NEEDS_NEWSGROUPS = {"newsgroups_experiments"}
 
 
 def default_executed() -> Path:
@@ -81,6 +89,25 @@ def _reachable(state: dict[str, Any], roots: list[str]) -> set[str]:
         seen.add(mid)
         todo += re.findall(r"IPY_MODEL_([0-9a-f]+)", json.dumps(state[mid].get("state", {})))
     return seen
+
+
+def _charts_within(state: dict[str, Any], mid: str) -> list[dict[str, Any]]:
+    """The Altair chart widgets (models with a ``spec``) that the widget model ``mid`` shows,
+    in the order its children are laid out (depth first)."""
+    out: list[dict[str, Any]] = []
+    seen: set[str] = set()
+
+    def visit(m: str) -> None:
+        if m in seen or m not in state:
+            return
+        seen.add(m)
+        model = state[m].get("state", {})
+        if isinstance(model.get("spec"), dict) and model["spec"]:
+            out.append(model["spec"])
+        for ref in re.findall(r"IPY_MODEL_([0-9a-f]+)", json.dumps(model)):
+            visit(ref)
+    visit(mid)
+    return out
 
 
 def picture_of(pictures: Path | None, index: int, n: int) -> Path | None:
@@ -115,20 +142,22 @@ def static_outputs(nb: Any, pictures: Path | None = None) -> dict[str, int]:
     other widget view into its PNG in ``pictures`` (``picture_of``) when there is one, an
     ``image/png`` display output with the view's text, and the cell's images given an alt
     text (myst-nb's ``mystnb.image.alt`` is the cell's: set only when the cell has no other
-    image). A widget view without a picture keeps its saved state to be rendered from, or
-    its text when its state was not saved; the saved state keeps only the models the
+    image). A widget view without a picture that holds chart widgets becomes their SVGs;
+    another keeps its saved state to be rendered from, or its text when its state was not
+    saved; the saved state keeps only the models the
     remaining views show, and goes when none does. Returns how many outputs of each kind
     were converted."""
     import base64
 
     import nbformat
     state = (nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}) or {}).get("state", {})
-    counts = {"vegalite": 0, "chart widget": 0, "widget picture": 0, "widget": 0,
-              "widget text": 0}
+    counts = {"vegalite": 0, "chart widget": 0, "widget picture": 0, "widget charts": 0,
+              "widget": 0, "widget text": 0}
     shown: list[str] = []
     for index, cell in enumerate(nb.cells):
         views = 0                 # the cell's widget views so far (the pictures' numbering)
         pictured: list[str] = []
+        spliced: dict[int, list[Any]] = {}   # an output replaced by several
         outputs = cell.get("outputs", [])
         for at, out in enumerate(outputs):
             data = out.get("data")
@@ -153,6 +182,19 @@ def static_outputs(nb: Any, pictures: Path | None = None) -> dict[str, int]:
                     pictured.append(_what(state, mid))
                     counts["widget picture"] += 1
                     continue
+                elif _charts_within(state, mid):
+                    # a widget holding charts, without a picture (a build's own run): its
+                    # charts as drawn, where its saved state would need the widgets'
+                    # scripts from the internet and draws nothing offline
+                    charts = _charts_within(state, mid)
+                    text = (f"{_what(state, mid)[0].upper()}{_what(state, mid)[1:]}: its "
+                            f"charts as the run left them (the live widget needs a kernel)")
+                    spliced[at] = [nbformat.from_dict({
+                        "output_type": "display_data", "metadata": {},
+                        "data": {"image/svg+xml": svg_of(c), "text/plain": text}})
+                        for c in charts]
+                    counts["widget charts"] += 1
+                    continue
                 elif mid in state:
                     shown.append(mid)
                     counts["widget"] += 1
@@ -167,6 +209,9 @@ def static_outputs(nb: Any, pictures: Path | None = None) -> dict[str, int]:
             out["data"] = {"image/svg+xml": svg_of(spec),
                            "text/plain": data.get("text/plain", "<chart>")}
             counts[kind] += 1
+        if spliced:
+            outputs[:] = [o for at, out in enumerate(outputs)
+                          for o in spliced.get(at, [out])]
         images = [o for o in outputs if any(k.startswith("image/") for k in o.get("data", {}))]
         if pictured and len(images) == len(pictured):
             alt = " and ".join(dict.fromkeys(pictured))
@@ -186,8 +231,37 @@ def _code(nb: Any) -> list[str]:
     return [c.source for c in nb.cells if c.cell_type == "code"]
 
 
-def prepare_notebook(stored: Path, executed_dir: Path | None) -> tuple[Any, str]:
-    """The notebook to render for ``stored`` and where it came from (``"executed"`` or
+def run_here(stored: Path) -> tuple[Any, str]:
+    """``stored`` run top to bottom with nbclient in a kernel of this Python, in a temporary
+    folder, its widgets' state kept (so the build renders them from it); ``(None, why)``
+    when it needs the 20 Newsgroups archive and none is found, or when a cell raises."""
+    import tempfile
+
+    import nbformat
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+    if stored.stem in NEEDS_NEWSGROUPS:
+        from topicsup.newsgroups import find_archive
+        try:
+            find_archive()
+        except (FileNotFoundError, ValueError):
+            return None, "stored: not run here, the 20 Newsgroups archive is not found"
+    nb = nbformat.read(stored, as_version=4)
+    with tempfile.TemporaryDirectory() as where:
+        client = NotebookClient(nb, kernel_name="python3", store_widget_state=True,
+                                timeout=None, startup_timeout=600,
+                                resources={"metadata": {"path": where}})
+        try:
+            client.execute()
+        except CellExecutionError as exc:
+            return None, f"stored: running it here raised {str(exc).splitlines()[-1][:200]}"
+    return nb, "executed here"
+
+
+def prepare_notebook(stored: Path, executed_dir: Path | None, execute: bool = True
+                     ) -> tuple[Any, str]:
+    """The notebook to render for ``stored`` and where it came from (``"executed"``: the
+    browser tests' copy; ``"executed here"``: run by this build, ``execute``; or
     ``"stored"``, with the reason)."""
     import nbformat
     plain = nbformat.read(stored, as_version=4)
@@ -201,6 +275,9 @@ def prepare_notebook(stored: Path, executed_dir: Path | None) -> tuple[Any, str]
             pictures = executed.with_suffix("")     # DIR/<stem>/cell-<index>.png
         else:
             origin = f"stored: {executed} ran other code (an older copy of the notebook)"
+    if nb is None and execute:
+        nb, why = run_here(stored)
+        origin = why if nb is not None else f"{origin}; {why}"
     if nb is None:
         nb = plain
         for cell in nb.cells:
@@ -216,15 +293,15 @@ def prepare_notebook(stored: Path, executed_dir: Path | None) -> tuple[Any, str]
     return nb, origin
 
 
-def prepare_notebooks(executed_dir: Path | None, out: Path = GENERATED / "notebooks"
-                      ) -> dict[str, str]:
+def prepare_notebooks(executed_dir: Path | None, out: Path = GENERATED / "notebooks",
+                      execute: bool = True) -> dict[str, str]:
     import nbformat
     out.mkdir(parents=True, exist_ok=True)
     for old in out.glob("*.ipynb"):
         old.unlink()
     origins = {}
     for stored in sorted(NOTEBOOKS.glob("*.ipynb")):
-        nb, origins[stored.stem] = prepare_notebook(stored, executed_dir)
+        nb, origins[stored.stem] = prepare_notebook(stored, executed_dir, execute)
         nbformat.write(nb, out / stored.name)
     return origins
 
@@ -550,10 +627,11 @@ class Result:
     seconds: float
 
 
-def build(out: Path, executed_dir: Path | None = None, quiet: bool = False) -> Result:
+def build(out: Path, executed_dir: Path | None = None, quiet: bool = False,
+          execute: bool = True) -> Result:
     start = time.perf_counter()
     say = (lambda *a: None) if quiet else (lambda *a: print(*a, flush=True))
-    origins = prepare_notebooks(executed_dir)
+    origins = prepare_notebooks(executed_dir, execute=execute)
     for stem, origin in origins.items():
         say(f"notebook {stem}: {origin}")
     pictures = make_gallery()
@@ -590,8 +668,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="the folder of executed notebooks (default %(default)s)")
     parser.add_argument("--out", type=Path, default=DOCS / "_build" / "html",
                         help="the HTML folder (default %(default)s)")
+    parser.add_argument("--no-execute", action="store_true",
+                        help="show a notebook without an executed copy without its outputs "
+                             "instead of running it here")
     args = parser.parse_args(argv)
-    result = build(args.out.resolve(), args.notebooks)
+    result = build(args.out.resolve(), args.notebooks, execute=not args.no_execute)
     for w in result.warnings:
         print(w)
     if result.broken:

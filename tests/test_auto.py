@@ -307,10 +307,13 @@ def test_an_uncosted_candidate_is_never_chosen(corpus, monkeypatch):
 
 
 def test_the_dashboard_names_the_sampler_its_choice_and_an_approximation(corpus):
-    from topicsup.widgets.dashboard import sampler_html
-    auto_html = sampler_html(Session(LDA(K=3), corpus, seed=0))
-    assert "(auto)" in auto_html and "expected first" in auto_html
-    assert "approximate" not in auto_html
+    from topicsup.widgets.dashboard import reason_html, sampler_html
+    auto = Session(LDA(K=3), corpus, seed=0)
+    auto_html = sampler_html(auto)
+    assert "(auto)" in auto_html and "approximate" not in auto_html
+    # why: the line under the status line, whole (a browser cuts a long tooltip with "…")
+    assert "expected first" in reason_html(auto.sampler_choice)
+    assert "expected first" not in auto_html
     part = sampler_html(Session(LDA(K=3, sampler="partitioned", partitions=2), corpus, seed=0))
     assert "sampler partitioned" in part and "approximate" in part and "(auto)" not in part
 

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from topicsup import Corpus, Session
+from topicsup import Corpus, Session, summaries
 from topicsup.models import LDA, LightMedLDA
 from topicsup.synthetic import make_synthetic
 
@@ -22,16 +22,84 @@ def fitted():
     return s
 
 
+def _topic_tokens(s, k):
+    """Each document's tokens assigned to topic ``k`` now, (D,)."""
+    doc = np.repeat(np.arange(s.corpus.n_docs), s.corpus.doc_lengths)
+    return np.bincount(doc[s.state.z == k], minlength=s.corpus.n_docs)
+
+
+def _ranked(s, k, min_tokens=10):
+    """The ranking by hand: the documents with a token of ``k``, those of at least
+    ``min_tokens`` tokens first, each group by share, ties by document order."""
+    theta = s.doc_topics(as_frame=False)
+    docs = np.flatnonzero(_topic_tokens(s, k) > 0)
+    short = s.corpus.doc_lengths[docs] < min_tokens
+    return docs[np.lexsort((docs, -theta[docs, k], short))]
+
+
 def test_documents_are_ranked_by_the_topics_share(fitted):
     theta = fitted.doc_topics(as_frame=False)
     for k in range(5):
         got = fitted.representative_docs(k, 8)
-        full = np.flatnonzero(fitted.corpus.doc_lengths > 0)
-        want = full[np.lexsort((full, -theta[full, k]))][:8]
+        want = _ranked(fitted, k)[:8]
         assert got["doc"].tolist() == want.tolist()
         np.testing.assert_allclose(got["share"], theta[want, k])
         assert got["rank"].tolist() == list(range(1, 9))
         assert got.index.equals(fitted.corpus.index[want])
+
+
+def test_a_document_without_a_token_of_the_topic_never_ranks(fitted):
+    """A document's share of a topic is smoothed by the prior: one with none of its tokens
+    on the topic still has a share, and must not be shown as carrying it. Asked for every
+    document, exactly those with a token of the topic come, in order."""
+    D = fitted.corpus.n_docs
+    for k in range(5):
+        mine = _topic_tokens(fitted, k)
+        assert (mine == 0).any()   # some documents have no token of the topic
+        got = fitted.representative_docs(k, D)
+        assert got["doc"].tolist() == _ranked(fitted, k).tolist()
+        assert (got["topic_tokens"] >= 1).all()
+        assert (got["topic_tokens"].to_numpy() == mine[got["doc"]]).all()
+
+
+def test_short_documents_rank_after_long_ones_and_fill_in_when_too_few_are_long(monkeypatch):
+    """Two-token documents get shares near 1 from one or two tokens: they rank after every
+    document of at least ``min_tokens`` tokens that carries the topic, and fill the rows
+    when too few do (a corpus of short texts still gets its documents, read here two
+    documents a chunk, empty ones among them); ``min_tokens=1`` ranks by share alone."""
+    syn = make_synthetic(n_docs=120, n_topics=4, doc_length=40, topic_purity=0.5, seed=5)
+    c = syn.corpus
+    vocab = np.asarray(c.vocabulary, dtype=object)
+    docs = [list(vocab[c.words[c.doc_ptr[d]:c.doc_ptr[d + 1]]]) for d in range(c.n_docs)]
+    rng = np.random.default_rng(0)
+    docs += [list(rng.choice(vocab, 2)) for _ in range(30)]
+    s = Session(LDA(K=4), Corpus.from_tokens(docs), seed=1)
+    s.sweep(10)
+    theta = s.doc_topics(as_frame=False)
+    lengths = s.corpus.doc_lengths
+    by_share = np.lexsort((np.arange(len(docs)), -theta[:, 3]))[:5]
+    assert (lengths[by_share] == 2).all()   # by share alone the short ones would lead
+    got = s.representative_docs(3, 5)
+    assert got["doc"].tolist() == _ranked(s, 3)[:5].tolist()
+    assert (got["n_tokens"] >= 10).all()
+    for k in range(4):
+        every = s.representative_docs(k, len(docs))
+        assert every["doc"].tolist() == _ranked(s, k).tolist()
+        n_tokens = every["n_tokens"].to_numpy()
+        short = n_tokens < 10   # the short ones all after the long ones
+        assert (n_tokens[short] == 2).all() and (np.diff(short.astype(int)) >= 0).all()
+        alone = s.representative_docs(k, len(docs), min_tokens=1)
+        assert alone["doc"].tolist() == _ranked(s, k, min_tokens=1).tolist()
+    texts = [[], []] + docs[120:135] + [[]] + docs[135:] + [[], []]
+    short = Session(LDA(K=2), Corpus.from_tokens(texts, empty="keep"), seed=1)
+    short.sweep(5)
+    monkeypatch.setattr(summaries, "CHUNK_VALUES", 4)   # two documents a chunk
+    for k in range(2):
+        got = short.representative_docs(k, 4)
+        assert len(got) == 4 and got["doc"].tolist() == _ranked(short, k)[:4].tolist()
+        every = short.representative_docs(k, len(texts))
+        assert every["doc"].tolist() == _ranked(short, k).tolist()
+        assert (every["topic_tokens"].to_numpy() == _topic_tokens(short, k)[every["doc"]]).all()
 
 
 def test_a_class_restricts_the_documents_and_a_label_names_the_topic(fitted):
@@ -50,7 +118,8 @@ def test_multilabel_membership_is_having_the_class():
     s.sweep(5)
     got = s.representative_docs(0, 50, cls=syn.corpus.labels.classes[2])
     assert (syn.corpus.labels.values[got["doc"], 2] == 1).all()
-    assert len(got) == int((syn.corpus.labels.values[:, 2] == 1).sum())
+    members = syn.corpus.labels.values[:, 2] == 1
+    assert len(got) == int((members & (_topic_tokens(s, 0) > 0)).sum())
 
 
 def test_each_document_is_shown_coloured_by_topic_with_the_topic_in_bold(fitted):
@@ -69,7 +138,7 @@ def test_each_document_is_shown_coloured_by_topic_with_the_topic_in_bold(fitted)
 def test_words_are_escaped_and_the_index_is_the_corpus_own():
     docs = [["<b>", "x", "x"], ["y", "&", "y"], ["x", "y"]]
     corpus = Corpus.from_tokens(pd.Series(docs, index=["a", "b", "c"]))
-    s = Session(LDA(K=2), corpus, seed=1)
+    s = Session(LDA(K=1), corpus, seed=1)   # one topic: every document carries it
     s.sweep(2)
     got = s.representative_docs(0, 3)
     assert sorted(got.index) == ["a", "b", "c"] and "classes" not in got
@@ -83,7 +152,10 @@ def test_words_are_escaped_and_the_index_is_the_corpus_own():
     ({"topic": 9}, ValueError, "topic"), ({"topic": "nope"}, ValueError, "no topic's label"),
     ({"topic": 1.5}, TypeError, "topic"), ({"topic": 0, "n": 0}, ValueError, "n"),
     ({"topic": 0, "cls": "zzz"}, ValueError, "one of the classes"),
-    ({"topic": 0, "n_words": 0}, ValueError, "n_words")])
+    ({"topic": 0, "n_words": 0}, ValueError, "n_words"),
+    ({"topic": 0, "min_tokens": 0}, ValueError, "min_tokens"),
+    ({"topic": 0, "min_tokens": -3}, ValueError, "min_tokens"),
+    ({"topic": 0, "min_tokens": 2.5}, TypeError, "min_tokens")])
 def test_bad_requests_are_named(fitted, kwargs, error, match):
     with pytest.raises(error, match=match):
         fitted.representative_docs(**kwargs)

@@ -75,6 +75,27 @@ def test_save_load_continue_equals_uninterrupted(corpus, tmp_path):
     _same(_chain(a), _chain(r))
 
 
+def test_public_signatures_have_no_private_parameters(corpus, tmp_path):
+    """The API pages show ``inspect.signature`` of every public class (Sphinx autodoc): no
+    parameter of ``Session`` or of any class of ``topicsup.__all__`` starts with "_".
+    ``Session.load`` still restores the chain, and its private constructor refuses what is
+    no checkpoint by name."""
+    import inspect
+
+    import topicsup
+    classes = {n: c for n in topicsup.__all__ if inspect.isclass(c := getattr(topicsup, n))}
+    assert "Session" in classes
+    private = {n: [p for p in inspect.signature(c).parameters if p.startswith("_")]
+               for n, c in classes.items()}
+    assert not {n: p for n, p in private.items() if p}
+    s = _session(corpus)
+    s.run(2)
+    r = Session.load(s.save(tmp_path / "ck.npz"))
+    assert r.n_sweeps == 2 and np.array_equal(r.state.z, s.state.z)
+    with pytest.raises(TypeError, match="saved must be a checkpoint.SavedSession"):
+        Session._from_saved(s)
+
+
 def _stop_after_blocks(s: Session, n_blocks: int) -> None:
     """Make ``s`` receive a stop request after its next ``n_blocks`` blocks."""
     orig, count = s._run_block, [0]

@@ -5,8 +5,10 @@ returned as Altair charts with no NaN in their specs, in the view table."""
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy.spatial.distance import jensenshannon
 
@@ -147,3 +149,52 @@ def test_the_view_table_offers_the_map_to_every_session_and_the_forest_to_superv
         for _, chart in v.sections(fitted.readout(v.report_read()), h):
             _spec(chart)
         _spec(v.panel(fitted.readout(v.read), h, 600, 300))
+
+
+def _crowded_map() -> pd.DataFrame:
+    """Ten topics crowded together (issue 52: circles hid the numbers of others), listed
+    smallest first so that drawing in the frame's order would put large circles over small
+    ones; topic 9, the largest, lies under the others."""
+    rng = np.random.default_rng(0)
+    share = np.array([0.02, 0.03, 0.04, 0.05, 0.06, 0.08, 0.1, 0.12, 0.2, 0.3])
+    xy = rng.normal(scale=0.03, size=(10, 2))
+    return pd.DataFrame({"label": [f"{k}: topic" for k in range(10)], "share": share,
+                         "x": xy[:, 0], "y": xy[:, 1],
+                         "task": [f"class_{k % 3}" for k in range(10)], "mean": 1.0,
+                         "lower": 0.5, "upper": 1.5, "sign_certain": True},
+                        index=pd.RangeIndex(10, name="topic"))
+
+
+def test_the_maps_numbers_lie_above_every_circle_on_a_halo():
+    """Issue 52 (d): each circle see-through with an outline, the larger drawn first; every
+    topic number in the layers after all the circles, on a white halo (a white-stroked copy
+    beneath it), so a number inside another topic's circle still reads. Checked on the spec
+    and on the SVG vl-convert draws, whose document order is the drawing order."""
+    vl_convert = pytest.importorskip("vl_convert")
+    d = _spec(views.topic_map_chart(_crowded_map()))
+    assert [layer["mark"]["type"] for layer in d["layer"]] == ["circle", "text", "text"]
+    circles, halo, numbers = d["layer"]
+    enc = circles["encoding"]
+    fill = [enc["fillOpacity"]["condition"]["value"], enc["fillOpacity"]["value"]]
+    stroke = [enc["strokeWidth"]["condition"]["value"], enc["strokeWidth"]["value"]]
+    assert max(fill) < 1 and min(stroke) > 0 and circles["mark"]["stroke"]
+    assert enc["order"]["field"] == "share" and enc["order"]["sort"] == "descending"
+    assert halo["mark"]["stroke"] == "white" and halo["mark"]["strokeWidth"] >= 2
+    assert numbers["mark"].get("stroke") is None and numbers["mark"]["color"] == "#111"
+    assert halo["encoding"]["text"] == numbers["encoding"]["text"] == {
+        "field": "topic", "type": "quantitative"}
+
+    svg = vl_convert.vegalite_to_svg(d)
+    marks = [(m.start(), kind, int(re.search(r"topic: (\d+);", m.group(0)).group(1)),
+              "stroke=\"white\"" in m.group(0))
+             for m in re.finditer(r'<(?:path|text) aria-label="[^"]*topic: \d+;[^>]*'
+                                  r'aria-roledescription="(circle|text mark)"[^>]*>', svg)
+             for kind in [m.group(1)]]
+    circle_at = [at for at, kind, _, _ in marks if kind == "circle"]
+    halo_at = {k: at for at, kind, k, white in marks if kind == "text mark" and white}
+    number_at = {k: at for at, kind, k, white in marks if kind == "text mark" and not white}
+    assert len(circle_at) == len(halo_at) == len(number_at) == 10
+    assert max(circle_at) < min(halo_at.values()) and max(halo_at.values()) < min(
+        number_at.values()), "a topic's number is drawn before a circle, or before its halo"
+    drawn = [k for _, kind, k, _ in sorted(marks) if kind == "circle"]
+    assert drawn == list(range(9, -1, -1)), "the circles are not drawn largest first"

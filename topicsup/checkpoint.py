@@ -28,7 +28,7 @@ The session's format (``save_session`` / ``load_session``): the model's name and
 the corpus, the chain's state arrays, the random stream, the position inside a sweep, the
 record (history, traces, settings changes), and the migrations from every earlier format
 (``FORMAT_VERSION``). ``load_session`` returns a plain ``SavedSession`` from which
-``Session.load`` builds the session through its constructor.
+``Session.load`` builds the session through ``Session._from_saved``.
 """
 
 from __future__ import annotations

@@ -110,11 +110,14 @@ class Readouts:
         return self.readout(summaries.topic_labels)
 
     def representative_docs(self, topic: int | str, n: int = 5, cls: str | None = None,
-                            n_words: int = 200) -> pd.DataFrame:
+                            n_words: int = 200, min_tokens: int = summaries.MIN_TOKENS
+                            ) -> pd.DataFrame:
         """The ``n`` documents that carry ``topic`` (number or label) most, by its share of
-        each (with ``cls``, among that class's documents): share, tokens, classes, text and
-        the words coloured by topic as HTML (``summaries.representative_docs``)."""
-        return self.readout(summaries.representative_docs, topic, n, cls, n_words)
+        each, among those with a token of the topic and at least ``min_tokens`` tokens
+        (shorter ones fill the rows after them when too few are that long; with ``cls``,
+        among that class's documents): share, tokens, classes, text and the words coloured
+        by topic as HTML (``summaries.representative_docs``)."""
+        return self.readout(summaries.representative_docs, topic, n, cls, n_words, min_tokens)
 
     def doc_topics(self, as_frame: bool = True) -> pd.DataFrame | np.ndarray:
         """Document-topic proportions (n_docs, K) from the current state: a DataFrame indexed
@@ -180,7 +183,8 @@ class Readouts:
                   ) -> pd.DataFrame:
         """How concentrated each class's topic weights are, the horseshoe's promise in numbers:
         ``top_share`` (the share of sum_k |mean eta_k| on the ``top`` largest), ``n_certain``
-        (intervals excluding 0), ``n_topics``, one row per task (``summaries.shrinkage``)."""
+        (intervals excluding 0), ``n_topics``, one row per task whose weights are fitted
+        (none before they are: ``summaries.shrinkage``)."""
         return self.readout(summaries.shrinkage, top, interval, scale)
 
 

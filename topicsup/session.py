@@ -109,8 +109,35 @@ class Session(Readouts, HeldOut):
     def __init__(self, model: Any, corpus: Corpus, seed: int = 0, *,
                  block_tokens: int = 65536, log_joint_every: int = 1,
                  backend: Any = None, compile_ahead: bool = False,
-                 autosave: str | Path | None = None, autosave_every: float = 10.0,
-                 _resume: checkpoint.SavedSession | None = None) -> None:
+                 autosave: str | Path | None = None, autosave_every: float = 10.0) -> None:
+        self._setup(model, corpus, seed, block_tokens=block_tokens,
+                    log_joint_every=log_joint_every, backend=backend,
+                    compile_ahead=compile_ahead, autosave=autosave,
+                    autosave_every=autosave_every, resume=None)
+
+    @classmethod
+    def _from_saved(cls, saved: checkpoint.SavedSession, backend: Any = None, *,
+                    autosave: str | Path | None = None, autosave_every: float = 10.0
+                    ) -> "Session":
+        """The session that continues ``saved`` (``Session.load``'s). Built past
+        ``__init__`` so that the public signature, which the API pages show, has no
+        parameter only the loader may pass."""
+        if not isinstance(saved, checkpoint.SavedSession):
+            raise TypeError(f"saved must be a checkpoint.SavedSession (Session.load's), got "
+                            f"{type(saved).__name__}")
+        self = cls.__new__(cls)
+        self._setup(saved.problem.model, saved.problem.corpus, saved.seed,
+                    block_tokens=saved.block_tokens, log_joint_every=saved.log_joint_every,
+                    backend=backend, compile_ahead=False, autosave=autosave,
+                    autosave_every=autosave_every, resume=saved)
+        return self
+
+    def _setup(self, model: Any, corpus: Corpus, seed: int, *, block_tokens: int,
+               log_joint_every: int, backend: Any, compile_ahead: bool,
+               autosave: str | Path | None, autosave_every: float,
+               resume: checkpoint.SavedSession | None) -> None:
+        """``__init__``'s work: a new chain, or with ``resume`` (``_from_saved``'s, a checked
+        checkpoint of this model and corpus) the saved one."""
         if isinstance(model, type):
             raise TypeError(f"model must be a model instance such as LDA(K=20), got the class "
                             f"{model.__name__}")
@@ -119,13 +146,13 @@ class Session(Readouts, HeldOut):
                             f"{type(model).__name__}")
         if not isinstance(corpus, Corpus):
             raise TypeError(f"corpus must be a topicsup.Corpus, got {type(corpus).__name__}")
-        if _resume is not None and (not isinstance(_resume, checkpoint.SavedSession)
-                                    or _resume.problem.model is not model
-                                    or _resume.problem.corpus is not corpus):
-            raise TypeError("_resume is Session.load's: a checkpoint.SavedSession of this "
+        if resume is not None and (not isinstance(resume, checkpoint.SavedSession)
+                                   or resume.problem.model is not model
+                                   or resume.problem.corpus is not corpus):
+            raise TypeError("resume is Session.load's: a checkpoint.SavedSession of this "
                             "model and corpus")
         # the corpus checked, and what the chain reads of (model, corpus) derived once
-        problem = model.bind(corpus) if _resume is None else _resume.problem
+        problem = model.bind(corpus) if resume is None else resume.problem
         if corpus.n_tokens == 0:
             raise ValueError("corpus has no tokens: there is nothing to sample (every document "
                              "is empty)")
@@ -135,7 +162,7 @@ class Session(Readouts, HeldOut):
         self.rng = seed_state(seed)  # validates seed
         self.seed = int(seed)
         self._blocks = corpus.blocks(self.block_tokens)
-        if _resume is None:
+        if resume is None:
             # sampler="auto": the sampler chosen for this corpus (a copy either way: a user's
             # set_params cannot reach the session's model)
             resolved, choice = model.resolve(problem)
@@ -152,10 +179,10 @@ class Session(Readouts, HeldOut):
             if choice is not None:   # kept with the chain (and its checkpoints) as a change
                 self._record.change(0, "sampler", "auto", choice.describe())
         else:                          # Session.load: a checked SavedSession of this chain
-            self.problem, self._state, self.rng = problem, _resume.state, _resume.rng
-            self.n_sweeps, self._block = _resume.n_sweeps, _resume.block
-            self._info, self._seconds = _resume.info, _resume.seconds
-            self._record = _resume.record
+            self.problem, self._state, self.rng = problem, resume.state, resume.rng
+            self.n_sweeps, self._block = resume.n_sweeps, resume.block
+            self._info, self._seconds = resume.info, resume.seconds
+            self._record = resume.record
         self._autosave = None if autosave is None \
             else checkpoint.Autosave(autosave, autosave_every)
         self._init_sync()
@@ -605,11 +632,8 @@ class Session(Readouts, HeldOut):
         does); continuing it equals never having stopped. The file is untrusted input,
         checked field by field before any kernel runs (``checkpoint.load_session``): a
         ``ValueError`` names the file and field."""
-        saved = checkpoint.load_session(path)
-        return cls(saved.problem.model, saved.problem.corpus, saved.seed,
-                   block_tokens=saved.block_tokens, log_joint_every=saved.log_joint_every,
-                   backend=backend, autosave=autosave, autosave_every=autosave_every,
-                   _resume=saved)
+        return cls._from_saved(checkpoint.load_session(path), backend, autosave=autosave,
+                               autosave_every=autosave_every)
 
 
 __all__ = ["Session", "SessionBusyError", "is_timing"]

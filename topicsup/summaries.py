@@ -321,24 +321,34 @@ def _first_words(text: str, n: int) -> str:
     return text
 
 
+MIN_TOKENS = 10   # representative_docs' default: shorter texts say too little to read a topic by
+
+
 def representative_docs(fit: ModelFit, topic: object, n: int = 5, cls: object = None,
-                        n_words: int = 200) -> pd.DataFrame:
+                        n_words: int = 200, min_tokens: int = MIN_TOKENS) -> pd.DataFrame:
     """The ``n`` training documents that carry ``topic`` (a number or a label) most: ranked
     by its share of the document, theta_dk (stm's ``findThoughts``, BERTopic's representative
-    documents); with ``cls``, among the documents of that class (for multi-label, those that
-    have it). One row per document, indexed by ``corpus.index``: ``rank``, ``doc`` (its row),
-    ``share``, ``topic_tokens`` (its tokens assigned to the topic now), ``n_tokens``,
-    ``classes`` (its class names, supervised corpora), ``text`` (its first ``n_words`` words)
-    and ``html``: the words coloured by their assigned topic as the token inspector colours
-    them, the topic's own in bold (``inspector.document_html``; display with IPython's
-    ``HTML``). When the corpus kept its original texts (``Corpus.from_texts(...,
-    keep_texts=...)``), ``text`` and ``html`` are the text as written (up to ``n_words``
-    words, or tokens), its tokens marked in place, the topic's on its colour in bold
-    (``inspector.text_html``; marked where the tokenizer's positions are known: the built-in
-    one). Ties by document order; empty documents never."""
+    documents), among the documents with at least one token assigned to the topic now (a
+    smoothed share alone, as a short document gets from the prior, carries nothing) and at
+    least ``min_tokens`` tokens. When fewer than ``n`` of them are that long (a corpus of
+    short texts, a small class), the shorter documents that carry the topic fill the
+    remaining rows, ranked the same way after every long one (``n_tokens`` tells them
+    apart); ``min_tokens=1`` ranks all by share. With ``cls``, among the documents of that
+    class (for multi-label, those that have it). One row per document, indexed by
+    ``corpus.index``: ``rank``, ``doc`` (its row), ``share``, ``topic_tokens`` (its tokens
+    assigned to the topic now, at least 1), ``n_tokens``, ``classes`` (its class names,
+    supervised corpora), ``text`` (its first ``n_words`` words) and ``html``: the words
+    coloured by their assigned topic as the token inspector colours them, the topic's own in
+    bold (``inspector.document_html``; display with IPython's ``HTML``). When the corpus kept
+    its original texts (``Corpus.from_texts(..., keep_texts=...)``), ``text`` and ``html``
+    are the text as written (up to ``n_words`` words, or tokens), its tokens marked in place,
+    the topic's on its colour in bold (``inspector.text_html``; marked where the tokenizer's
+    positions are known: the built-in one). Ties by document order; fewer than ``n`` rows
+    (none for a topic with no tokens) when fewer documents carry the topic."""
     k = _topic_of(fit, topic)
     n = check.integer("n", n, low=1)
     n_words = check.integer("n_words", n_words, low=1)
+    min_tokens = check.integer("min_tokens", min_tokens, low=1)
     corpus = fit.problem.corpus
     labels = corpus.labels
     c = -1
@@ -349,24 +359,36 @@ def representative_docs(fit: ModelFit, topic: object, n: int = 5, cls: object = 
             raise ValueError(f"cls must be one of the classes {list(labels.classes)[:10]}, "
                              f"got {cls!r}")
         c = labels.classes.index(cls)
+    z = fit.state.counts.z
     # the n best of each chunk against the n best so far: no (D,) ranking, no (D, K) theta
     best = np.zeros(0, np.int64)
     best_share = np.zeros(0)
+    best_short = np.zeros(0, bool)
     for lo, hi, theta in doc_topic_chunks(fit):
-        keep = np.diff(corpus.doc_ptr[lo:hi + 1]) > 0
+        ptr = corpus.doc_ptr[lo:hi + 1]
+        lengths = np.diff(ptr)
+        full = lengths > 0
+        mine = np.zeros(hi - lo, np.int64)   # the chunk's documents' tokens of the topic
+        if full.any():
+            # summed from each non-empty document's start to the next one's: its own tokens
+            # (not by a cumsum, whose peak under tracemalloc grew with the number of chunks:
+            # tests/widgets/test_bounded.py)
+            mine[full] = np.add.reduceat(z[ptr[0]:ptr[-1]] == k, ptr[:-1][full] - ptr[0],
+                                         dtype=np.int64)
+        keep = mine > 0
         if labels is not None and c >= 0:
             keep &= (labels.values[lo:hi, c] > 0 if labels.kind == "multilabel"
                      else labels.values[lo:hi] == c)
         docs = np.concatenate([best, lo + np.flatnonzero(keep)])
         share = np.concatenate([best_share, theta[keep, k]])
-        top = np.lexsort((docs, -share))[:n]   # ties by document order
-        best, best_share = docs[top], share[top]
+        short = np.concatenate([best_short, lengths[keep] < min_tokens])
+        top = np.lexsort((docs, -share, short))[:n]   # long first, ties by document order
+        best, best_share, best_short = docs[top], share[top], short[top]
     order = best
     names: list[str] | None = None
     if labels is not None and labels.kind != "real":   # the rows shown only
         names = [", ".join(x) if isinstance(x, (set, frozenset, list, tuple)) else str(x)
                  for x in labels.take(order).names()]
-    z = fit.state.counts.z
     vocab = np.asarray(corpus.vocabulary, dtype=object)
     labels_shown = topic_labels(fit)
     shown = [int(j) for j in fit.problem.model.shown_topics(fit.state)]
@@ -508,14 +530,18 @@ def signal_topics(fit: ModelFit, n: int = 3, n_words: int = 10, interval: float 
 def shrinkage(fit: ModelFit, top: int = 3, interval: float = 0.9, scale: str = "identified"
               ) -> pd.DataFrame:
     """One row per task (index ``task``): ``top_share`` (``metrics.top_weight_share``),
-    ``n_certain`` (topics whose interval excludes 0) and ``n_topics``."""
+    ``n_certain`` (topics whose interval excludes 0) and ``n_topics``. A task whose topic
+    weights are all zero, none fitted yet (``MCMedLDA`` before its first SVM step, a chain
+    before its first sweep or in its LDA initialisation), has no concentration to measure
+    and no row."""
     coefs = coefficients(fit, interval, scale)
     out = metrics.top_weight_share(coefs, top).to_frame("top_share")
     topic = coefs[coefs["kind"] == "topic"]
     certain = (topic["lower"] > 0) | (topic["upper"] < 0)
     out["n_certain"] = certain.groupby(topic["task"], sort=False).sum()
     out["n_topics"] = fit.problem.model.K
-    return out
+    # top_weight_share is NaN exactly for all-zero weights: a row of no meaning, left out
+    return out[out["top_share"].notna()]
 
 
 def document_prior(fit: ModelFit) -> pd.DataFrame:
@@ -671,11 +697,15 @@ def mean_weights(fit: ModelFit) -> F64:
 def summary(fit: ModelFit, seed: int, in_sweep: bool) -> pd.Series:
     """Model, corpus, progress and the latest metrics in one Series; ``sampler_exact`` says
     whether the topic sampler is exact (False: an approximation, labelled), and
-    ``sampler_choice`` what ``sampler="auto"`` chose and why ("" when it was named)."""
+    ``sampler_choice`` what ``sampler="auto"`` chose and why ("" when it was named). The
+    metrics ``log_joint``, ``log_joint_per_token`` and ``tokens_per_second`` are the newest
+    values recorded (the log joint is measured every ``log_joint_every`` sweeps); one not
+    recorded yet (before the first sweep, or never: ``log_joint_every=0``) has no entry, not
+    a NaN."""
     h = history(fit)
-    last = h[h["sweep"] == fit.n_sweeps] if len(h) else h
-    lastv = {m: v for m, v, p in zip(last["metric"], last["value"], last["proposal"])
-             if p is None or p != p}
+    plain = h[h["proposal"].isna() & np.isfinite(h["value"].astype(np.float64))]
+    newest = plain.sort_values("sweep", kind="stable").drop_duplicates("metric", keep="last")
+    lastv = dict(zip(newest["metric"], newest["value"]))
     total_s = h.loc[h["metric"] == "seconds", "value"].sum() if len(h) else 0.0
     c = fit.problem.corpus
     model = fit.problem.model
@@ -686,9 +716,8 @@ def summary(fit: ModelFit, seed: int, in_sweep: bool) -> pd.Series:
         "sampler_choice": sampler_choice(fit) or "",
         "n_docs": c.n_docs, "n_words": c.n_words, "n_tokens": c.n_tokens, "seed": seed,
         "sweeps": fit.n_sweeps, "in_sweep": in_sweep, "sampling_seconds": total_s,
-        "log_joint": lastv.get("log_joint", np.nan),
-        "log_joint_per_token": lastv.get("log_joint_per_token", np.nan),
-        "tokens_per_second": lastv.get("tokens_per_second", np.nan),
+        **{m: lastv[m] for m in ("log_joint", "log_joint_per_token", "tokens_per_second")
+           if m in lastv},
     }
     return pd.Series(info, name="session", dtype=object)
 

@@ -231,4 +231,14 @@ def applicable(fit: ModelFit) -> tuple[str, ...]:
                  if (name in names if view.applies is None else view.applies(fit)))
 
 
-__all__ = ["CHAIN_VIEWS", "VIEWS", "Frames", "View", "applicable"]
+def shown(fit: ModelFit) -> tuple[str, ...]:
+    """The views a dashboard draws unless told which (``Session.readout(shown)``): those that
+    apply (``applicable``) except the ones drawn on request, the table's (``View.on_request``:
+    the timings) and the model's (``views_on_request``: its sampler's statistics that are
+    flat for its kernel)."""
+    quiet = set(getattr(fit.problem.model, "views_on_request", ()))
+    return tuple(name for name in applicable(fit)
+                 if not VIEWS[name].on_request and name not in quiet)
+
+
+__all__ = ["CHAIN_VIEWS", "VIEWS", "Frames", "View", "applicable", "shown"]

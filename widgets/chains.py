@@ -48,6 +48,9 @@ class ChainsDashboard(Dashboard):
     def _supported_views(self) -> tuple[str, ...]:
         return tuple(CHAIN_VIEWS)   # every view of several chains applies to any chains
 
+    def _default_views(self, supported: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(v for v in supported if not CHAIN_VIEWS[v].on_request)
+
     def _read(self, view: View[Any]) -> Frames:
         # several chains are read through their sessions' own reads (``Chains``)
         return view.read(self.chains)

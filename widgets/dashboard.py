@@ -43,7 +43,7 @@ import numpy as np
 from topicsup import validation as check
 from topicsup import warmup
 from topicsup.session import Session
-from topicsup.view_table import VIEWS, Frames, View, applicable
+from topicsup.view_table import VIEWS, Frames, View, applicable, shown
 from topicsup.views import mark_settings_changes
 
 from .charts import FiniteChart
@@ -79,16 +79,34 @@ def _menu(options: tuple[tuple[str, Any], ...], value: Any,
 
 def sampler_html(s: Session) -> str:
     """The status line's sampler: its name, "(auto)" when ``sampler="auto"`` chose it (the
-    reason as the tooltip), and "approximate" when its sweeps do not leave the exact
-    posterior invariant (``TopicSampler.exact``)."""
+    reason is the line under the status line, ``reason_html``: a browser's tooltip cuts a
+    long one with "…"), and "approximate" when its sweeps do not leave the exact posterior
+    invariant (``TopicSampler.exact``)."""
     ts, choice = s.model.topic_sampler, s.sampler_choice
     label = f"sampler {html.escape(ts.name)}" + (" (auto)" if choice else "")
-    tip = choice or f"sampler={ts.name!r}, named by the model"
+    tip = ("chosen by sampler=\"auto\" (why: the line below)" if choice
+           else f"sampler={ts.name!r}, named by the model")
     if not ts.exact:
         label += " <b style='color:#b45309'>approximate</b>"
         tip += ("; approximate: its sweeps leave the exact posterior only approximately "
                 "invariant (docs/samplers.md)")
     return f"<span title='{html.escape(tip, quote=True)}'>{label}</span>"
+
+
+# the reason's line: its words wrap at the dashboard's edge, and so do the result folders it
+# cites (one unbroken token wider than a narrow output area would widen the widget); the line
+# height is the text's own, not the 28 px of a widget's row
+REASON_STYLE = "white-space:normal;overflow-wrap:anywhere;line-height:1.4;color:#555"
+
+
+def reason_html(choice: str | None) -> str:
+    """Why ``sampler="auto"`` chose the sampler (``Session.sampler_choice``, ``"light: ..."``),
+    whole, as lines that wrap; "" when the model named its sampler."""
+    if not choice:
+        return ""
+    sampler, _, why = choice.partition(": ")
+    return (f"<div style='{REASON_STYLE}'>sampler=\"auto\" chose "
+            f"<b>{html.escape(sampler)}</b>: {html.escape(why)}</div>")
 
 
 def _tail(frame: pd.DataFrame, last: int, n_sweeps: int) -> pd.DataFrame:
@@ -152,7 +170,8 @@ class Dashboard:
     views : sequence of str, optional
         Which charts to show: names in ``topicsup.view_table.VIEWS`` (each entry says what it
         draws and for which sessions); by default those that apply
-        (``view_table.applicable``) except the timing views (``View.on_request``).
+        (``view_table.applicable``) except those drawn on request: the timing views
+        (``View.on_request``) and the sampler's flat statistics (``view_table.shown``).
 
     Examples
     --------
@@ -180,7 +199,7 @@ class Dashboard:
         tail = check.integer("tail", tail, low=0, high=MAX_SWEEPS)
         supported = self._supported_views()
         if views is None:
-            views = tuple(v for v in supported if not self._TABLE[v].on_request)
+            views = self._default_views(supported)
         if isinstance(views, str) or not isinstance(views, (list, tuple)):
             raise TypeError(f"views must be a list or tuple of view names from "
                             f"{list(supported)}, got {views!r}")
@@ -211,6 +230,11 @@ class Dashboard:
     def _supported_views(self) -> tuple[str, ...]:
         # the view table's rule, as the report's (a Dashboard's _TARGET is a Session)
         return cast(tuple[str, ...], cast(Session, self.session).readout(applicable))
+
+    def _default_views(self, supported: tuple[str, ...]) -> tuple[str, ...]:
+        # the view table's rule (``view_table.shown``): the model's sampler says which of
+        # its statistics are drawn only when named
+        return cast(tuple[str, ...], cast(Session, self.session).readout(shown))
 
     def _compile_ahead(self) -> warmup.Warmup | None:
         """Start compiling the kernels the first Run needs (``Session.compile_ahead``)."""
@@ -253,6 +277,10 @@ class Dashboard:
                                       tooltip="Sweeps done of this run",
                                       layout=control_layout("160px"))
         self.status = w.HTML()
+        # the sampler's reason whole (a tooltip would cut it): no width of its own, the
+        # dashboard's column stretches it to its width (100% and a widget's 2 px margins ran
+        # 4 px past the output area) and its lines wrap there
+        self.reason = w.HTML()
         self.run_button.on_click(lambda _: self._guarded(self.run, self.sweeps_box.value))
         self.pause_button.on_click(lambda _: self._guarded(self.pause))
         self.step_button.on_click(lambda _: self._guarded(self.step))
@@ -268,12 +296,14 @@ class Dashboard:
         if self.settings:
             parts.append(self.settings_row.widget)
         parts.append(self.status)
+        parts.append(self.reason)
         if self.chart is not None:
             parts.append(self.chart)
         self.widget = w.VBox(parts, layout=w.Layout(width="100%"))
         # stable hooks for styling and for the browser test
         self.widget.add_class("topicsup-dashboard")
         self.status.add_class("topicsup-status")
+        self.reason.add_class("topicsup-reason")
 
     def _guarded(self, action: Callable[..., object], *args: Any) -> None:
         """A button's action: ipywidgets would swallow an exception raised in a callback,
@@ -324,8 +354,10 @@ class Dashboard:
                 built.append(self._view(name, h))
             except ValueError:
                 # nothing to show yet (no sweep run, no acceptance rows): an empty placeholder
-                built.append(alt.Chart(title=self._placeholder(name))
-                             .mark_text().properties(width=300, height=60))
+                # (the note a subtitle: one line of title and note runs past a panel)
+                built.append(alt.Chart(title=alt.TitleParams(
+                    self._TABLE[name].title, subtitle=self._placeholder(name)))
+                    .mark_text().properties(width=300, height=60))
         # each row resolves its own colours: two panels' legends are never merged
         rows = [alt.hconcat(*built[i:i + 2]).resolve_scale(color="independent",
                                                            strokeDash="independent")
@@ -335,12 +367,11 @@ class Dashboard:
         return chart.resolve_scale(color="independent").configure_legend(orient="bottom")
 
     def _placeholder(self, name: str) -> str:
-        """A panel's title before it has data, in plain words."""
-        title = self._TABLE[name].title
+        """What a panel without data says under its title, in plain words."""
         warm = self._warmup
         if warm is not None and not warm.done:
-            return f"{title}: compiling kernels (first run only)"
-        return f"{title}: appears after the first sweep"
+            return "compiling kernels (first run only)"
+        return "appears after the first sweep"
 
     @property
     def tail(self) -> int:
@@ -414,6 +445,12 @@ class Dashboard:
                          f"{html.escape(str(self.error))} (Run retries)</span>")
         return parts
 
+    def _show_reason(self) -> None:
+        """The reason's line, hidden when there is none (a named sampler; several chains)."""
+        text = reason_html(getattr(self.session, "sampler_choice", None))
+        self.reason.value = text   # unchanged: no message reaches the front end
+        self.reason.layout.display = None if text else "none"
+
     def _set_status(self, message: str) -> None:
         self.status.value = self._status_html() + f" &middot; {message}"
 
@@ -423,6 +460,7 @@ class Dashboard:
         from the session."""
         self.settings_row.rebuild(self.session.model)
         self.status.value = self._status_html()
+        self._show_reason()
         self._last_status = time.monotonic()
         if charts and self.chart is not None:
             self.chart.chart = self._chart()

@@ -455,7 +455,7 @@ class Explorer:
                 f"{among}</div>")
         if docs.empty:
             return (f"<div class='topicsup-explorer-documents'>{head}"
-                    f"<i>no document{among} has tokens</i></div>")
+                    f"<i>no document{among} has a token of this topic</i></div>")
         cards = []
         for row in docs.itertuples(index=False):
             share = f"{row.share:.0%} of it" if _finite(row.share) else "share unknown"

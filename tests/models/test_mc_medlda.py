@@ -148,6 +148,41 @@ def test_the_importance_estimator_runs_lda_with_the_likelihood_as_its_log_joint(
     assert lj[-1] == pytest.approx(np.log((theta[docs] * phi[words]).sum(1)).sum(), rel=1e-10)
 
 
+def test_its_read_outs_show_no_nan_before_or_after_the_first_svm_step():
+    """What a newcomer reads of ``Session(MCMedLDA(K=4), demo corpus)``: before any sweep,
+    in the first outer iteration (the weights still zero) and after SVM steps, the history,
+    the summary and the shrinkage table hold no NaN. The first outer iteration has no
+    objective to change from (no ``objective_change`` row); the summary leaves out a metric
+    not measured yet; the shrinkage has no row while the weights are all zero."""
+    import pandas as pd
+
+    from topicsup.datasets import load_demo_frame
+    df = load_demo_frame()
+    corpus = Corpus.from_tokens(df["tokens"], labels=df["label"])
+    s = Session(MCMedLDA(K=4, max_inner=3), corpus, seed=0)
+
+    def no_nan() -> None:
+        assert not s.history["value"].isna().any()
+        summ = s.summary()
+        assert not [k for k, v in summ.items() if isinstance(v, float) and np.isnan(v)]
+        assert not s.shrinkage().isna().to_numpy().any()
+        assert not s.coefficients().drop(columns=["scale"]).isna().to_numpy().any()
+
+    no_nan()
+    assert "log_joint" not in s.summary() and s.shrinkage().empty
+    s.sweep(2)   # inside the first outer iteration: no weights yet
+    no_nan()
+    assert s.shrinkage().empty and s.summary()["log_joint"] == s.metric("log_joint").iloc[-1]
+    s.sweep(10)
+    no_nan()
+    h = s.history
+    steps = int((h["metric"] == "outer_iteration").sum())
+    assert steps >= 2 and int((h["metric"] == "objective_change").sum()) == steps - 1
+    shrink = s.shrinkage()
+    assert list(shrink.index) == list(corpus.labels.classes)
+    assert isinstance(shrink, pd.DataFrame) and (shrink["top_share"] > 0).all()
+
+
 @pytest.mark.parametrize("kw, msg", [
     ({"nu": 2.0}, r"nu=2.0: Jiang's dual"),
     ({"sampler": "importance", "J": 3}, r"J=3 \(sampler='importance' does not use it"),

@@ -231,8 +231,11 @@ def test_every_control_has_a_one_sentence_tooltip(model):
 def test_placeholders_are_plain_words(corpus):
     dash = Dashboard(_session(corpus), views=("loglik", "acceptance"))
     dash._warmup = None
-    text = str(dash._chart().to_dict())
-    assert "log joint: appears after the first sweep" in text
+    spec = dash._chart().to_dict()
+    text = str(spec)
+    titles = [c["title"] for row in spec["vconcat" if "vconcat" in spec else "hconcat"]
+              for c in row.get("hconcat", [row])]
+    assert {"text": "log joint", "subtitle": "appears after the first sweep"} in titles
     assert "loglik" not in text and "waiting" not in text
 
 

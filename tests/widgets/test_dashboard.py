@@ -5,8 +5,11 @@ nothing, the chain equal to a plain Session's, live settings, status and charts;
 from __future__ import annotations
 
 import json
+import re
 import threading
+from html.parser import HTMLParser
 
+import ipywidgets as w
 import numpy as np
 import pytest
 
@@ -280,11 +283,16 @@ def test_the_dashboard_stays_usable_after_errors(corpus):
 def test_the_partially_collapsed_sampler_in_the_dashboard_and_the_report(corpus, tmp_path):
     """Its own view (the share of sparse draws from the document part), its live settings
     (MH steps for a supervised model, threads) and the report's section; its label
-    acceptance in the acceptance view."""
+    acceptance in the acceptance view. The dashboard draws those two when named (near 1 at
+    every sweep: flat lines by default, issue 52 item 6), the report always."""
     from topicsup.report import session_views
     s = Session(LightMedLDA(K=4, lam=4.0, sampler="partially_collapsed"), corpus, seed=0)
     assert "draws" in s.views and "acceptance" in s.views
-    dash = Dashboard(s, refresh_seconds=0.0)
+    quiet = Dashboard(s, refresh_seconds=0.0)
+    assert "draws" not in quiet.views and "acceptance" not in quiet.views
+    assert {"loglik", "score", "coefficients"} <= set(quiet.views)
+    dash = Dashboard(s, refresh_seconds=0.0,
+                     views=("loglik", "acceptance", "draws", "score", "coefficients"))
     assert "draws" in dash.views
     assert {"mh_steps", "threads"} <= set(dash.settings)
     dash.run(3)
@@ -350,3 +358,59 @@ def test_monte_carlo_medlda_runs_live_and_stops_when_converged(corpus):
     assert "Outer iterations: objective" in spec and "support documents (share)" in spec
     assert "outer iteration" in dash.status.value and "(converged)" in dash.status.value
     assert "Outer iterations" in [h for h, _ in session_views(s, 5)]
+
+
+class _Shown(HTMLParser):
+    """The text an HTML value shows: its text nodes, without tags or attributes (a title
+    attribute is a tooltip, which the browser cuts with "…" when long)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.text: list[str] = []
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+def _shown(value: str) -> str:
+    parser = _Shown()
+    parser.feed(value)
+    return " ".join("".join(parser.text).split())
+
+
+def _widgets(widget):
+    yield widget
+    for child in getattr(widget, "children", ()):
+        yield from _widgets(child)
+
+
+def test_the_samplers_reason_is_shown_whole_in_lines_that_wrap(corpus):
+    """Issue 52 (b): ``sampler="auto"``'s reason (200-250 characters, citing result folders)
+    was only the status line's tooltip, cut with "…" by the browser. It is shown as the text
+    of an HTML widget of the dashboard, whole, whose lines wrap (between its words, and
+    anywhere in a folder's name) at the dashboard's width, never past it: not a Label
+    (ipywidgets draws those on one line cut with an ellipsis), no ellipsis or nowrap CSS. A
+    sampler the model named has no such line."""
+    s = Session(LightMedLDA(K=4, lam=4.0), corpus, seed=0)   # sampler="auto"
+    choice = s.sampler_choice
+    assert choice and len(choice) > 150
+    sampler, why = choice.split(": ", 1)
+    dash = Dashboard(s, refresh_seconds=0.0)
+    showing = [x for x in _widgets(dash.widget)
+               if isinstance(x, (w.HTML, w.Label)) and why in _shown(x.value)]
+    assert showing, (f"the sampler's reason is not shown as text in the dashboard: "
+                     f"{dash.status.value!r}")
+    [line] = showing
+    assert isinstance(line, w.HTML) and not isinstance(line, w.Label)
+    assert f"chose {sampler}: {why}" in _shown(line.value)
+    style = re.findall(r"style='([^']*)'", line.value)
+    assert "white-space:normal" in style[0] and "overflow-wrap:anywhere" in style[0]
+    assert not re.search(r"ellipsis|nowrap|overflow:\s*hidden|…", line.value)
+    assert line.layout.width is None   # the dashboard's column sets it (margins too)
+    assert line.layout.display != "none"
+    assert why not in dash.status.value   # no longer a tooltip the browser cuts
+    dash.run(1)
+    assert dash.wait() and why in _shown(line.value)
+    named = Dashboard(_light(corpus), refresh_seconds=0.0)
+    assert named.session.sampler_choice is None
+    assert named.reason.value == "" and named.reason.layout.display == "none"

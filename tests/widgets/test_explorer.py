@@ -411,8 +411,12 @@ def test_explorer_in_jupyterlab(lab, chromium, tmp_path):  # noqa: F811 - lab is
             # a click on a circle of the map shows its topic (the kernel hears the selection)
             current = topic_select.evaluate("s => s.options[s.selectedIndex].text")
             target = page.evaluate(CIRCLE, current.split(":")[0])
-            page.locator(".topicsup-explorer-map svg path[aria-label*='; topic: "
-                         f"{target}; label:']").first.click()
+            # at the circle's centre, where its number is drawn on top (as a user clicks it)
+            circle = page.locator(".topicsup-explorer-map svg path[aria-label*='; topic: "
+                                  f"{target}; label:']").first
+            circle.scroll_into_view_if_needed()
+            box = circle.bounding_box()
+            page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
             page.wait_for_function("t => { const s = document.querySelector("
                                    "'.topicsup-explorer-topic select');"
                                    "return s.options[s.selectedIndex].text.startsWith(t); }",

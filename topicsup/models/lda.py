@@ -207,6 +207,21 @@ class LDA(Model):
             out.append("time")
         return tuple(out)
 
+    @property
+    def views_on_request(self) -> tuple[str, ...]:
+        """Views of ``views`` a dashboard draws only when named (``Dashboard(views=...)``;
+        the report keeps them): those of the partially collapsed kernel's internals, which
+        say little at every sweep: where its sparse draws come from (``"draws"``, near all
+        from the document part), and its acceptance when its one Metropolis-Hastings step is
+        the label term's correction (``"acceptance"`` of ``("label",)``: near 1 at every
+        sweep, a flat line at the top of a panel)."""
+        out = []
+        if self.proposal_kinds == ("label",):
+            out.append("acceptance")
+        if "draws" in self.views:
+            out.append("draws")
+        return tuple(out)
+
     # ------------------------------------------------------------------ parameters
     @property
     def learned(self) -> tuple[str, ...]:

@@ -363,7 +363,8 @@ class MCMedLDA(SupervisedLDA):
     def end_sweep(self, state: State, problem: Problem, rng: Rng, sweep: int) -> list[Row]:
         """The topic step's bookkeeping after each sweep; at the end of an outer iteration
         the SVM step (module docstring). Rows then: ``outer_iteration``, ``objective`` and
-        its ``objective_change``, ``svm_objective``, ``support`` (the share of documents
+        its ``objective_change`` (from the second iteration on: the first has nothing to
+        change from), ``svm_objective``, ``support`` (the share of documents
         with a non-zero multiplier), ``nonzero_multipliers`` (the share of non-zero
         lambda_d^y over wrong classes), ``train_accuracy`` of kappa on E[zbar],
         ``svm_epochs`` and the seconds of the step."""
@@ -411,14 +412,17 @@ class MCMedLDA(SupervisedLDA):
         wt.scores[...] = matmul(sol.kappa, np.ascontiguousarray(X.T))   # not @: kernels.linalg
         objective = topic_objective + sol.objective
         counts, values = loop.counts, loop.values
+        # the first iteration has no previous objective to change from: no row for it (a
+        # NaN in the history would be shown to whoever reads it)
         change = (abs(objective - values[1]) / abs(values[1])
-                  if counts[ITERATION] and values[1] else float("nan"))
+                  if counts[ITERATION] and values[1] else None)
         counts[ITERATION] += 1
         values[1] = objective
         counts[INNER] = 0
         counts[AVERAGED] = 0
         loop.zbar_sum[...] = 0.0
-        if counts[ITERATION] >= self.max_iterations or change < self.epsilon:
+        if counts[ITERATION] >= self.max_iterations or (change is not None
+                                                         and change < self.epsilon):
             counts[FINISHED] = 1
         D, M = sol.multipliers.shape
         wrong = D * (M - 1)
@@ -426,7 +430,8 @@ class MCMedLDA(SupervisedLDA):
         assert task is not None   # bound by a supervised model's bind
         clock.lap("weights")
         rows = [("outer_iteration", float(counts[ITERATION])), ("objective", objective),
-                ("objective_change", change), ("svm_objective", sol.objective),
+                *([] if change is None else [("objective_change", change)]),
+                ("svm_objective", sol.objective),
                 ("support", sol.support),
                 ("nonzero_multipliers",
                  float((sol.multipliers > 0).sum() / wrong) if wrong else 0.0),

@@ -30,6 +30,45 @@ POINTS_BELOW = 60                # a line shows its points while it has fewer sw
 # (tests/test_view_widths.py renders every view at its defaults and measures).
 FIT_WIDTH = 800
 
+# Axis labels. Vega draws them in 10 px sans-serif and cuts one wider than its axis's
+# labelLimit (180 px unless set) with "…": a topic label of three long words, or a long word,
+# lost its end on the axes of words and topics. Chromium on Linux draws sans-serif as DejaVu
+# Sans, wider than Arial (Liberation Sans, which vl-convert draws with): the widths below, in
+# em, are the larger of the two fonts' advance widths for each printable ASCII character,
+# rounded up, so a labelLimit from them fits the label in either; any other character counts
+# 1 em (CJK is 1 em; accented Latin letters are narrower).
+LABEL_FONT_SIZE = 10
+LABEL_LIMIT = 180   # Vega's default labelLimit: no axis gets less than it had before
+_ASCII_EM = dict(zip(
+    " !\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`"
+    "abcdefghijklmnopqrstuvwxyz{|}~",
+    (0.32, 0.41, 0.46, 0.84, 0.64, 0.96, 0.78, 0.28, 0.40, 0.40, 0.50, 0.84, 0.32, 0.37,
+     0.32, 0.34, *(0.64,) * 10, 0.34, 0.34, 0.84, 0.84, 0.84, 0.56, 1.02, 0.69, 0.69,
+     0.73, 0.78, 0.67, 0.62, 0.78, 0.76, 0.30, 0.50, 0.67, 0.56, 0.87, 0.75, 0.79, 0.67,
+     0.79, 0.73, 0.67, 0.62, 0.74, 0.69, 0.99, 0.69, 0.67, 0.69, 0.40, 0.34, 0.40, 0.84,
+     0.56, 0.50, 0.62, 0.64, 0.55, 0.64, 0.62, 0.36, 0.64, 0.64, 0.28, 0.28, 0.58, 0.28,
+     0.98, 0.64, 0.62, 0.64, 0.64, 0.42, 0.53, 0.40, 0.64, 0.60, 0.82, 0.60, 0.60, 0.53,
+     0.64, 0.34, 0.64, 0.84)))
+
+
+def _text_width(text: str, size: float = LABEL_FONT_SIZE) -> float:
+    """``text``'s width in pixels at ``size`` px, from above for ASCII (``_ASCII_EM``)."""
+    return size * sum(_ASCII_EM.get(c, 1.0) for c in text)
+
+
+def _label_limit(labels: Iterable[Any], room: float, least: int = LABEL_LIMIT) -> int:
+    """An axis's labelLimit: the widest of ``labels`` whole (``_text_width``, 10 px), at least
+    ``least`` and at most the ``room`` the chart has for them (a label wider than that still
+    ends in "…", and the marks' tooltips have it whole)."""
+    widest = max((_text_width(str(x)) for x in labels), default=0.0)
+    return int(min(max(least, np.ceil(widest) + 2), max(room, least)))
+
+
+def _label_extent(limit: int) -> int:
+    """An axis's maxExtent for labels ``limit`` px wide: Vega sets its title beyond the
+    labels only up to maxExtent (200 px by default), so longer labels ran under the title."""
+    return max(200, limit + 10)   # the ticks (5 px) and the labels' padding (2) beside them
+
 
 def thin(df: pd.DataFrame, max_rows: int = MAX_ROWS, by: str = "sweep") -> pd.DataFrame:
     """Keep every k-th ``by`` value (always the last) so at most about ``max_rows`` remain."""

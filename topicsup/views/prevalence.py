@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .. import validation as check
+from ._common import FIT_WIDTH, _label_limit
 
 # the name of the intercept's term in ``PrevalenceDraws.effects()`` (its draws use it)
 INTERCEPT = "intercept"
@@ -103,8 +104,10 @@ def effect_chart(frame: pd.DataFrame, term: str, width: int = 360,
     df = df[["term", "topic", "label", "mean", "lower", "upper", "certain"]].astype(
         {"term": str, "label": str, "topic": np.int64, "mean": np.float64,
          "lower": np.float64, "upper": np.float64})
+    # the topics' labels whole, in what FIT_WIDTH leaves beside the plot and its legend
     y = alt.Y("label:N", sort=alt.EncodingSortField("mean", order="descending"), title=None,
-              axis=alt.Axis(labelLimit=200))
+              axis=alt.Axis(labelLimit=_label_limit(df["label"], FIT_WIDTH - width - 170,
+                                                    least=200)))
     colour = alt.Color("certain:N", title=None,
                        scale=alt.Scale(domain=["interval excludes 0", "interval holds 0"],
                                        range=["#c0392b", "#95a5a6"]))

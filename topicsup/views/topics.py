@@ -15,13 +15,14 @@ import pandas as pd
 
 from .. import validation as check
 from ..arrays import F64, Array
-from ._common import FIT_WIDTH, _check_count, _check_frame
+from ._common import FIT_WIDTH, _check_count, _check_frame, _label_extent, _label_limit
 
 
 def _relevance_layers(terms: pd.DataFrame, n_words: int, lam: alt.Parameter,
-                      topic_filter: Any, width: int) -> alt.LayerChart | alt.FacetChart:
+                      topic_filter: Any, width: int,
+                      label_limit: int) -> alt.LayerChart | alt.FacetChart:
     """pyLDAvis's bars: for the words ranked by relevance at ``lam``, the corpus count (grey)
-    and the topic's count (red) of each."""
+    and the topic's count (red) of each, the words' labels ``label_limit`` px at most."""
     base = (alt.Chart(terms)
             .transform_filter(topic_filter)
             .transform_calculate(relevance=f"{lam.name} * datum.log_probability + "
@@ -30,7 +31,8 @@ def _relevance_layers(terms: pd.DataFrame, n_words: int, lam: alt.Parameter,
                               sort=[alt.SortField("relevance", order="descending"),
                                     alt.SortField("word_id", order="ascending")])
             .transform_filter(alt.datum.rank <= n_words))
-    y = alt.Y("word:N", sort=alt.EncodingSortField("rank", order="ascending"), title=None)
+    y = alt.Y("word:N", sort=alt.EncodingSortField("rank", order="ascending"), title=None,
+              axis=alt.Axis(labelLimit=label_limit))
     tooltip = ["label:N", "word:N", alt.Tooltip("topic_count:Q", title="tokens in topic"),
                alt.Tooltip("corpus_count:Q", title="tokens in corpus"),
                alt.Tooltip("probability:Q", format=".4f"), alt.Tooltip("lift:Q", format=".2f"),
@@ -71,7 +73,10 @@ def relevance_chart(terms: pd.DataFrame, topic: int | None = None, n_words: int 
     data = _finite_terms(terms[terms["topic"] == topic])
     lam_param = _relevance_parameter(lam)
     label = str(data["label"].iloc[0])
-    return (_relevance_layers(data, n_words, lam_param, alt.datum.topic == int(topic), width)
+    # the words whole, in what FIT_WIDTH leaves beside the bars (their x axis overhangs)
+    limit = _label_limit(data["word"], FIT_WIDTH - width - 40)
+    return (_relevance_layers(data, n_words, lam_param, alt.datum.topic == int(topic), width,
+                              limit)
             .add_params(lam_param).properties(title=f"Relevant words: {label}"))
 
 
@@ -83,6 +88,17 @@ def _finite_terms(terms: pd.DataFrame) -> pd.DataFrame:
                         "probability", "lift", "topic_count", "corpus_count"]]
 
 
+# the width of the relevance bars beside the map, their words' labels included
+MAP_BARS = 380
+
+
+def _legend_shares(top: float) -> list[float]:
+    """The map's legend sizes: the largest of 1, 2, 5 x 10^k that is at most ``top`` (the
+    largest share) and the two below it."""
+    nice = [m * 10.0 ** e for e in range(-4, 1) for m in (1, 2, 5)]
+    return [v for v in nice if v <= top][-3:] or nice[:1]
+
+
 def topic_map_chart(topic_map: pd.DataFrame, terms: pd.DataFrame | None = None,
                     n_words: int = 15, lam: float = 0.6, width: int = 300,
                     height: int = 300
@@ -91,9 +107,10 @@ def topic_map_chart(topic_map: pd.DataFrame, terms: pd.DataFrame | None = None,
     the classical scaling of the topics' Jensen-Shannon distances, its area the topic's share
     of the tokens; for a supervised model coloured by the class it drives most, with that
     weight's mean, interval and whether it excludes 0 in the tooltip (a supervised map: which
-    region of topic space each class draws on). With ``terms`` (``Session.topic_terms``),
-    beside it the relevance bars with a lambda slider, linked: click a circle to read its
-    topic.
+    region of topic space each class draws on). The circles are see-through and outlined,
+    the larger drawn first, and every topic's number lies above all of them on a white halo,
+    readable where circles overlap. With ``terms`` (``Session.topic_terms``), beside it the
+    relevance bars with a lambda slider, linked: click a circle to read its topic.
 
     ``topic_map``: ``summaries.topic_map`` (``Session.readout(summaries.topic_map)``)."""
     _check_frame(topic_map, "topic_map", ("label", "share", "x", "y"), "summaries.topic_map")
@@ -110,11 +127,14 @@ def topic_map_chart(topic_map: pd.DataFrame, terms: pd.DataFrame | None = None,
     enc: dict[str, Any]   # channel -> what it encodes, for encode(**enc)
     enc = {"x": alt.X("x:Q", title="scaled distance 1", axis=alt.Axis(grid=False)),
            "y": alt.Y("y:Q", title="scaled distance 2", axis=alt.Axis(grid=False)),
-           # about four sizes in the legend: at every nice step (ten or more when the topics
-           # are few and large) its row of circles would run past FIT_WIDTH
+           # three sizes in the legend: at every nice step (ten or more when the topics are
+           # few and large; five at tickCount 4, the map 460 px wide) its row of circles ran
+           # the map and its bars past FIT_WIDTH
            "size": alt.Size("share:Q", title="share of tokens",
-                            legend=alt.Legend(format=".0%", orient="bottom",
-                                              direction="horizontal", tickCount=4),
+                            legend=alt.Legend(format=".2~%", orient="bottom",
+                                              direction="horizontal",
+                                              values=_legend_shares(
+                                                  float(df["share"].max()))),
                             scale=alt.Scale(range=[40, 1600]))}
     if supervised:
         tooltip += [alt.Tooltip("task:N", title="drives most"),
@@ -127,16 +147,24 @@ def topic_map_chart(topic_map: pd.DataFrame, terms: pd.DataFrame | None = None,
     enc["tooltip"] = tooltip
     keep = ["topic", "label", "share", "x", "y",
             *(["task", "mean", "lower", "upper", "sign_certain"] if supervised else [])]
+    # circles overlap: each is see-through with an outline (the picked one's thicker), the
+    # larger drawn first so a small topic lies on a large one, not under it
     circles = (alt.Chart(df[keep]).mark_circle(stroke="#333")
-               .encode(**enc, opacity=alt.condition(pick, alt.value(0.85), alt.value(0.35)),
-                       strokeWidth=alt.condition(pick, alt.value(2), alt.value(0)))
+               .encode(**enc, order=alt.Order("share:Q", sort="descending"),
+                       fillOpacity=alt.condition(pick, alt.value(0.7), alt.value(0.3)),
+                       strokeWidth=alt.condition(pick, alt.value(2), alt.value(0.75)))
                .add_params(pick))
-    text = alt.Chart(df[keep]).mark_text(fontSize=10, color="#111").encode(
-        x="x:Q", y="y:Q", text="topic:Q")
+    # every topic's number in layers above all the circles, on a white halo (a wider white
+    # stroke of the same text beneath it): it reads inside another topic's circle too. The
+    # numbers carry the circles' tooltip, as they lie over their circles' centres
+    number = alt.Chart(df[keep]).encode(x="x:Q", y="y:Q", text="topic:Q", tooltip=tooltip)
+    halo = number.mark_text(fontSize=10, fontWeight="bold", color="white", stroke="white",
+                            strokeWidth=3, strokeJoin="round")
+    text = number.mark_text(fontSize=10, fontWeight="bold", color="#111")
     title = alt.TitleParams("Intertopic distance map", subtitle=(
         "colour: the class a topic drives most; area: its share" if supervised
         else "area: a topic's share of the tokens"))
-    chart = alt.layer(circles, text).properties(width=width, height=height, title=title)
+    chart = alt.layer(circles, halo, text).properties(width=width, height=height, title=title)
     if terms is None:
         return chart
     _check_frame(terms, "terms", ("topic", "label", "word", "word_id", "log_probability",
@@ -144,7 +172,11 @@ def topic_map_chart(topic_map: pd.DataFrame, terms: pd.DataFrame | None = None,
                  "Session.topic_terms()")
     _check_count("n_words", n_words)
     lam_param = _relevance_parameter(lam)
-    bars = (_relevance_layers(_finite_terms(terms), n_words, lam_param, pick, 200)
+    terms = _finite_terms(terms)
+    # beside the map, the bars and their words share the 380 px they always had (200 of
+    # bars, Vega's 180 of labels): long words take up to 260 of it, whole
+    limit = _label_limit(terms["word"], MAP_BARS - 120)
+    bars = (_relevance_layers(terms, n_words, lam_param, pick, MAP_BARS - limit, limit)
             .add_params(lam_param)
             .properties(title=alt.TitleParams("Relevant words", subtitle="of the picked topic "
                                               "(click a circle)")))
@@ -214,8 +246,12 @@ def topic_words_chart(topics: pd.DataFrame, n_words: int | None = None,
     if not cols or len(cols) < (n_words or 1):
         raise ValueError(f"topics has {len(cols)} word columns (word_1 .. word_n), "
                          f"{n_words or 1} needed: call Session.topics with more words")
-    # a column per word: the labels (at most ``label`` px) and the axis title take the rest
-    label = 200
+    # by the topics' labels where the frame has them (Session.topics: distinct names)
+    names = topics["label"] if "label" in topics.columns else topics.index
+    labels = [f"{k} ({s:.0%})" for k, s in zip(names, topics["share"])]
+    # a column per word: the labels (whole, from 200 px up to 320) and the axis title take
+    # the rest
+    label = _label_limit(labels, 320, least=200)
     given = len(cols)
     if n_words is None and width is None:
         n_words = min(given, (FIT_WIDTH - label - 30) // 56)
@@ -223,9 +259,6 @@ def topic_words_chart(topics: pd.DataFrame, n_words: int | None = None,
     if width is None:
         width = alt.Step(int(np.clip((FIT_WIDTH - label - 30) // len(cols), 50, 90)))
     step = float(width.step) if isinstance(width, alt.Step) else float(width) / len(cols)
-    # by the topics' labels where the frame has them (Session.topics: distinct names)
-    names = topics["label"] if "label" in topics.columns else topics.index
-    labels = [f"{k} ({s:.0%})" for k, s in zip(names, topics["share"])]
     # a subset of Session.topics keeps the topic ids as index: they are the rows of phi
     ids = topics.index.to_numpy()
     rows = ids if np.issubdtype(ids.dtype, np.integer) and (ids >= 0).all() \
@@ -236,7 +269,7 @@ def topic_words_chart(topics: pd.DataFrame, n_words: int | None = None,
     enc: dict[str, Any]   # channel -> what it encodes, for encode(**enc)
     enc = {"x": alt.X("rank:O", title="rank", axis=alt.Axis(orient="top", labelAngle=0)),
            "y": alt.Y("topic:N", sort=labels, title="topic (share of tokens)",
-                      axis=alt.Axis(labelLimit=label)),
+                      axis=alt.Axis(labelLimit=label, maxExtent=_label_extent(label))),
            "text": alt.Text("word:N"), "tooltip": ["topic:N", "rank:O", "word:N"]}
     if topic_word is not None:   # with its vocabulary (checked above)
         words["probability"] = _word_probabilities(words, topic_word,
@@ -266,7 +299,10 @@ def topic_sizes_chart(sizes: pd.DataFrame, top: int = 30, width: int = 420,
     df = df.assign(topic=df["label"].astype(str))   # distinct: topic_labels
     return (alt.Chart(df[["topic", "share", "documents"]], title="Topic sizes").mark_bar()
             .encode(x=alt.X("share:Q", title="share of tokens", axis=alt.Axis(format="%")),
-                    y=alt.Y("topic:N", sort=list(df["topic"]), title=None),
+                    # the labels whole, in what FIT_WIDTH leaves beside the bars
+                    y=alt.Y("topic:N", sort=list(df["topic"]), title=None,
+                            axis=alt.Axis(labelLimit=_label_limit(df["topic"],
+                                                                  FIT_WIDTH - width - 40))),
                     tooltip=["topic:N", alt.Tooltip("share:Q", format=".1%"),
                              alt.Tooltip("documents:Q", title="documents it leads")])
             .properties(width=width, height=height))

@@ -15,7 +15,8 @@ import pandas as pd
 from .. import validation as check
 from ..metrics import top_weight_share
 from ._common import (FIT_WIDTH, MAX_ROWS, _as_list, _chain_dashes, _chains, _check_choice,
-                      _check_count, _check_frame, _line, _select, thin)
+                      _check_count, _check_frame, _label_extent, _label_limit, _line,
+                      _select, thin)
 
 COEFFICIENT_COLUMNS = ("task", "feature", "mean", "lower", "upper")
 COEFFICIENT_VALUES = {"mean": "posterior mean weight", "width": "credible-interval width"}
@@ -48,7 +49,8 @@ def coefficient_heatmap(coefficients: pd.DataFrame, value: str = "mean", sort: b
                         top: int | None = None, width: int | alt.Step | None = None,
                         height: int | alt.Step = alt.Step(18),
                         target: str = "class", intercept: bool = False,
-                        legend: str = "right", label_limit: int = 180) -> alt.Chart:
+                        legend: str = "right", label_limit: int | None = None
+                        ) -> alt.Chart:
     """Weights as a heatmap: one row per feature (topic or covariate), one column per task
     (a class, or a regression's response).
 
@@ -81,9 +83,10 @@ def coefficient_heatmap(coefficients: pd.DataFrame, value: str = "mean", sort: b
     legend : {"right", "bottom"}
         Where the colour legend goes: below suits heatmaps side by side
         (``prior_comparison_chart``).
-    label_limit : int
+    label_limit : int, optional
         The width the features' labels may take, in pixels (a longer one ends in "...", the
-        tooltip has it whole).
+        tooltip has it whole). By default the longest label's, at least 180 and at most what
+        ``FIT_WIDTH`` leaves beside columns of 16 px and the legend (320 px at most).
 
     Returns
     -------
@@ -141,6 +144,8 @@ def coefficient_heatmap(coefficients: pd.DataFrame, value: str = "mean", sort: b
     target = check.choice("target", target, ("class", "response"))
     model = "Classifier" if target == "class" else "Regression"
     what = f"{model} weights" if value == "mean" else "Credible-interval width of weights"
+    if label_limit is None:   # the labels whole, while the columns keep 16 px at least
+        label_limit = _label_limit(features, min(320, FIT_WIDTH - 180 - 16 * len(tasks)))
     if width is None:   # the labels, their title and the legend (about 160 px) take the rest
         width = alt.Step(int(np.clip((FIT_WIDTH - label_limit - 180) // len(tasks), 16, 40)))
     key = alt.Legend(orient="bottom", direction="horizontal", gradientLength=160) \
@@ -153,7 +158,8 @@ def coefficient_heatmap(coefficients: pd.DataFrame, value: str = "mean", sort: b
             .encode(x=alt.X("task:N", sort=tasks, title=target,
                             axis=alt.Axis(labelAngle=-30 if slant else -90, orient="top")),
                     y=alt.Y("feature:N", sort=features, title="topic (top words) or covariate",
-                            axis=alt.Axis(labelLimit=label_limit)),
+                            axis=alt.Axis(labelLimit=label_limit,
+                                          maxExtent=_label_extent(label_limit))),
                     color=alt.Color(f"{value}:Q", scale=scale, title=key_title, legend=key),
                     tooltip=["task:N", "feature:N",
                              *[alt.Tooltip(f"{c}:Q", format=".3f")
@@ -348,7 +354,7 @@ PRIOR_COLUMNS = ["feature", "kind", "topic", "label", "lam", "shift"]
 
 
 def prior_heatmap(prior: pd.DataFrame, width: int | None = None,
-                  label_limit: int = 180) -> alt.Chart:
+                  label_limit: int | None = None) -> alt.Chart:
     """DMR's prior on the documents' topics (``Session.document_prior()``): one row per
     topic, one column per feature (class, intercept, covariate), coloured by ``shift`` on a
     diverging scale centred at 0 and symmetric: for a class, how much more (log alpha) its
@@ -364,11 +370,16 @@ def prior_heatmap(prior: pd.DataFrame, width: int | None = None,
     width : int, optional
         Width of the plot; by default 40 px per feature, narrower (down to 14 px) so that
         the chart fits ``FIT_WIDTH`` beside the topics' labels and the legend.
+    label_limit : int, optional
+        The width the topics' labels may take, in pixels (a longer one ends in "...", the
+        tooltip has it whole). By default the longest label's, at least 180 and at most what
+        ``FIT_WIDTH`` leaves beside columns of 14 px and the legend (320 px at most).
     """
     missing = [c for c in PRIOR_COLUMNS if c not in getattr(prior, "columns", [])]
     if not isinstance(prior, pd.DataFrame) or missing:
         raise ValueError(f"prior must be Session.document_prior()'s frame, with the columns "
                          f"{PRIOR_COLUMNS}; missing {missing}")
+    _check_count("label_limit", label_limit)
     df = prior[np.isfinite(prior["lam"]) & np.isfinite(prior["shift"])].copy()
     if df.empty:
         raise ValueError("prior has no finite rows")
@@ -376,6 +387,8 @@ def prior_heatmap(prior: pd.DataFrame, width: int | None = None,
     df["alpha"] = df["alpha"].where(np.isfinite(df["alpha"]), None)
     features = list(dict.fromkeys(df["feature"]))
     order = list(dict.fromkeys(df.sort_values("topic")["label"]))
+    if label_limit is None:   # the labels whole, while the columns keep 14 px at least
+        label_limit = _label_limit(order, min(320, FIT_WIDTH - 120 - 14 * len(features)))
     step = max(14, min(40, (FIT_WIDTH - label_limit - 120) // max(len(features), 1)))
     bound = float(np.abs(df["shift"]).max()) or 1.0
     return alt.Chart(df).mark_rect().encode(
