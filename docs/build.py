@@ -238,7 +238,7 @@ def run_here(stored: Path) -> tuple[Any, str]:
     import tempfile
 
     import nbformat
-    from nbclient import NotebookClient
+    from topicsup.testing.notebooks import PatientClient as NotebookClient
     from nbclient.exceptions import CellExecutionError
     if stored.stem in NEEDS_NEWSGROUPS:
         from topicsup.newsgroups import find_archive
@@ -295,14 +295,21 @@ def prepare_notebook(stored: Path, executed_dir: Path | None, execute: bool = Tr
 
 def prepare_notebooks(executed_dir: Path | None, out: Path = GENERATED / "notebooks",
                       execute: bool = True) -> dict[str, str]:
+    """Every notebook of ``notebooks/`` and the course's lessons (``notebooks/course/``, as
+    students get them; not their solutions) into ``out`` (``course/`` for the lessons); their
+    origins by path without the suffix (``quickstart``, ``course/01_...``)."""
     import nbformat
-    out.mkdir(parents=True, exist_ok=True)
-    for old in out.glob("*.ipynb"):
-        old.unlink()
     origins = {}
-    for stored in sorted(NOTEBOOKS.glob("*.ipynb")):
-        nb, origins[stored.stem] = prepare_notebook(stored, executed_dir, execute)
-        nbformat.write(nb, out / stored.name)
+    for folder in ("", "course"):
+        there = out / folder
+        there.mkdir(parents=True, exist_ok=True)
+        for old in there.glob("*.ipynb"):
+            old.unlink()
+        copies = executed_dir / folder if executed_dir is not None else None
+        for stored in sorted((NOTEBOOKS / folder).glob("*.ipynb")):
+            name = f"{folder}/{stored.stem}" if folder else stored.stem
+            nb, origins[name] = prepare_notebook(stored, copies, execute)
+            nbformat.write(nb, there / stored.name)
     return origins
 
 

@@ -45,7 +45,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("on top of sessions: several chains, the estimators, the view table, the report",
      ("topicsup.chains", "topicsup.estimators", "topicsup.view_table", "topicsup.report",
       "topicsup.demo", "topicsup.search", "topicsup.precompile")),
-    ("front ends (ipywidgets) and the test harnesses", ("topicsup.widgets", "topicsup.testing")),
+    ("front ends (ipywidgets), the test harnesses and the course's checks",
+     ("topicsup.widgets", "topicsup.testing", "topicsup.course")),
 )
 # the pages that show the table, between these markers (``python -m tests.test_layers
 # --write-docs`` writes it)

@@ -404,3 +404,17 @@ def test_the_nonparametric_table_is_the_benchmarks():
     low, high = sorted((pdp[0], hdp[0]))
     samplers = (ROOT / "docs" / "samplers.md").read_text(encoding="utf-8")
     assert f"took {low}-{high}% less" in samplers
+
+
+def test_the_course_timings_are_the_benchmarks():
+    """docs/classroom.md's table of the lessons: exercises and seconds of each notebook are
+    benchmarks/results/course/timings.csv's, every lesson listed, every solution right."""
+    measured = pd.read_csv(RESULTS / "course" / "timings.csv")
+    rows = _rows(ROOT / "docs" / "classroom.md", "| lesson | topic | exercises")
+    lessons = sorted(p.stem for p in (ROOT / "notebooks" / "course").glob("*.ipynb"))
+    assert list(measured["lesson"]) == lessons and len(rows) == len(lessons)
+    for row, m in zip(rows, measured.itertuples()):
+        assert f"`{m.lesson}`" in row[1]
+        assert int(row[2]) == m.exercises == m.solutions_right and m.errors == 0
+        _shown(row[3], m.student_seconds)
+        _shown(row[4], m.solutions_seconds)

@@ -465,7 +465,8 @@ def save_executed(page, root: Path, notebook: str) -> Path:
     EXECUTED/``notebook`` (replacing the copy of a run before). Just before the save, its
     widgets are screenshot (``screenshot_widgets``), and each picture's cell is checked to
     hold a widget view in the saved file (the cell indices agree). The copy's path."""
-    pictures = screenshot_widgets(page, Path(notebook).stem)
+    # a notebook in a folder of notebooks/ (the course's) keeps it: executed/course/...
+    pictures = screenshot_widgets(page, Path(notebook).with_suffix("").as_posix())
     path = root / notebook
     before = path.stat().st_mtime_ns
     page.evaluate(WATCH_SAVE)
@@ -484,8 +485,8 @@ def save_executed(page, root: Path, notebook: str) -> Path:
                  if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
         assert len(views) > n, \
             f"{picture} is of cell {index}, which has {len(views)} widget views in {path}"
-    EXECUTED.mkdir(parents=True, exist_ok=True)
     copy = EXECUTED / notebook
+    copy.parent.mkdir(parents=True, exist_ok=True)
     part = copy.with_name(copy.name + ".part")   # never half a file under the real name
     shutil.copyfile(path, part)
     os.replace(part, copy)
@@ -511,7 +512,7 @@ def forget_executed(notebook: str) -> None:
     pictures, so that a run that saves none leaves none (rather than an older one the site
     would render)."""
     (EXECUTED / notebook).unlink(missing_ok=True)
-    shutil.rmtree(EXECUTED / Path(notebook).stem, ignore_errors=True)
+    shutil.rmtree(EXECUTED / Path(notebook).with_suffix(""), ignore_errors=True)
 
 
 SWEEP = """() => { const s = document.querySelector('.topicsup-status');

@@ -39,7 +39,10 @@ from .test_browser import (ARTIFACTS, KernelMessages, browser_page,  # noqa: F40
                            run_all, save_executed, screenshot_notebook)
 
 ROOT = Path(__file__).resolve().parents[2]
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+# the notebooks and the course's lessons (as students get them; the solutions notebooks run
+# in tests/course, with nbclient)
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb")) + sorted(
+    (ROOT / "notebooks" / "course").glob("*.ipynb"))
 # run in the browser by tests/widgets/test_browser.py (the dashboard's test), with these checks
 RUN_ELSEWHERE = {"quickstart"}
 # notebooks that cannot run without the archive (interpreting_topics skips its real-data
@@ -57,23 +60,24 @@ def check_notebook(page, lab: str, path: Path, root: Path) -> None:  # noqa: F81
     problem of its outputs, and save it with its widgets' pictures (``save_executed``; after
     a failure too, where the save's own failure is only a warning). The page's kernel
     messages are watched from before it opens."""
-    forget_executed(path.name)
+    name = path.relative_to(ROOT / "notebooks").as_posix()   # course/01_... for a lesson
+    forget_executed(name)
     kernel = KernelMessages(page)
     try:
         try:
-            run_all(page, lab, path.name)
+            run_all(page, lab, name)
             problems = output_problems(page, kernel, ALLOWED_STDERR.get(path.stem))
         finally:
             screenshot_notebook(page, path.stem)
-        assert not problems, (f"{path.name} in JupyterLab at 1280 px (screenshot "
+        assert not problems, (f"{name} in JupyterLab at 1280 px (screenshot "
                               f"{ARTIFACTS / f'notebook-{path.stem}.png'}):\n"
                               + "\n".join(f"- {p}" for p in problems))
         if path.stem in NOTEBOOK_CHECKS:
             NOTEBOOK_CHECKS[path.stem](page)
     except Exception:
-        keep_executed(page, root, path.name)
+        keep_executed(page, root, name)
         raise
-    save_executed(page, root, path.name)
+    save_executed(page, root, name)
 
 
 @pytest.fixture(params=[p for p in NOTEBOOKS if p.stem not in RUN_ELSEWHERE],

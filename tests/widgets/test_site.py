@@ -90,7 +90,8 @@ def test_every_chart_function_is_in_the_gallery(site):
 
 def test_every_notebook_is_rendered(site):
     result, out = site
-    stems = sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb"))
+    stems = sorted([p.stem for p in (ROOT / "notebooks").glob("*.ipynb")]
+                   + [f"course/{p.stem}" for p in (ROOT / "notebooks" / "course").glob("*.ipynb")])
     assert sorted(result.notebooks) == stems
     for stem in stems:
         page = (out / "_generated" / "notebooks" / f"{stem}.html").read_text(encoding="utf-8")
