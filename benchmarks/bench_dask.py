@@ -16,11 +16,12 @@ overheads, not a speed-up), the documents in as many partitions; ``log_joint_eve
 sampling is timed. After 2 warm-up sweeps (compilation, placing the documents) each times
 ``--sweeps`` sweeps; reported: the median seconds per sweep, the overhead of Dask over threads,
 the bytes sent to and received from the workers per sweep (n_wk's rows, each partition's
-inputs; Phi's column sums and rows, the changed tokens' positions and topics and the info
-rows back) and passed between the workers (the rows of Phi each drew), the share of tokens
-that changed topic, the split of a Dask sweep (drawing Phi on the workers, the workers' sweep
-including the round trip, adopting the topics, the rest: the once-per-sweep steps here),
-the first read of the state after a sweep (the Session's Phi drawn here), and
+inputs; Phi's column sums, the sparse count changes, the info rows and DOLDA's features
+back) and passed between the workers (the rows of Phi each drew; the changed tokens to the
+replicas), the share of tokens that changed topic, the split of a Dask sweep (drawing Phi on
+the workers, the workers' sweep including the round trip, adding the count changes, the
+rest: the once-per-sweep steps here), the first read of the state after a sweep (the topics
+fetched from the workers, the Session's Phi drawn here), and
 whether the two chains are identical at the end (the saved state: topics, Phi and its key, the
 weights, the augmentation and the prior's scales; the counts; the random stream).
 
@@ -167,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
                 t_dask = timed(dask, sweeps)
                 traffic = backend.traffic_frame().iloc[n_before:]
                 t0 = time.perf_counter()
-                dask.state   # the first read after a sweep draws the Session's Phi here
+                dask.state   # the first read after a sweep: the topics fetched, Phi drawn here
                 sync_s = time.perf_counter() - t0
                 same = same_chain(ref, dask)
                 dask.close()
@@ -183,6 +184,9 @@ def main(argv: list[str] | None = None) -> int:
                        "sent_mb_per_sweep": split["bytes_sent"] / 1e6,
                        "received_mb_per_sweep": split["bytes_received"] / 1e6,
                        "reply_mb_per_sweep": split["bytes_reply"] / 1e6,
+                       "to_replicas_mb_per_sweep": split["bytes_to_replicas"] / 1e6,
+                       "count_changes_per_changed_token": float(
+                           traffic["count_changes"].sum() / traffic["tokens_changed"].sum()),
                        "between_workers_mb_per_sweep": split["bytes_between_workers"] / 1e6,
                        "phi_to_each_worker_mb": K * corpus.n_words * 8 / 1e6,
                        "changed_share": float(traffic["tokens_changed"].sum()
@@ -192,6 +196,7 @@ def main(argv: list[str] | None = None) -> int:
                        "read_state_s": sync_s,
                        "adopt_s": split["seconds_adopt"], "rest_s": rest,
                        "adopted_tokens_per_s": split["tokens_changed"] / split["seconds_adopt"],
+                       "adopted_entries_per_s": split["count_changes"] / split["seconds_adopt"],
                        "assemble_phi_s": split["seconds_assemble_phi"],
                        "tables_s": split["seconds_tables"],
                        "sweep_s": split["seconds_sweep"],
@@ -238,10 +243,11 @@ def write_readme(out: Path, df: pd.DataFrame, corpus, args, sweeps: int,
         "",
         "| model | K | workers | threads s/sweep | Dask s/sweep | overhead s | Dask / threads "
         "| Phi MB | sent MB/sweep | received MB/sweep | of which reply MB | between workers "
-        "MB/sweep | changed | Phi s | workers s | of which assemble Phi s | tables s | sweep "
-        "s | adopt s | rest s | tokens/s per worker | first read s | same chain |",
+        "MB/sweep | to replicas MB/sweep | changed | count changes per changed token | Phi s "
+        "| workers s | of which assemble Phi s | tables s | sweep s | adopt s | rest s | "
+        "tokens/s per worker | first read s | same chain |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
-        "---|---|",
+        "---|---|---|---|",
     ]
     for r in df.itertuples():
         lines.append(
@@ -249,7 +255,8 @@ def write_readme(out: Path, df: pd.DataFrame, corpus, args, sweeps: int,
             f"{r.dask_s_per_sweep:.3f} | {r.overhead_s:.3f} | {r.dask_over_threads:.2f} | "
             f"{r.phi_mb:.0f} | {r.sent_mb_per_sweep:.1f} | {r.received_mb_per_sweep:.1f} | "
             f"{r.reply_mb_per_sweep:.1f} | {r.between_workers_mb_per_sweep:.1f} | "
-            f"{100 * r.changed_share:.0f}% | {r.phi_s:.3f} | {r.workers_s:.3f} | "
+            f"{r.to_replicas_mb_per_sweep:.1f} | {100 * r.changed_share:.0f}% | "
+            f"{r.count_changes_per_changed_token:.2f} | {r.phi_s:.3f} | {r.workers_s:.3f} | "
             f"{r.assemble_phi_s:.3f} | {r.tables_s:.3f} | {r.sweep_s:.3f} | "
             f"{r.adopt_s:.3f} | {r.rest_s:.3f} | {r.worker_tokens_per_s / 1e6:.2f} M | "
             f"{r.read_state_s:.3f} | {'yes' if r.identical_chain else 'NO'} |")
@@ -259,24 +266,29 @@ def write_readme(out: Path, df: pd.DataFrame, corpus, args, sweeps: int,
         "worker's rows of n_wk (V x K int32 in all, once per sweep), plus each partition's "
         "inputs (the stream key, the weights and, for DOLDA, its documents' labels, "
         "augmentation and covariate scores). Received: the chunks' column sums of Phi and "
-        "the *reply*: the tokens "
-        "that changed topic (position and topic, 6 bytes each; every token's topic, 4 "
-        "bytes, when more than two thirds changed) and one info row per document. *Between "
+        "the *reply*: the sparse changes of n_wk (a (word, topic) index and an integer "
+        "change, 12 bytes each; *count changes per changed token* how many a changed token "
+        "costs, at most 2), one info row per document and, for DOLDA, the documents' "
+        "features; never the tokens, whose topics stay on the workers. *Between "
         "workers*: the rows of Phi each worker fetches from the others (not through the "
-        "Session's process; before, the Session sent all of Phi to each worker, *Phi MB* "
-        "each). *changed*: the share of tokens that changed topic in the timed sweeps. "
+        "Session's process). *To replicas*: the tokens that changed topic (position and "
+        "topic, 6 bytes each), from the worker that swept a partition to the one keeping "
+        "its replica. *changed*: the share of tokens that changed topic in the timed sweeps. "
         "*Phi s*: sending n_wk's rows, drawing them and adding the sums here; *workers s* "
         "the time from submitting the partitions' sweeps to having their results here "
         "(fetching the others' rows of Phi, assembling it, building the word tables, their "
         "sweep, the round trip), of which the slowest partition's *assemble Phi*, *tables* "
         "and *sweep* on its worker (*tokens/s per worker* is its tokens over *sweep s*); "
-        "*adopt s* taking the changes into the Session's counts (the kernel); *rest* is "
+        "*adopt s* adding the count changes to the Session's counts (the kernel); *rest* is "
         "what the Session does here besides (the replies' bookkeeping, releasing the "
         "sweep's rows of Phi on the workers) and, as on threads, for DOLDA the weights, the "
-        "augmentation and the prior. *first read s*: the Session's Phi is not sent back each sweep; the "
-        "first read of the state after a sweep (a read-out, a checkpoint) draws it here "
-        "from the same counts and key, the same bits (`Backend.sync`). The cost model for "
-        "larger corpora is in docs/scaling.md.",
+        "augmentation and the prior. *first read s*: neither the topics nor the Session's "
+        "Phi come back each sweep; the first read of the state after a sweep (a read-out, a "
+        "checkpoint) fetches the topics from the workers (4 bytes a token) and draws Phi "
+        "here from the same counts and key, the same bits (`Backend.sync`). The previous "
+        "design, which adopted every changed token into a copy of the topics here, is "
+        "`overhead_z_on_driver.csv`. The cost model for larger corpora is in "
+        "docs/scaling.md.",
         "",
     ]
     big = df[(df["model"] == "LDA") & (df["K"] == consts["K"])
@@ -288,9 +300,10 @@ def write_readme(out: Path, df: pd.DataFrame, corpus, args, sweeps: int,
         f"word-table entries {consts['table_entries_per_s_per_core'] / 1e6:.0f} million per "
         f"second ({consts['table_seconds_per_worker']:.3f} s for a worker's tables); a "
         f"worker's sweep {sweep_rate / 1e6:.2f} million tokens per second "
-        f"({big['workers']} workers at once); adopting the changed tokens here "
-        f"{big['adopted_tokens_per_s'] / 1e6:.0f} million per second ({big['workers']} "
-        f"threads).",
+        f"({big['workers']} workers at once); adding the count changes here "
+        f"{big['adopted_entries_per_s'] / 1e6:.0f} million entries per second, "
+        f"{big['adopted_tokens_per_s'] / 1e6:.0f} million changed tokens' worth "
+        f"({big['count_changes_per_changed_token']:.2f} entries a changed token; 2 threads).",
     ]
     (out / "README.md").write_text("\n".join(lines) + "\n")
 

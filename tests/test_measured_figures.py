@@ -157,12 +157,13 @@ def test_the_papers_scale_figures_are_the_benchmarks():
 
 
 def test_the_scaling_pages_quote_the_dask_benchmark():
-    """docs/scaling.md's measured table and constants, and docs/scaling-and-chains.md's
-    summary of them, are ``benchmarks/results/dask``'s."""
+    """docs/scaling.md's measured table, constants and cost model, and
+    docs/scaling-and-chains.md's summary of them, are ``benchmarks/results/dask``'s (the
+    design before, which kept the topics here, its ``overhead_z_on_driver.csv``)."""
     measured = pd.read_csv(RESULTS / "dask" / "overhead.csv")
     consts = pd.read_csv(RESULTS / "dask" / "constants.csv").iloc[0]
     page = ROOT / "docs" / "scaling.md"
-    before = pd.read_csv(RESULTS / "dask" / "overhead_phi_broadcast.csv").set_index(
+    before = pd.read_csv(RESULTS / "dask" / "overhead_z_on_driver.csv").set_index(
         ["model", "K", "workers"])
     rows = _rows(page, "| model | K | workers | threads | Dask")
     assert len(rows) == len(measured)
@@ -170,29 +171,65 @@ def test_the_scaling_pages_quote_the_dask_benchmark():
         assert (row[0], int(row[1]), int(row[2])) == (m.model, m.K, m.workers)
         b = before.loc[(m.model, m.K, m.workers)]
         values = (m.threads_2_s_per_sweep, m.dask_s_per_sweep, m.dask_over_threads,
-                  m.sent_mb_per_sweep, m.received_mb_per_sweep, 100 * m.changed_share,
-                  m.between_workers_mb_per_sweep, b.sent_mb_per_sweep, b.dask_over_threads)
+                  m.sent_mb_per_sweep, m.received_mb_per_sweep, m.to_replicas_mb_per_sweep,
+                  100 * m.changed_share, m.count_changes_per_changed_token, m.adopt_s,
+                  b.received_mb_per_sweep, b.adopt_s, b.dask_over_threads)
         assert len(row[3:]) == len(values)
         for cell, value in zip(row[3:], values):
             _shown(cell, value)
     big = measured[(measured.model == "LDA") & (measured.K == consts.K)
                    & (measured.workers == measured.workers.min())].iloc[0]
+    old = before.loc[("LDA", int(consts.K), int(big.workers))]
     constants = {r[0]: r[1] for r in _rows(page, "| quantity | value | measured as")}
     _shown(constants["Phi draws (Gamma)"], consts.phi_draws_per_s_per_core / 1e6)
     _shown(constants["word-table entries built"], consts.table_entries_per_s_per_core / 1e6)
     _shown(constants["tokens swept, sparse kernel, K = 1000"], big.worker_tokens_per_s / 1e6)
     _shown(constants["Phi entries assembled on a worker"],
            big.n_words * big.K / big.assemble_phi_s / 1e6)
-    _shown(constants["changed tokens adopted here"], big.adopted_tokens_per_s / 1e6)
+    _shown(constants["count changes added here"], big.adopted_entries_per_s / 1e6)
+    _shown(constants["count changes per changed token, K = 1000"],
+           big.count_changes_per_changed_token)
     _shown(constants["tokens that change topic in a sweep, K = 1000"], 100 * big.changed_share)
-    two_before = before.loc[("LDA", int(consts.K), 2)]
-    quoted = re.search(r"\((\S+)x the\s+threaded sweep at K = 1000 on 2 workers, (\S+)x before\)",
-                       page.read_text(encoding="utf-8"))
+    text = page.read_text(encoding="utf-8")
+    quoted = re.search(r"\((\S+)x the threaded sweep at K = 1000 on 2 workers,\s+(\S+)x\s+"
+                       r"before\)", text)
     assert quoted
     _shown(quoted.group(1), big.dask_over_threads)
-    _shown(quoted.group(2), two_before.dask_over_threads)
-    text = (ROOT / "docs" / "scaling-and-chains.md").read_text(encoding="utf-8")
+    _shown(quoted.group(2), old.dask_over_threads)
+    quoted = re.search(r"\((\S+) s against (\S+) s at K = 1000 on 2 workers\)", text)
+    assert quoted
+    _shown(quoted.group(1), big.adopt_s)
+    _shown(quoted.group(2), old.adopt_s)
+    # the cost model's rates are the measured ones (features: DOLDA's reply less LDA's)
+    quoted = re.search(r"r = (\S+) million\s+tokens per second per core, a share s = (\S+) of "
+                       r"the tokens changing topic in a sweep, e =\s+(\S+) count changes per "
+                       r"changed token\)\. A supervised model's features come back at (\S+)\s+"
+                       r"bytes a token", text)
+    assert quoted
     two = measured[measured.workers == 2].set_index(["model", "K"])
+    features = (two.loc[("DOLDA", 100)].reply_mb_per_sweep
+                - two.loc[("LDA", 100)].reply_mb_per_sweep) * 1e6 / big.n_tokens
+    for cell, value in zip(quoted.groups(), (big.worker_tokens_per_s / 1e6, big.changed_share,
+                                             big.count_changes_per_changed_token, features)):
+        _shown(cell, value)
+    assert "| e s N / %.0f M (2 threads) |" % (big.adopted_entries_per_s / 1e6) in text
+    # the driver's serial share in the cost model, from the same rates (10^9 and 10^10
+    # tokens, documents of 100 tokens, 1.25 GB/s cards)
+    e, share = big.count_changes_per_changed_token, big.changed_share
+    info = (big.reply_mb_per_sweep * 1e6 - 12 * e * share * big.n_tokens) / 11291
+    cells = {r[0]: r[2:5] for r in _rows(page, "| step | cost per sweep")}
+    for N, gather, add in zip((1e9, 1e9, 1e10), cells["gather the count changes"],
+                              cells["add them here"]):
+        _shown(gather, (12 * e * share * N + info * N / 100) / 1.25e9)
+        _shown(add, e * share * N / big.adopted_entries_per_s)
+    quoted = re.search(r"gathering and adding the count changes, (\S+) s at 10\^9 tokens and "
+                       r"(\S+) s at 10\^10", " ".join(text.split()))
+    assert quoted
+    _shown(quoted.group(1), float(cells["gather the count changes"][0].split()[0])
+           + float(cells["add them here"][0].split()[0]))
+    _shown(quoted.group(2), float(cells["gather the count changes"][2].split()[0])
+           + float(cells["add them here"][2].split()[0]))
+    text = (ROOT / "docs" / "scaling-and-chains.md").read_text(encoding="utf-8")
     for (model, K), pattern in {
             ("LDA", 100): r"took (\S+)x the threaded one at K = 100 \((\S+) against (\S+) s\)",
             ("LDA", 1000): r"(\S+)x at K = 1000\s+\((\S+) against (\S+) s;"}.items():
@@ -206,25 +243,42 @@ def test_the_scaling_pages_quote_the_dask_benchmark():
     assert quoted
     _shown(quoted.group(1), two.loc[("DOLDA", 100)].dask_over_threads)
     quoted = re.search(r"the Session sends n_wk's rows, (\S+) MB a sweep,\s+and the workers pass "
-                       r"each other (\S+) MB.*?broadcast did \((\S+)x at K = 1000\)", text,
+                       r"each other (\S+) MB.*?broadcast did \((\S+)x at K = 1000\).*?\((\S+)x "
+                       r"at K = 1000 when the Session kept the\s+topics\).*?takes\s+(\S+) s a "
+                       r"sweep at K = 1000 where adopting the changed tokens took (\S+) s", text,
                        re.S)
     assert quoted
-    _shown(quoted.group(1), two.loc[("LDA", 1000)].sent_mb_per_sweep)
-    _shown(quoted.group(2), two.loc[("LDA", 1000)].between_workers_mb_per_sweep)
-    before = pd.read_csv(RESULTS / "dask" / "overhead_phi_broadcast.csv")
-    _shown(quoted.group(3), before[(before.model == "LDA") & (before.K == 1000)
-                                   & (before.workers == 2)].iloc[0].dask_over_threads)
-    # CHANGELOG.md's entry of Phi drawn on the workers
+    broadcast = pd.read_csv(RESULTS / "dask" / "overhead_phi_broadcast.csv")
+    for cell, value in zip(quoted.groups(), (
+            two.loc[("LDA", 1000)].sent_mb_per_sweep,
+            two.loc[("LDA", 1000)].between_workers_mb_per_sweep,
+            broadcast[(broadcast.model == "LDA") & (broadcast.K == 1000)
+                      & (broadcast.workers == 2)].iloc[0].dask_over_threads,
+            old.dask_over_threads, two.loc[("LDA", 1000)].adopt_s, old.adopt_s)):
+        _shown(cell, value)
+    # CHANGELOG.md's entry of Phi drawn on the workers: that round's run (the topics then
+    # kept here), and this round's entry of the topics on the workers
     log = " ".join((ROOT / "CHANGELOG.md").read_text(encoding="utf-8").split())
     quoted = re.search(r"n_wk's rows once, (\S+) MB a sweep at K = 1000 where it sent Phi to "
                        r"each worker \((\S+) MB at 2 workers\).*? \((\S+)x the threaded sweep, "
                        r"(\S+)x before\)", log)
     assert quoted
-    old = before[(before.model == "LDA") & (before.K == 1000) & (before.workers == 2)].iloc[0]
-    _shown(quoted.group(1), two.loc[("LDA", 1000)].sent_mb_per_sweep)
-    _shown(quoted.group(2), old.sent_mb_per_sweep)
-    _shown(quoted.group(3), two.loc[("LDA", 1000)].dask_over_threads)
-    _shown(quoted.group(4), old.dask_over_threads)
+    then = before.loc[("LDA", 1000, 2)]
+    b2 = broadcast[(broadcast.model == "LDA") & (broadcast.K == 1000)
+                   & (broadcast.workers == 2)].iloc[0]
+    _shown(quoted.group(1), then.sent_mb_per_sweep)
+    _shown(quoted.group(2), b2.sent_mb_per_sweep)
+    _shown(quoted.group(3), then.dask_over_threads)
+    _shown(quoted.group(4), b2.dask_over_threads)
+    quoted = re.search(r"adds (\S+)-(\S+) count changes per changed token.*?(\S+) s a sweep at "
+                       r"K = 1000 where adopting the tokens took (\S+) s.*?\((\S+)x the threaded "
+                       r"sweep at K = 1000 on 2 workers, (\S+)x\)", log)
+    assert quoted
+    for cell, value in zip(quoted.groups(), (
+            measured.count_changes_per_changed_token.min(),
+            measured.count_changes_per_changed_token.max(), big.adopt_s, old.adopt_s,
+            big.dask_over_threads, old.dask_over_threads)):
+        _shown(cell, value)
 
 
 def test_the_light_samplers_figures_are_the_recheck_and_the_first_run():
@@ -271,7 +325,8 @@ def test_the_changelogs_figures_of_this_round_are_measured():
     gram = pd.read_csv(RESULTS / "weights" / "gram.csv").set_index("code")["seconds"]
     ratio = gram["one X^T X for all tasks"] / gram["one X^T X a task (before)"]
     assert "a quarter of the time at 240\n  classes" in text and 0.2 <= ratio < 0.3, ratio
-    dask = pd.read_csv(RESULTS / "dask" / "overhead.csv")
+    # that round's run, when the topics were kept here and the workers replied with them
+    dask = pd.read_csv(RESULTS / "dask" / "overhead_z_on_driver.csv")
     k100 = dask[(dask.model == "LDA") & (dask.K == 100) & (dask.workers == 2)].iloc[0]
     quoted = re.search(r"(\S+) MB a sweep where every topic is (\S+) MB", text)
     assert quoted

@@ -396,6 +396,8 @@ class Session(Readouts, HeldOut):
         sweep = self.n_sweeps + 1
         t0 = time.perf_counter()
         end_rows = self.model.end_sweep(self._state, self.problem, self.rng, sweep)
+        if self.model.prior_due(sweep):
+            self._backend.sync()   # the documents' topics, where a backend kept them
         # learned Dirichlet parameters (``LDA(optimize=...)``): the next sweeps read the new
         # problem, whose alpha the sampler's tables were rebuilt from
         self.problem, prior_rows = self.model.learn_prior(self._state, self.problem, sweep)
@@ -414,6 +416,7 @@ class Session(Readouts, HeldOut):
         traces: dict[str, np.ndarray] = {}
         try:
             if self.log_joint_every and sweep % self.log_joint_every == 0:
+                self._backend.sync()   # the documents' topics, where a backend kept them
                 lj = self.model.log_joint(self._state, self.problem)
                 rows += [{"metric": "log_joint", "value": lj, "proposal": None},
                          {"metric": "log_joint_per_token", "value": lj / self.corpus.n_tokens,

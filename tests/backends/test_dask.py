@@ -17,7 +17,8 @@ from topicsup.backends.dask import DaskBackend, WorkerLostError  # noqa: E402
 from topicsup.models import DOLDA, LDA, LightMedLDA  # noqa: E402
 from topicsup.session import Session, is_timing  # noqa: E402
 from topicsup.synthetic import make_synthetic  # noqa: E402
-from topicsup.backends.dask import _changes, _drop  # noqa: E402
+from topicsup.backends.dask import (PartitionMissing, _apply_replica, _changes,  # noqa: E402
+                                    _drop, _export, _install, _Partition)
 from topicsup.testing.faults import (arm_worker_exit, arm_worker_exit_drawing_phi,  # noqa
                                      corrupt_column_sums, exit_now)
 
@@ -302,9 +303,10 @@ def _wait_for_workers(client, n=2, gone=None):
 
 
 def test_a_worker_lost_between_sweeps_is_replaced_without_error(client, corpus):
-    """A worker holding a partition dies between two sweeps: the next sweep places the
-    documents again (from the Session's state) on the workers there are, and the chain is
-    the one that lost nothing."""
+    """A worker holding a partition (and the other's replica) dies between two sweeps: the
+    next sweep places the documents again on the workers there are, each partition from its
+    surviving copy (the topics live on the workers, not in the Session's process), and the
+    chain is the one that lost nothing."""
     ref, backend, s = _threads_and_one_dask_sweep(client, corpus, "lda-sparse", seed=5)
     victim = backend.placements[0].worker
     try:
@@ -331,7 +333,8 @@ def test_a_dropped_session_releases_the_workers_memory(client, corpus):
     assert sum(client.run(_drop, token).values()) == 0
     t = Session(MODELS["lda-sparse"], corpus, seed=1, backend=DaskBackend(client))
     t.run(1)
-    assert sum(client.run(_drop, t.backend.token).values()) == 2   # held until dropped
+    # held until dropped: two partitions, each on one worker and its replica on the other
+    assert sum(client.run(_drop, t.backend.token).values()) == 4
 
 
 def test_a_closed_client_is_refused_by_name(corpus):
@@ -388,3 +391,107 @@ def test_chains_on_the_workers_equal_chains_on_threads(client, corpus):
     table = here.diagnostics(engine="topicsup")
     assert table["r_hat"].notna().all()
     pd.testing.assert_frame_equal(table, there.diagnostics(engine="topicsup"))
+
+
+def test_the_documents_state_stays_on_the_workers(client, corpus):
+    """Between reads the Session's process holds no topic: after two sweeps (no log joint)
+    its z is still the one it placed, while its counts are the threaded chain's, adopted
+    from the workers' sparse count changes (at most two a changed token) and never their
+    tokens; the changed tokens went to the replicas. Reading the state fetches the workers'
+    topics: the threaded chain, features and weights included (DOLDA's end of sweep read the
+    features the workers computed)."""
+    model = MODELS["dolda"]
+    ref = Session(model, corpus, seed=9, log_joint_every=0)
+    ref.run(2)
+    backend = DaskBackend(client, partitions=3)
+    s = Session(model, corpus, seed=9, backend=backend, log_joint_every=0)
+    placed = s.state.counts.z.copy()
+    s.run(2)
+    raw = s._state.counts   # as held here, without the fetch a read of ``state`` makes
+    assert np.array_equal(raw.z, placed)
+    assert not np.array_equal(ref.state.counts.z, placed)
+    assert np.array_equal(raw.n_wk, ref.state.counts.n_wk)
+    assert np.array_equal(raw.n_k, ref.state.counts.n_k)
+    traffic = backend.traffic_frame()
+    assert (traffic["count_changes"] <= 2 * traffic["tokens_changed"]).all()
+    assert (traffic["bytes_to_replicas"] == 6 * traffic["tokens_changed"]).all()
+    assert {p.replica for p in backend.placements} == {p.worker for p in backend.placements}
+    assert all(p.replica != p.worker for p in backend.placements)
+    assert_same_chain(ref, s)
+    assert not backend._z_stale
+    s.close()
+
+
+def test_a_partition_whose_every_copy_is_lost_is_named(client, corpus):
+    """With every copy of a partition gone (its worker and its replica's, or the one worker
+    of a cluster without replicas), the topics since the last read are gone: the error names
+    the partition, the workers and what to do, and says nothing was applied."""
+    backend = DaskBackend(client, partitions=2)
+    s = Session(MODELS["lda-sparse"], corpus, seed=1, backend=backend, log_joint_every=0)
+    s.run(1)
+    with pytest.raises(WorkerLostError, match=r"every copy of documents 0\.\..* was on "
+                       r"workers lost .* and .*load the last checkpoint") as info:
+        backend._sources(set())
+    assert info.value.topicsup_nothing_applied
+    s.close()
+
+
+def test_a_copy_a_step_ahead_gives_back_the_step_before():
+    """A copy that took a sweep the Session did not (it failed elsewhere) exports the topics
+    of the step before (its undo), the current step's as they are, and refuses any other;
+    a replica takes a sweep's changes only at the step they follow from. In-process: the
+    worker side's functions on this process's table."""
+    words = np.arange(6, dtype=np.int32)
+    z = np.array([0, 1, 2, 0, 1, 2], np.int32)
+    part = _Partition(1, 0, 2, words, np.array([0, 3, 6]), z.copy(), np.zeros((2, 0)))
+    token = "test-undo"
+    try:
+        _install(token, 0, 1, part)
+        _apply_replica(token, 0, 1, 0, (3, np.array([0, 2], np.int32),
+                                        np.array([2, 0], np.uint16)))
+        after = np.array([0, 1, 2, 2, 1, 0], np.int32)
+        assert np.array_equal(_export(token, 0, 1, 1, 1), after)
+        assert np.array_equal(_export(token, 0, 1, 1, 0), z)
+        with pytest.raises(PartitionMissing, match="at step 1, not 2"):
+            _export(token, 0, 1, 1, 2)
+        with pytest.raises(PartitionMissing, match="at step 1, not 0"):
+            _apply_replica(token, 0, 1, 0, (0, None, np.zeros(6, np.int32)))
+        # every topic of a block from its first token (the reply when most tokens moved)
+        _apply_replica(token, 0, 1, 1, (0, None, np.full(3, 2, np.int32)))
+        assert np.array_equal(_export(token, 0, 1, 1, 1), after)
+        assert np.array_equal(_export(token, 0, 1, 1, 2), np.r_[2, 2, 2, after[3:]])
+        with pytest.raises(PartitionMissing, match="placement 2"):
+            _export(token, 0, 1, 2, 2)
+    finally:
+        _drop(token)
+
+
+@pytest.mark.parametrize("n_workers", [1, 3])
+def test_one_and_three_worker_processes_give_the_threaded_chain(corpus, n_workers):
+    """On a cluster of 1 worker process (no replica: nowhere else to keep one) and of 3 (a
+    replica of each partition on the next worker), DOLDA's chain is the threaded one bit
+    for bit, the documents' state kept on the workers between reads."""
+    import dask
+    model = MODELS["dolda"]
+    ref = Session(model, corpus, seed=4)
+    ref.run(SWEEPS)
+    with dask.config.set({"distributed.comm.timeouts.connect": "600s",
+                          "distributed.comm.timeouts.tcp": "600s"}):
+        # ":0", a free port for its dashboard (None would ask for 8787, in use)
+        cluster = distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1,
+                                           processes=True, memory_limit=0,
+                                           dashboard_address=":0", silence_logs=50)
+        c = distributed.Client(cluster)
+        try:
+            backend = DaskBackend(c)
+            s = Session(model, corpus, seed=4, backend=backend)
+            s.run(SWEEPS)
+            workers = sorted(c.scheduler_info(n_workers=-1)["workers"])
+            assert [p.worker for p in backend.placements] == workers
+            want = [None] if n_workers == 1 else workers[1:] + workers[:1]
+            assert [p.replica for p in backend.placements] == want
+            assert_same_chain(ref, s)
+            s.close()
+        finally:
+            c.close()
+            cluster.close()

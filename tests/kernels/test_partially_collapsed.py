@@ -358,83 +358,68 @@ def _counts_of(words, z, K, V):
     return n_wk, np.bincount(z, minlength=K).astype(np.int32)
 
 
-def test_adopting_a_blocks_changes_gives_the_counts_of_its_new_topics():
-    """``adopt_changes`` (a distributed block's reply: the tokens that changed topic) leaves
-    z, n_wk and n_k as recounting the new topics from scratch would, touches no document
-    outside the block, and adds the info rows; positions that do not ascend within the block
-    are refused (a mutant taking the topics one token off fails the recount)."""
-    rs = np.random.default_rng(3)
-    K, V, D = 5, 30, 40
-    doc_ptr = np.concatenate([[0], np.cumsum(rs.integers(1, 12, D))]).astype(np.int64)
-    N = int(doc_ptr[-1])
-    words = rs.integers(0, V, N).astype(np.int32)
-    z = rs.integers(0, K, N).astype(np.int32)
-    n_wk, n_k = _counts_of(words, z, K, V)
-    d0, d1 = 7, 31
-    lo, hi = doc_ptr[d0], doc_ptr[d1]
-    new = z.copy()
-    moved = np.sort(rs.choice(np.arange(lo, hi), (hi - lo) // 3, replace=False))
-    new[moved] = (z[moved] + rs.integers(1, K, moved.size)) % K
-    info, rows = np.zeros(3), rs.random((d1 - d0, 3))
-    pc.adopt_changes(words, doc_ptr, d0, d1, moved.astype(np.int64), new[moved], z, n_wk, n_k,
-                     rows, info)
-    assert np.array_equal(z, new)
-    for got, want in zip((n_wk, n_k), _counts_of(words, new, K, V)):
-        assert np.array_equal(got, want)
-    assert np.allclose(info, rows.sum(0))
-    # the mutant: every changed token's topic written one position later
-    z2 = new.copy()
-    c2 = list(_counts_of(words, new, K, V))
-    back = (moved + 1).astype(np.int64)
-    back = back[back < hi]
-    pc.adopt_changes(words, doc_ptr, d0, d1, back, new[back - 1], z2, *c2, rows, info)
-    assert not np.array_equal(c2[0], _counts_of(words, new, K, V)[0])
-    # refused before anything changes: positions not ascending within the block, a topic out
-    # of range (the last entry, after valid ones that would otherwise have been applied)
-    for bad, topics, match in (
-            (moved[::-1], np.zeros(moved.size, np.int32), "ascend within the block"),
-            (np.array([hi]), np.zeros(1, np.int32), "ascend within the block"),
-            (np.array([lo - 1]), np.zeros(1, np.int32), "ascend within the block"),
-            (moved, np.r_[np.zeros(moved.size - 1, np.int32), K], "topic out of range"),
-            (moved, np.r_[np.zeros(moved.size - 1, np.int32), -1], "topic out of range")):
-        z3, c3 = z.copy(), [n_wk.copy(), n_k.copy()]
-        with pytest.raises(ValueError, match=match):
-            pc.adopt_changes(words, doc_ptr, d0, d1, bad.astype(np.int64),
-                             topics.astype(np.int32), z3, *c3, rows, info.copy())
-        assert np.array_equal(z3, z) and np.array_equal(c3[0], n_wk)
-
-
-@pytest.mark.parametrize("threads", [1, 2])
-def test_adopting_many_changes_in_parallel_gives_the_recounted_state(threads):
-    """Past one unit of parallel work (``ADOPT_CHUNK`` changes, several of them here, over
-    all ``ADOPT_BUCKETS`` word ranges and a Zipf-skewed vocabulary), on 1 and 2 threads: the
-    same z and counts as recounting; a position out of order in the last chunk is refused
-    before the first chunk's changes are taken (nothing changes)."""
-    from topicsup.kernels.threads import numba_threads
-    rs = np.random.default_rng(11)
-    K, V, D = 40, 3000, 4000
-    doc_ptr = np.concatenate([[0], np.cumsum(rs.integers(40, 120, D))]).astype(np.int64)
+def _partitions(rs, K, V, D, sizes):
+    """A corpus's words and topics, and new topics for tokens of each of several
+    partitions, with each partition's sparse deltas (``count_deltas``)."""
+    doc_ptr = np.concatenate([[0], np.cumsum(rs.integers(*sizes, D))]).astype(np.int64)
     N = int(doc_ptr[-1])
     words = np.minimum(rs.zipf(1.3, N) - 1, V - 1).astype(np.int32)
     z = rs.integers(0, K, N).astype(np.int32)
-    n_wk, n_k = _counts_of(words, z, K, V)
-    d0, d1 = 100, D - 50
-    lo, hi = doc_ptr[d0], doc_ptr[d1]
-    moved = np.sort(rs.choice(np.arange(lo, hi), 3 * pc.ADOPT_CHUNK + 77, replace=False))
     new = z.copy()
+    moved = rs.choice(N, N // 3, replace=False)
     new[moved] = (z[moved] + rs.integers(1, K, moved.size)) % K
-    rows, info = rs.random((d1 - d0, 3)), np.zeros(3)
+    cuts = [0, N // 5, N // 2, N]
+    parts = [pc.count_deltas(words[a:b], z[a:b], new[a:b], K) for a, b in zip(cuts, cuts[1:])]
+    keys = np.concatenate([k for k, _ in parts])
+    deltas = np.concatenate([d for _, d in parts])
+    part_ptr = np.cumsum([0] + [k.size for k, _ in parts]).astype(np.int64)
+    return words, z, new, keys, deltas, part_ptr
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_adopting_the_partitions_count_deltas_gives_the_recounted_counts(threads):
+    """A distributed sweep's reply is each partition's sparse deltas of n_wk (``count_deltas``:
+    flat indices ascending, each once, non-zero integer changes that add up to zero);
+    ``adopt_deltas`` adds several partitions' (keys repeated across them) over all
+    ``ADOPT_BUCKETS`` word ranges of a Zipf-skewed vocabulary, on 1 and 2 threads, and leaves
+    n_wk and n_k as recounting the new topics. A mutant reply (a delta on the neighbouring
+    topic) fails the recount."""
+    from topicsup.kernels.threads import numba_threads
+    rs = np.random.default_rng(11)
+    K, V = 40, 3000
+    words, z, new, keys, deltas, part_ptr = _partitions(rs, K, V, 4000, (40, 120))
+    for a, b in zip(part_ptr, part_ptr[1:]):
+        assert np.all(np.diff(keys[a:b]) > 0) and np.all(deltas[a:b] != 0)
+        assert deltas[a:b].sum() == 0
+    # fewer entries than the two a change makes: a word's moves between the same topics sum
+    assert keys.size < 2 * np.count_nonzero(z != new)
+    n_wk, n_k = _counts_of(words, z, K, V)
     with numba_threads(threads):
-        bad = moved.copy()
-        bad[-3], bad[-2] = bad[-2], bad[-3]
-        z0, c0 = z.copy(), [n_wk.copy(), n_k.copy()]
-        with pytest.raises(ValueError, match="ascend within the block"):
-            pc.adopt_changes(words, doc_ptr, d0, d1, bad.astype(np.int64), new[bad], z0, *c0,
-                             rows, info.copy())
-        assert np.array_equal(z0, z) and np.array_equal(c0[0], n_wk)
-        assert np.array_equal(c0[1], n_k)
-        pc.adopt_changes(words, doc_ptr, d0, d1, moved.astype(np.int64), new[moved], z, n_wk,
-                         n_k, rows, info)
-    assert np.array_equal(z, new)
+        assert pc.adopt_deltas(keys, deltas, part_ptr, n_wk, n_k) == -1
     for got, want in zip((n_wk, n_k), _counts_of(words, new, K, V)):
         assert np.array_equal(got, want)
+    n_wk, n_k = _counts_of(words, z, K, V)
+    shifted = keys.copy()
+    shifted[0] = shifted[0] + 1 if (shifted[0] + 1) % K else shifted[0] - 1
+    pc.adopt_deltas(np.sort(shifted), deltas[np.argsort(shifted, kind="stable")],
+                    np.array([0, keys.size]), n_wk, n_k)
+    assert not np.array_equal(n_wk, _counts_of(words, new, K, V)[0])
+
+
+def test_bad_count_deltas_change_nothing():
+    """All or nothing: a partition whose keys do not ascend or fall outside V K is named
+    (its index) before any count changes, and deltas that would make a count negative are
+    taken back whole (-2); the counts are then as they were."""
+    rs = np.random.default_rng(4)
+    K, V = 6, 50
+    words, z, new, keys, deltas, part_ptr = _partitions(rs, K, V, 60, (5, 20))
+    n_wk, n_k = _counts_of(words, z, K, V)
+    last = part_ptr[-2]   # the last partition's first entry
+    for bad_keys, bad_deltas, want in (
+            (np.r_[keys[:last], keys[last:][::-1]], deltas, 2),
+            (np.r_[keys[:-1], V * K], deltas, 2),
+            (keys, np.r_[deltas[:-1], -n_wk.max() - 5], -2)):
+        c = [n_wk.copy(), n_k.copy()]
+        assert pc.adopt_deltas(bad_keys.astype(np.int64), bad_deltas.astype(np.int32),
+                               part_ptr, *c) == want
+        assert np.array_equal(c[0], n_wk) and np.array_equal(c[1], n_k)

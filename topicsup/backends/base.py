@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Protocol
 
-from ..arrays import F64, I32, Rng
+from ..arrays import F64, I32, I64, Rng
 from ..kernels import partially_collapsed as pc
 from ..kernels.counts import Counts, Tokens
 from ..kernels.supervised import Term
@@ -41,7 +41,10 @@ class DocumentStep(NamedTuple):
     supervised ``term``
     (``kernels.supervised.Term``); the sweep's stream ``key`` (4,); ``doc_slot`` (the info
     slot of the sparse kernel's document-part draws, -1 none); the label matrix ``G`` with
-    ``use_G`` and the per-task ``w_t`` it is built from; ``threads`` (numba threads here)."""
+    ``use_G`` and the per-task ``w_t`` it is built from; ``threads`` (numba threads here);
+    whether a supervised model's end of sweep reads the documents' ``feature_rows`` (a
+    backend that keeps the topics elsewhere computes them there, ``Backend.feature_rows``)
+    and the ``covariates`` (D, P) they end with."""
 
     phi: F64
     prob: F64
@@ -58,6 +61,8 @@ class DocumentStep(NamedTuple):
     use_G: bool
     w_t: F64
     threads: int
+    feature_rows: bool
+    covariates: F64
 
 
 class Backend:
@@ -95,9 +100,15 @@ class Backend:
 
     def sync(self) -> None:
         """Bring the Session's state up to date where the backend left part of the last
-        sweep's result elsewhere (a Dask backend's Phi, drawn on its workers: the Session's
-        copy is drawn when something reads it); the Session calls it before every read of
-        its state. Nothing here."""
+        sweep's result elsewhere (a Dask backend's Phi and topics, on its workers: the
+        Session's copies are brought here when something reads them); the Session calls it
+        before every read of its state. Nothing here."""
+
+    def feature_rows(self) -> tuple[I64, I64, F64] | None:
+        """The last sweep's features by row (``kernels.weights.topic_rows``), computed where
+        the topics are, when the step asked for them and they are not here; None here (the
+        model computes them from its state)."""
+        return None
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"

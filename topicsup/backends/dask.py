@@ -1,9 +1,12 @@
 """The partially collapsed sampler's documents' step on a Dask cluster (``pip install
-topicsup[dask]``).
+topicsup[dask]``), the documents' state on the workers.
 
-The documents are split into contiguous partitions of about equal token counts, each placed
-on one worker, where its words and topics ``z`` stay between sweeps (no document-topic
-matrix: neither here nor there; the kernel counts a document's topics in its turn; pinned tasks writing to a per-process table, ``_RESIDENT``). A sweep then:
+The documents are split into contiguous partitions of about equal token counts. Each is
+placed on one worker, which sweeps it, and, with two workers or more, a replica on another;
+both keep its words and topics ``z`` between sweeps (pinned tasks writing to a per-process
+table, ``_RESIDENT``). No document-topic matrix is kept anywhere (the kernel counts a
+document's topics in its turn), and the Session's process keeps no topic of its own between
+reads: it holds n_wk and n_k, and a supervised model's features. A sweep then:
 
 1. draws Phi on the workers: each worker that holds documents gets the rows of n_wk of a
    range of word chunks and draws those rows of Phi (unnormalised, ``_draw_shard``); the
@@ -14,28 +17,31 @@ matrix: neither here nor there; the kernel counts a document's topics in its tur
 2. sends each partition the sweep's small inputs: the stream key, the weights and, for a
    supervised model, its documents' slice of the labels, the augmentation (b, w) and the
    covariate scores (direct to its worker);
-3. on each worker, fetches the other workers' rows of Phi (worker to worker: the Session's
-   process sends n_wk once, 4 V K bytes, instead of Phi to every worker, 8 V K bytes each),
-   assembles and scales Phi, builds the word tables (and the K x K label matrix) once per
-   sweep and runs ``kernels.partially_collapsed.sweep_chunks`` on its partitions: document d
-   draws from the stream of (the sweep's key, d) exactly as on threads;
-4. gathers from each partition the tokens whose topic changed (positions and new topics, 6
-   bytes each; every token's topic, 4 bytes, when more than two thirds changed) and the
-   documents' info rows, and Phi's rows (the Session's state keeps the sweep's Phi, as a
-   threaded sweep leaves it); only once every partition has answered takes them into the
-   Session's state (``kernels.partially_collapsed.adopt_changes``: integer count updates,
-   O(changed tokens), in parallel over ranges of words; info rows added in document order).
+3. on each worker, fetches the other workers' rows of Phi (worker to worker), assembles and
+   scales Phi, builds the word tables (and the K x K label matrix) once per sweep and runs
+   ``kernels.partially_collapsed.sweep_chunks`` on its partitions: document d draws from the
+   stream of (the sweep's key, d) exactly as on threads;
+4. the worker keeps the sweep's result (``_Swept``) and replies to this process with the
+   sparse changes of n_wk (``count_deltas``: (word, topic) indices and integer changes),
+   the documents' info rows and, for a supervised model, the partition's features (the
+   rows ``kernels.weights.topic_rows`` gives, the same bits), never the tokens; the tokens
+   that changed go from it to the replica's worker (``_apply_replica``);
+5. only once every partition and replica has answered, the changes are added to the
+   Session's counts (``adopt_deltas``: integer sums, all or nothing) and the info rows in
+   document order.
 
 So the chain is the threaded backend's bit for bit, with any number of partitions and
 workers. The once-per-sweep steps of a supervised model (the weights, the augmentation, the
-prior) run in the Session's process on its full state, as on threads: the logistic loss's
-Polya-Gamma draws come from one sequential stream, and the weights' Gaussian draw needs its
-sums in one order to be the same bits (``docs/scaling.md`` gives the cost and the next step).
+prior) run in the Session's process from the features, as on threads. Reading the
+Session's state (a read-out, a checkpoint, the log joint when it is recorded, a learned
+prior's update) fetches the topics from the workers once after a sweep (``sync``).
 
 A worker lost during a sweep (its process killed, its machine gone) raises
-``WorkerLostError``; nothing of that sweep has been applied and the Session's random stream
-is where the sweep began, so the next ``run`` places the partitions again on the workers
-there are and continues the same chain.
+``WorkerLostError``; nothing of that sweep has been applied, the copies that went a step
+further take it back (``_export``), and the Session's random stream is where the sweep
+began, so the next ``run`` places the partitions again on the workers there are, each from
+a surviving copy, and continues the same chain. With a single worker there is no replica:
+its loss loses the topics since the state was last read (the error says so).
 """
 
 from __future__ import annotations
@@ -58,6 +64,7 @@ from ..kernels import partially_collapsed as pc, supervised
 from ..kernels.counts import Counts, Tokens
 from ..kernels.supervised import Term
 from ..kernels.threads import concurrent_kernels_safe, numba_threads
+from ..kernels.weights import topic_rows
 from .base import CHUNK_TOKENS, Backend, DocumentStep, ServedModel
 
 if TYPE_CHECKING:
@@ -76,8 +83,8 @@ POLL_SECONDS = 0.2   # how often a waiting sweep checks that its workers are ali
 SEND_SECONDS = 60.0  # a scatter to a worker that does not answer within this is a lost worker
 GATHER_SECONDS = 120.0
 
-# worker side: (backend token, partition) -> _Partition; token -> (sweep key, tables)
-_RESIDENT: dict[tuple[str, int], "_Partition"] = {}
+# worker side: (backend token, partition, copy) -> _Partition; token -> (sweep key, tables)
+_RESIDENT: dict[tuple[str, int, int], "_Partition"] = {}
 _TABLES: dict[str, tuple[bytes, tuple[F64, I32, F64, F64]]] = {}
 _PHI: dict[str, tuple[bytes, F64]] = {}   # token -> (sweep key, Phi assembled from the shards)
 _LOCK = threading.Lock()
@@ -105,9 +112,14 @@ class PartitionMissing(RuntimeError):
 
 @dataclass
 class _Partition:
-    """A partition as its worker keeps it: documents ``d0 .. d1-1`` of the corpus, their
-    ``words`` and topics ``z`` (tokens ``doc_ptr[d0] ..`` of the corpus), ``doc_ptr``
-    rebased to 0 (no document-topic matrix: the kernel counts a document's in its turn)."""
+    """A copy of a partition as a worker keeps it (``copy`` 0 the one that sweeps, 1 its
+    replica on another worker): documents ``d0 .. d1-1`` of the corpus, their ``words`` and
+    topics ``z`` (tokens ``doc_ptr[d0] ..`` of the corpus), ``doc_ptr`` rebased to 0 (no
+    document-topic matrix: the kernel counts a document's in its turn), their rows of the
+    model's ``covariates`` (for the features of a supervised model). ``undo`` takes ``z``
+    back to ``step - 1``: (that step, first token, positions or None for a block from
+    there, the old topics), kept until the next step (a sweep that failed elsewhere is not
+    applied, ``_export``)."""
 
     generation: int
     d0: int
@@ -115,7 +127,9 @@ class _Partition:
     words: I32
     doc_ptr: I64
     z: I32
-    step: int = 0      # blocks swept since placement (a request names the step it expects)
+    covariates: F64
+    step: int = 0      # sweeps applied since placement (a request names the step it expects)
+    undo: tuple[int, int, Array | None, I32] | None = None
 
 
 @dataclass
@@ -139,6 +153,7 @@ class _SweepInput:
     w_t: F64
     factor: int
     term_arrays: tuple[Array, ...]
+    feature_rows: bool   # reply the documents' features (a supervised model's end of sweep)
 
 
 def _nbytes(x: Any) -> int:
@@ -152,15 +167,58 @@ def _nbytes(x: Any) -> int:
 
 
 # ---------------------------------------------------------------------- worker side
-def _install(token: str, j: int, part: _Partition) -> int:
-    """Keep partition ``j`` on this worker (replacing an older placement of it)."""
+def _install(token: str, j: int, copy: int, part: _Partition, z: I32 | None = None) -> int:
+    """Keep copy ``copy`` of partition ``j`` on this worker (replacing an older placement
+    of it); ``z``, when given, its topics (fetched from the worker that had them)."""
+    if z is not None:
+        if z.shape != (part.words.shape[0],):
+            raise PartitionMissing(f"partition {j}'s topics came back for {z.shape[0]} "
+                                   f"tokens, not {part.words.shape[0]}")
+        part.z = np.array(z, dtype=np.int32)
     # read-only as the Session's token arrays are: the kernels' compiled signature is the same,
     # so the worker loads it from numba's cache instead of compiling it again
     part.words.flags.writeable = False
     part.doc_ptr.flags.writeable = False
     with _LOCK:
-        _RESIDENT[(token, j)] = part
+        _RESIDENT[(token, j, copy)] = part
     return part.words.size
+
+
+def _held(token: str, j: int, copy: int, generation: int) -> _Partition:
+    part = _RESIDENT.get((token, j, copy))
+    if part is None or part.generation != generation:
+        raise PartitionMissing(f"partition {j} (copy {copy}) is not on this worker in "
+                               f"placement {generation}")
+    return part
+
+
+def _export(token: str, j: int, copy: int, generation: int, step: int) -> I32:
+    """The topics of partition ``j`` as they were after ``step`` sweeps: the copy's own,
+    or, when the copy went one step further in a sweep that was not applied (it failed
+    elsewhere), those taken back by its ``undo``."""
+    with _LOCK:
+        part = _held(token, j, copy, generation)
+        if part.step == step:
+            return part.z.copy()
+        if part.step == step + 1 and part.undo is not None and part.undo[0] == step:
+            _, lo, at, old = part.undo
+            z = part.z.copy()
+            if at is None:
+                z[lo:lo + old.shape[0]] = old
+            else:
+                z[at] = old
+            return z
+    raise PartitionMissing(f"partition {j} (copy {copy}) is at step {part.step}, not "
+                           f"{step}")
+
+
+def _prune(token: str, generation: int) -> int:
+    """Forget this session's copies of placements older than ``generation``."""
+    with _LOCK:
+        old = [k for k, p in _RESIDENT.items() if k[0] == token and p.generation < generation]
+        for k in old:
+            del _RESIDENT[k]
+    return len(old)
 
 
 def _drop(token: str) -> int:
@@ -243,7 +301,7 @@ def _tables(token: str, j: int, generation: int, key: Rng, phi: F64, alpha: F64,
     previous sweep (fresh arrays of V K entries each sweep cost their page faults again)."""
     tag = key.tobytes() + bytes([bool(sparse), bool(use_G)])
     with _LOCK:
-        part = _RESIDENT.get((token, j))
+        part = _RESIDENT.get((token, j, 0))
         if part is None or part.generation != generation:
             # a request left over from a failed sweep must not rebuild the current tables
             raise PartitionMissing(f"partition {j} was placed again meanwhile")
@@ -268,22 +326,51 @@ def _tables(token: str, j: int, generation: int, key: Rng, phi: F64, alpha: F64,
         return out
 
 
+@dataclass
+class _Swept:
+    """A partition's sweep as its worker keeps it (the future's value, not sent whole): the
+    block's first token ``lo`` in the partition, its ``_changes`` (``moved``, ``new``: for
+    the replica), the sparse deltas of n_wk (``keys``, ``deltas``: for the driver), the
+    documents' info ``rows``, the partition's ``features`` when asked, the number of tokens
+    ``changed`` and the seconds of assembling Phi, building the tables and sweeping."""
+
+    lo: int
+    moved: Array | None
+    new: Array
+    keys: I64
+    deltas: I32
+    rows: F64
+    features: tuple[I64, I64, F64] | None
+    changed: int
+    seconds: F64
+
+
+def _features(part: _Partition, K: int) -> tuple[I64, I64, F64]:
+    """The partition's features (zbar_d, x_d) by row (``kernels.weights.topic_rows``: the
+    rows the driver would compute from the same topics, the same bits)."""
+    return topic_rows(part.doc_ptr, part.z, K, part.covariates, np.zeros(K, np.int32))
+
+
 def _sweep_partition(token: str, j: int, inp: _SweepInput, shards: list[tuple[F64, F64]],
-                     inv: F64, empty: F64, empty_topics: I64
-                     ) -> tuple[Array | None, Array, F64, F64]:
+                     inv: F64, empty: F64, empty_topics: I64) -> _Swept:
     """Run documents ``inp.d_start .. inp.d_end-1`` of partition ``j`` given the sweep's Phi
-    (assembled here from the workers' ``shards``, ``_phi_here``); return what changed
-    (``_changes``), their info rows and the seconds of assembling Phi, building the tables
-    and sweeping (the benchmark's split; the shards were fetched before the call)."""
+    (assembled here from the workers' ``shards``, ``_phi_here``); the result stays here
+    (``_reply`` sends the driver its part, ``_replica_changes`` the replica its part)."""
     if _before_partition_hook is not None:
         _before_partition_hook(j)
     with _LOCK:
-        part = _RESIDENT.get((token, j))
+        part = _RESIDENT.get((token, j, 0))
         if part is None or part.generation != inp.generation or part.step != inp.step:
             raise PartitionMissing(f"partition {j} is not on this worker in the state the "
-                                   f"sweep expects (placement {inp.generation}, block "
+                                   f"sweep expects (placement {inp.generation}, step "
                                    f"{inp.step})")
-        part.step = inp.step + 1   # claimed: a repeated request now fails
+        a, e = inp.d_start - part.d0, inp.d_end - part.d0
+        lo, hi = int(part.doc_ptr[a]), int(part.doc_ptr[e])
+        old = part.z[lo:hi].copy()
+        # claimed (a repeated request now fails), and undoable before the kernel runs: a
+        # sweep that fails part-way, here or elsewhere, is taken back (``_export``)
+        part.undo = (inp.step, lo, None, old)
+        part.step = inp.step + 1
     eta_kt, b, w, y, r, loss_params, exp_prob, exp_alias = inp.term_arrays
     serial = _SERIAL if not concurrent_kernels_safe() else contextlib.nullcontext()
     with serial, numba_threads(_worker_threads()):
@@ -296,7 +383,6 @@ def _sweep_partition(token: str, j: int, inp: _SweepInput, shards: list[tuple[F6
         K, T = phi.shape[1], eta_kt.shape[1]
         term = Term(inp.factor, loss_params, eta_kt, b, w, y, r, np.zeros(K),
                     np.zeros((4, T)), np.zeros(T), exp_prob, exp_alias)
-        a, e = inp.d_start - part.d0, inp.d_end - part.d0
         rows = np.zeros((e - a, inp.width))
         z_prev = np.empty_like(part.z)
         pc.sweep_chunks(part.words, part.doc_ptr, part.z, z_prev, inp.alpha, phi, prob,
@@ -304,9 +390,55 @@ def _sweep_partition(token: str, j: int, inp: _SweepInput, shards: list[tuple[F6
                         pc.chunks(part.doc_ptr, a, e, CHUNK_TOKENS), part.d0, rows,
                         inp.doc_slot, G, inp.use_G)
         t3 = time.perf_counter()
-    lo, hi = int(part.doc_ptr[a]), int(part.doc_ptr[e])
-    return (*_changes(z_prev[lo:hi], part.z[lo:hi], phi.shape[1]), rows,
-            np.array([t1 - t0, t2 - t1, t3 - t2]))
+    new = part.z[lo:hi]
+    moved, topics = _changes(old, new, K)
+    keys, deltas = pc.count_deltas(part.words[lo:hi], old, new, K)
+    features = _features(part, K) if inp.feature_rows else None
+    return _Swept(lo, moved, topics, keys, deltas, rows, features,
+                  int(np.count_nonzero(old != new)), np.array([t1 - t0, t2 - t1, t3 - t2]))
+
+
+def _reply(swept: _Swept) -> tuple[I64, I32, F64, tuple[I64, I64, F64] | None, int, F64]:
+    """What the driver takes of a partition's sweep: the sparse deltas of n_wk, the info
+    rows, the features when asked, the number of tokens changed, the seconds (not the
+    tokens' topics: they stay here and go to the replica)."""
+    return swept.keys, swept.deltas, swept.rows, swept.features, swept.changed, swept.seconds
+
+
+def _replica_changes(swept: _Swept) -> tuple[int, Array | None, Array]:
+    """What the replica takes of a partition's sweep: the block's tokens that changed."""
+    return swept.lo, swept.moved, swept.new
+
+
+def _apply_replica(token: str, j: int, generation: int, step: int,
+                   changes: tuple[int, Array | None, Array]) -> int:
+    """Take a sweep's changes of partition ``j`` into its replica here (from step ``step``),
+    undoable until the next step as the sweeping copy's are."""
+    lo, moved, new = changes
+    with _LOCK:
+        part = _held(token, j, 1, generation)
+        if part.step != step:
+            raise PartitionMissing(f"the replica of partition {j} is at step {part.step}, "
+                                   f"not {step}")
+        if moved is None:
+            old = part.z[lo:lo + new.shape[0]].copy()
+            part.z[lo:lo + new.shape[0]] = new
+            part.undo = (step, lo, None, old)
+        else:
+            at = moved.astype(np.int64) + lo
+            old = part.z[at]
+            part.z[at] = new
+            part.undo = (step, lo, at, old)
+        part.step = step + 1
+    return int(new.shape[0])
+
+
+def _partition_features(token: str, j: int, generation: int, K: int
+                        ) -> tuple[I64, I64, F64]:
+    """The features of a partition that a block did not sweep (a sweep resumed part-way)."""
+    with _LOCK:
+        part = _held(token, j, 0, generation)
+    return _features(part, K)
 
 
 def _changes(before: I32, after: I32, K: int) -> tuple[Array | None, Array]:
@@ -324,6 +456,16 @@ def _changes(before: I32, after: I32, K: int) -> tuple[Array | None, Array]:
 
 
 # ---------------------------------------------------------------------- driver side
+def _join_rows(parts: list[tuple[I64, I64, F64]]) -> tuple[I64, I64, F64]:
+    """The partitions' feature rows, in document order, as one set of rows."""
+    ptrs, offset = [np.zeros(1, np.int64)], 0
+    for row_ptr, _, _ in parts:
+        ptrs.append(row_ptr[1:] + offset)
+        offset += int(row_ptr[-1])
+    return (np.concatenate(ptrs), np.concatenate([c for _, c, _ in parts]),
+            np.concatenate([v for _, _, v in parts]))
+
+
 def _check_open(client: Any) -> None:
     """A closed client is named, where its first call would say only that its event loop
     is closed."""
@@ -343,12 +485,14 @@ def _release(client: Any, token: str) -> None:
 
 @dataclass(frozen=True)
 class Placement:
-    """Partition ``index`` holds documents ``d0 .. d1-1`` on ``worker``."""
+    """Partition ``index`` holds documents ``d0 .. d1-1``: swept on ``worker``, its replica
+    on ``replica`` (None with a single worker)."""
 
     index: int
     d0: int
     d1: int
     worker: str
+    replica: str | None = None
 
     def holding(self) -> str:
         return f"documents {self.d0}..{self.d1 - 1} (partition {self.index})"
@@ -437,6 +581,10 @@ class DaskBackend(Backend):
         self._placed = False
         self._phi: _PhiShards | None = None
         self._stale_phi: tuple[I32, I32, float, Rng, F64] | None = None
+        # the topics live on the workers: the Session's z is behind them until read (``sync``)
+        self._z_stale = False
+        self._held: tuple[Tokens, Counts] | None = None   # the state whose z they are
+        self._features: tuple[I64, I64, F64] | None = None
         self._counter = itertools.count()
         self.traffic: list[dict[str, float]] = []   # one row per block: bytes and seconds
 
@@ -472,15 +620,20 @@ class DaskBackend(Backend):
         self._session = None
 
     def close(self) -> None:
-        """Forget the documents placed on the workers (the Session keeps its state)."""
+        """Forget the documents placed on the workers; the Session's state first takes their
+        topics (``sync``)."""
         self._release_phi()
-        if self._placed or self._placements:
+        if self._z_stale:
+            self.sync()   # raises if the topics cannot be had: never a silently old state
+        if (self._placed or self._placements) \
+                and self.client.status not in ("closing", "closed"):
             try:
                 self.client.run(_drop, self.token)
             except Exception:   # a closed cluster holds nothing any more
                 pass
         self._placed = False
         self._placements = []
+        self._held = None
 
     def _release_phi(self) -> None:
         if self._phi is not None:
@@ -504,34 +657,79 @@ class DaskBackend(Backend):
                                "threaded backend")
         return workers
 
-    def _place(self, tokens: Tokens, counts: Counts) -> None:
-        """Split the documents into partitions of about equal token counts and put each,
-        with its topics from the Session's state, on a worker."""
-        self.close()
+    def _sources(self, live: set[str]) -> list[tuple[str, int]]:
+        """For each partition, a live worker holding a copy of it and which copy."""
+        out = []
+        for p in self._placements:
+            if p.worker in live:
+                out.append((p.worker, 0))
+            elif p.replica is not None and p.replica in live:
+                out.append((p.replica, 1))
+            else:
+                where = p.worker if p.replica is None else f"{p.worker} and {p.replica}"
+                lost = WorkerLostError(
+                    f"every copy of {p.holding()} was on workers lost ({where}): their topics "
+                    f"since the Session's state was last read are gone; load the last "
+                    f"checkpoint or autosave (a replica needs two workers or more)")
+                lost.topicsup_nothing_applied = True
+                raise lost
+        return out
+
+    def _place(self, tokens: Tokens, counts: Counts, step: DocumentStep) -> None:
+        """Put each partition on a worker and, with two workers or more, a replica of it on
+        another: from the Session's topics when they are current, else (the topics live on
+        the workers and one was lost) from the surviving copies, worker to worker, at the
+        last sweep taken here. The partitions' bounds stay those of the first placement."""
         workers = self._workers()
         doc_ptr = tokens.doc_ptr
         D, N = doc_ptr.shape[0] - 1, int(doc_ptr[-1])
-        n = min(self.partitions or len(workers), D)
-        cuts = np.searchsorted(doc_ptr, np.arange(1, n) * (N / n))
-        bounds = np.unique(np.concatenate([[0], np.clip(cuts, 0, D), [D]])).astype(np.int64)
-        self._generation += 1
-        placements, futures = [], []
-        for j in range(len(bounds) - 1):
-            d0, d1 = int(bounds[j]), int(bounds[j + 1])
+        exports: list[Any] = []
+        if self._z_stale and self._placements:
+            sources = self._sources(set(workers))
+            bounds = [(p.d0, p.d1) for p in self._placements]
+            exports = [self.client.submit(_export, self.token, p.index, copy, self._generation,
+                                          self._steps[p.index], workers=[w],
+                                          allow_other_workers=False, pure=False)
+                       for p, (w, copy) in zip(self._placements, sources)]
+        else:
+            self._release_phi()
+            if self._placed or self._placements:
+                with contextlib.suppress(Exception):
+                    self.client.run(_drop, self.token)
+            n = min(self.partitions or len(workers), D)
+            cuts = np.searchsorted(doc_ptr, np.arange(1, n) * (N / n))
+            edges = np.unique(np.concatenate([[0], np.clip(cuts, 0, D), [D]]))
+            bounds = [(int(edges[j]), int(edges[j + 1])) for j in range(len(edges) - 1)]
+        generation = self._generation + 1
+        placements, futures, waits = [], [], []
+        for j, (d0, d1) in enumerate(bounds):
             worker = workers[j % len(workers)]
+            replica = workers[(j + 1) % len(workers)] if len(workers) > 1 else None
             p0, p1 = int(doc_ptr[d0]), int(doc_ptr[d1])
-            part = _Partition(self._generation, d0, d1, tokens.words[p0:p1].copy(),
-                              (doc_ptr[d0:d1 + 1] - p0).astype(np.int64),
-                              counts.z[p0:p1].copy())
-            data = self.client.scatter(part, workers=[worker], direct=True, hash=False,
-                                       timeout=SEND_SECONDS)
-            futures.append(self.client.submit(_install, self.token, j, data, workers=[worker],
-                                              allow_other_workers=False, pure=False))
-            placements.append(Placement(j, d0, d1, worker))
+            z = np.zeros(0, np.int32) if exports else counts.z[p0:p1].copy()
+            part = _Partition(generation, d0, d1, tokens.words[p0:p1].copy(),
+                              (doc_ptr[d0:d1 + 1] - p0).astype(np.int64), z,
+                              np.ascontiguousarray(step.covariates[d0:d1]))
+            placement = Placement(j, d0, d1, worker, replica)
+            for copy, where in ((0, worker), (1, replica)):
+                if where is None:
+                    continue
+                data = self.client.scatter(part, workers=[where], direct=True, hash=False,
+                                           timeout=SEND_SECONDS)
+                futures.append(self.client.submit(
+                    _install, self.token, j, copy, data, exports[j] if exports else None,
+                    workers=[where], allow_other_workers=False, pure=False))
+                waits.append(placement if copy == 0 else
+                             Placement(j, d0, d1, where, None))
+            placements.append(placement)
+        self._wait(futures, waits, what="placing the documents")
         self._placements = placements
+        self._generation = generation
         self._steps = [0] * len(placements)
-        self._wait(futures, placements, what="placing the documents")
         self._placed = True
+        # the copies of older placements go (after the new ones have their topics)
+        with contextlib.suppress(Exception):
+            self.client.run(_prune, self.token, generation)
 
     # ------------------------------------------------------------------ a block
     def _draw_phi(self, counts: Counts, step: DocumentStep, tag: bytes) -> tuple[int, int]:
@@ -581,16 +779,48 @@ class DaskBackend(Backend):
             sum(x.nbytes for x in sums)
 
     def sync(self) -> None:
-        """The Session's Phi, the last sweep's, drawn here from the counts, beta and key the
-        workers drew it from (``kernels.partially_collapsed.draw_phi``: the same bits): V K
-        Gamma draws when the state is read (a read-out, a checkpoint), where gathering the
-        workers' rows would move 8 V K bytes every sweep."""
-        if self._stale_phi is None:
-            return
-        n_wk, n_k, beta, key, phi = self._stale_phi
-        partial = np.empty(((n_wk.shape[0] + pc.PHI_CHUNK - 1) // pc.PHI_CHUNK, n_k.shape[0]))
-        pc.draw_phi(n_wk, n_k, beta, key, phi, partial)
-        self._stale_phi = None
+        """Bring the Session's state up to date with what lives on the workers:
+
+        * the last sweep's Phi, drawn here from the counts, beta and key the workers drew it
+          from (``kernels.partially_collapsed.draw_phi``: the same bits): V K Gamma draws
+          when the state is read (a read-out, a checkpoint), where gathering the workers'
+          rows would move 8 V K bytes every sweep;
+        * the topics z, fetched from the copies of the partitions (4 bytes a token) once
+          after a sweep, when read: between reads the documents' state is the workers'
+          alone (the driver adopts count changes, not tokens)."""
+        if self._stale_phi is not None:
+            n_wk, n_k, beta, key, phi = self._stale_phi
+            partial = np.empty(((n_wk.shape[0] + pc.PHI_CHUNK - 1) // pc.PHI_CHUNK,
+                                n_k.shape[0]))
+            pc.draw_phi(n_wk, n_k, beta, key, phi, partial)
+            self._stale_phi = None
+        if self._z_stale and self._held is not None:
+            _check_open(self.client)
+            tokens, counts = self._held
+            sources = self._sources(set(self._workers()))
+            futures = [self.client.submit(_export, self.token, p.index, copy, self._generation,
+                                          self._steps[p.index], workers=[w],
+                                          allow_other_workers=False, pure=False)
+                       for p, (w, copy) in zip(self._placements, sources)]
+            at = [p if copy == 0 else Placement(p.index, p.d0, p.d1, w)
+                  for p, (w, copy) in zip(self._placements, sources)]
+            parts = self._wait(futures, at, what="reading the topics")
+            for p, z in zip(self._placements, parts):
+                p0, p1 = int(tokens.doc_ptr[p.d0]), int(tokens.doc_ptr[p.d1])
+                K = counts.n_k.shape[0]
+                if not (isinstance(z, np.ndarray) and z.shape == (p1 - p0,)
+                        and (z.size == 0 or (z.min() >= 0 and z.max() < K))):
+                    raise RuntimeError(f"worker {p.worker} replied topics of shape "
+                                       f"{getattr(z, 'shape', None)} (or out of range) for "
+                                       f"{p.holding()}; expected ({p1 - p0},)")
+                counts.z[p0:p1] = z
+            self._z_stale = False
+
+    def feature_rows(self) -> tuple[I64, I64, F64] | None:
+        """The features (zbar_d, x_d) by row of the last sweep, as the workers computed them
+        from the topics they keep (``kernels.weights.topic_rows``' rows, the same bits), for
+        a supervised model's end of sweep; None if not asked for."""
+        return self._features
 
     def _send_phi(self, step: DocumentStep, tag: bytes) -> tuple[int, int]:
         """The sweep's Phi drawn before (here, part-way through the sweep) to the workers, as
@@ -613,19 +843,26 @@ class DaskBackend(Backend):
 
     def _workers_lost(self) -> bool:
         live = set(self.client.scheduler_info(n_workers=-1).get("workers", {}))
-        return any(p.worker not in live for p in self._placements)
+        return any(w not in live for p in self._placements for w in (p.worker, p.replica)
+                   if w is not None)
 
     def sweep_documents(self, tokens: Tokens, counts: Counts, step: DocumentStep, d_start: int,
                         d_end: int, z_prev: I32, info: F64) -> None:
         _check_open(self.client)
+        if self._held is not None and self._held[1] is not counts:
+            # another state (a Session rebuilt around this backend): its topics are its own
+            self.sync()
+            self._placed = False
+            self._z_stale = False
+        self._held = (tokens, counts)
+        self._features = None
         t0 = time.perf_counter()
         futures: list[Any] = []
-        todo: list[Placement] = []
         sending = "?"
         try:
             if not self._placed or self._workers_lost():
-                # first block, or a worker left between sweeps: its documents come from here
-                self._place(tokens, counts)
+                # first block, or a worker left: the documents from here or from the copies
+                self._place(tokens, counts, step)
             t_place = time.perf_counter()
             todo = [p for p in self._placements if p.d0 < d_end and p.d1 > d_start]
             if not todo:
@@ -645,6 +882,8 @@ class DaskBackend(Backend):
                                   step.key.copy(), step.phi)
             t_phi = time.perf_counter()
             term = step.term
+            K = counts.n_k.shape[0]
+            replies, replicas, waits = [], [], []
             for p in todo:
                 a, e = max(d_start, p.d0), min(d_end, p.d1)
                 cols = slice(p.d0, p.d1)
@@ -655,19 +894,57 @@ class DaskBackend(Backend):
                 inp = _SweepInput(self._generation, self._steps[p.index], a, e,
                                   step.key.copy(), step.alpha, step.sparse, step.mh_steps,
                                   step.doc_slot, info.shape[0], step.use_G, step.w_t,
-                                  term.factor, arrays)
+                                  term.factor, arrays, step.feature_rows)
                 sent += _nbytes(inp)
                 sending = p.worker
                 data = self.client.scatter(inp, workers=[p.worker], direct=True, hash=False,
                                            timeout=SEND_SECONDS)
-                futures.append(self.client.submit(
+                pin = dict(workers=[p.worker], allow_other_workers=False, pure=False)
+                swept = self.client.submit(
                     _sweep_partition, self.token, p.index, data, phi.shards, phi.inv,
-                    phi.empty, phi.empty_topics, workers=[p.worker], allow_other_workers=False,
-                    pure=False,
-                    key=f"topicsup-sweep-{self.token[:8]}-{next(self._counter)}-{p.index}"))
-            results = self._wait(futures, todo, what="a sweep")
+                    phi.empty, phi.empty_topics, **pin,
+                    key=f"topicsup-sweep-{self.token[:8]}-{next(self._counter)}-{p.index}")
+                futures.append(swept)
+                replies.append(self.client.submit(_reply, swept, **pin))
+                if p.replica is not None:
+                    # the tokens that changed go from the sweeping worker to the replica's
+                    changes = self.client.submit(_replica_changes, swept, **pin)
+                    futures.append(changes)
+                    replicas.append(self.client.submit(
+                        _apply_replica, self.token, p.index, self._generation,
+                        self._steps[p.index], changes, workers=[p.replica],
+                        allow_other_workers=False, pure=False))
+                    waits.append(Placement(p.index, p.d0, p.d1, p.replica))
+            others = [p for p in self._placements if p not in todo] \
+                if step.feature_rows else []
+            features = [self.client.submit(_partition_features, self.token, p.index,
+                                           self._generation, K, workers=[p.worker],
+                                           allow_other_workers=False, pure=False)
+                        for p in others]
+            futures += replies + replicas + features
+            results = self._wait(replies + replicas + features, todo + waits + others,
+                                 what="a sweep")[:len(todo)]
+            t_work = time.perf_counter()
+            # every partition and replica answered: the state changes now (all or nothing)
+            for p, (keys, deltas, *_rest) in zip(todo, results):
+                if not (isinstance(keys, np.ndarray) and isinstance(deltas, np.ndarray)
+                        and keys.shape == deltas.shape and int(deltas.sum()) == 0):
+                    raise RuntimeError(f"worker {p.worker} replied count changes that do not "
+                                       f"add up to zero for {p.holding()}")
+            keys = np.concatenate([r[0] for r in results]).astype(np.int64, copy=False)
+            deltas = np.concatenate([r[1] for r in results]).astype(np.int32, copy=False)
+            part_ptr = np.cumsum([0] + [r[0].shape[0] for r in results]).astype(np.int64)
+            rows = np.concatenate([r[2] for r in results])
+            t_adopt = time.perf_counter()
+            bad = pc.adopt_deltas(keys, deltas, part_ptr, counts.n_wk, counts.n_k)
+            if bad != -1:
+                who = f"worker {todo[bad].worker} for {todo[bad].holding()}" if bad >= 0 \
+                    else "the workers"
+                raise RuntimeError(f"{who} replied count changes out of order, out of range "
+                                   f"or making a count negative")
         except BaseException as exc:
-            # nothing is applied yet: place the documents again at the next block
+            # nothing is applied yet: place the documents again at the next block (from the
+            # copies, which take back a sweep the Session did not take, ``_export``)
             self._placed = False
             self._release_phi()
             if futures:
@@ -684,49 +961,36 @@ class DaskBackend(Backend):
             except AttributeError:
                 pass
             raise
-        t_work = time.perf_counter()
-        # every partition answered: the state changes now (all or nothing)
-        a0, e1 = max(d_start, todo[0].d0), min(d_end, todo[-1].d1)
-        positions, topics = [], []
-        n_tokens = 0
-        for p, (moved, new, _, _) in zip(todo, results):
-            base = int(tokens.doc_ptr[max(d_start, p.d0)])
-            received += new.nbytes + (moved.nbytes if moved is not None else 0)
-            size = int(tokens.doc_ptr[min(d_end, p.d1)]) - base
-            if moved is None:   # every topic: the changes are found here
-                if new.shape[0] != size:   # never taken in part (adopt_changes checks the rest)
-                    raise RuntimeError(f"partition {p.index} replied {new.shape[0]} topics for "
-                                       f"{size} tokens")
-                moved = np.flatnonzero(new != counts.z[base:base + size])
-                new = new[moved]
-            n_tokens += size
-            positions.append(moved.astype(np.int64) + base)
-            topics.append(new)
-        rows = np.concatenate([r[2] for r in results])
-        reply = sum(new.nbytes + (moved.nbytes if moved is not None else 0)
-                    for moved, new, _, _ in results) + rows.nbytes
-        # the slowest partition's time split on its worker
-        on_worker = np.max([r[3] for r in results], axis=0)
-        received += rows.nbytes
-        moved_at, new_topics = (np.concatenate(positions),
-                                np.concatenate(topics).astype(np.int32, copy=False))
-        self._placed = False   # until the bookkeeping below is done too
-        t_adopt = time.perf_counter()
-        pc.adopt_changes(tokens.words, tokens.doc_ptr, a0, e1, moved_at, new_topics, counts.z,
-                         counts.n_wk, counts.n_k, rows, info)
+        pc.add_rows(info, rows)
         t_end = time.perf_counter()
+        self._z_stale = True
+        if step.feature_rows:
+            parts = {p.index: r[3] for p, r in zip(todo, results)}
+            parts.update({p.index: f.result() for p, f in zip(others, features)})
+            self._features = _join_rows([parts[p.index] for p in self._placements])
+        else:
+            self._features = None
         # the Session's Phi is the sweep's once read (``sync``), not sent here every sweep
         self._stale_phi = phi.drawn_from
         for p in todo:
             self._steps[p.index] += 1
         self._release_phi()   # the workers drop the shards they fetched
-        self._placed = True
+        for f in futures:
+            f.release()
+        n_tokens = sum(int(tokens.doc_ptr[min(d_end, p.d1)])
+                       - int(tokens.doc_ptr[max(d_start, p.d0)]) for p in todo)
+        reply = sum(_nbytes(r[:4]) for r in results)
+        received += reply
+        on_worker = np.max([r[5] for r in results], axis=0)   # the slowest partition's split
         self.traffic.append({"bytes_sent": float(sent),
                              "bytes_received": float(received),
                              "tokens": float(n_tokens),
-                             "tokens_changed": float(sum(x.size for x in positions)),
+                             "tokens_changed": float(sum(r[4] for r in results)),
+                             "count_changes": float(keys.shape[0]),
                              "bytes_reply": float(reply),
                              "bytes_between_workers": float(phi.between),
+                             "bytes_to_replicas": float(sum(
+                                 6 * r[4] for p, r in zip(todo, results) if p.replica)),
                              "seconds_place": t_place - t0, "seconds_phi": t_phi - t_place,
                              "seconds_workers": t_work - t_phi,
                              "seconds_assemble_phi": float(on_worker[0]),
@@ -769,7 +1033,8 @@ class DaskBackend(Backend):
 
     def _lost(self, p: Placement | Shard, what: str, why: str = "") -> WorkerLostError:
         return WorkerLostError(
-            f"Dask worker {p.worker} holding {p.holding()} was lost during {what}{f' ({why})' if why else ''}; nothing of this "
+            f"Dask worker {p.worker} holding {p.holding()} was lost during {what}"
+            f"{f' ({why})' if why else ''}; nothing of this "
             f"sweep was applied and the Session is at its last completed sweep: run again "
             f"to place the documents on the workers there are and continue the same chain")
 

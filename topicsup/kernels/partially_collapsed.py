@@ -8,8 +8,8 @@ A sweep is two blocks of a Gibbs sampler on (Phi, Z) with Theta collapsed:
    supervised model), so each document's tokens are resampled in turn from
    p(z_i = k | rest) ∝ phi_{k,w_i} (n_kd^-i + alpha_k) exp(g_d(k))     (DOLDA eq. 4.1)
    by any number of threads at once (``sweep_documents``), or by the partitions of a
-   distributed backend (``sweep_chunks`` on each, ``adopt_changes`` on the driver;
-   ``topicsup.backends``).
+   distributed backend (``sweep_chunks`` on each, their ``count_deltas`` added to the
+   driver's counts by ``adopt_deltas``; ``topicsup.backends``).
 
 Both blocks leave p(Phi, Z | W) invariant, so the marginal chain on Z targets the same
 posterior as the collapsed samplers (the whole-sweep enumeration test checks it).
@@ -400,84 +400,114 @@ def add_rows(info: F64, rows: F64) -> None:
             info[m] += rows[r, m]
 
 
-ADOPT_CHUNK = 1 << 16   # changes per unit of parallel work of ``adopt_changes``
-ADOPT_BUCKETS = 256     # word ranges whose counts ``adopt_changes`` updates in parallel
+ADOPT_BUCKETS = 256     # word ranges whose counts ``adopt_deltas`` updates in parallel
+
+
+@njit(cache=True, nogil=True)
+def count_deltas(words: I32, before: I32, after: I32, K: int) -> tuple[I64, I32]:
+    """The changes of n_wk that turning topics ``before`` into ``after`` (the tokens of
+    ``words``) makes, as sparse deltas: the flat indices w K + k ascending, each once, and
+    their non-zero integer changes (a distributed partition's reply: every change of a
+    token is one -1 and one +1, summed per (word, topic)). O(changed tokens + V): the
+    changed tokens grouped by word (a counting sort), each word's topics summed in a row of
+    K and read back in ascending order."""
+    V = 0
+    for i in range(words.shape[0]):
+        V = max(V, words[i] + 1)
+    start = np.zeros(V + 1, np.int64)
+    n = 0
+    for i in range(words.shape[0]):
+        if after[i] != before[i]:
+            start[words[i] + 1] += 1
+            n += 1
+    for w in range(V):
+        start[w + 1] += start[w]
+    fill = start[:V].copy()
+    moved = np.empty(n, np.int64)
+    for i in range(words.shape[0]):
+        if after[i] != before[i]:
+            moved[fill[words[i]]] = i
+            fill[words[i]] += 1
+    keys = np.empty(2 * n, np.int64)
+    deltas = np.empty(2 * n, np.int32)
+    row = np.zeros(K, np.int32)
+    seen = np.zeros(K, np.bool_)
+    touched = np.empty(K, np.int64)
+    m = 0
+    for w in range(V):
+        t = 0
+        for j in range(start[w], start[w + 1]):
+            i = moved[j]
+            for k in (before[i], after[i]):
+                if not seen[k]:
+                    seen[k] = True
+                    touched[t] = k
+                    t += 1
+            row[before[i]] -= 1
+            row[after[i]] += 1
+        topics = np.sort(touched[:t])
+        for q in range(t):
+            k = topics[q]
+            if row[k] != 0:   # a topic touched, then summed back to zero, is no change
+                keys[m] = w * K + k
+                deltas[m] = row[k]
+                m += 1
+            row[k] = 0
+            seen[k] = False
+    return keys[:m], deltas[:m]
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def adopt_changes(words: I32, doc_ptr: I64, d0: int, d1: int, positions: I64, topics: I32,
-                  z: I32, n_wk: I32, n_k: I32, rows: F64, info: F64) -> None:
-    """Take the tokens of documents d0 .. d1-1 that changed topic elsewhere (a distributed
-    block's reply: corpus ``positions`` ascending, their new ``topics``) into ``z``, ``n_wk``
-    and ``n_k`` by integer updates, the state ``sweep_chunks`` and ``commit_counts`` would have
-    left here; then add the documents' info ``rows`` in document order. One call: a block
-    is taken in whole or not at all (every position and topic is checked before the first
-    update; an interrupt lands before or after, never between).
-
-    O(changed tokens), in parallel: the changes are grouped by ranges of words (a counting
-    sort, chunk by chunk), then each range's ``n_wk`` rows are updated by one thread, so no
-    two threads write the same count; ``z`` chunk by chunk (the positions are distinct).
-    Integer sums in any order: the same counts on any number of threads (the serial
-    loop it replaces took 18 s a sweep at 10^9 tokens, docs/scaling.md)."""
-    n = positions.shape[0]
-    K, V = n_k.shape[0], n_wk.shape[0]
-    lo, hi = doc_ptr[d0], doc_ptr[d1]
-    C = (n + ADOPT_CHUNK - 1) // ADOPT_CHUNK
-    bad = np.zeros(C, np.int8)
-    for c in prange(C):   # checked before anything changes: all or nothing
-        for j in range(c * ADOPT_CHUNK, min(n, (c + 1) * ADOPT_CHUNK)):
-            i = positions[j]
-            if i >= hi or i <= (positions[j - 1] if j > 0 else lo - 1):
-                bad[c] = 1
+def adopt_deltas(keys: I64, deltas: I32, part_ptr: I64, n_wk: I32, n_k: I32) -> int:
+    """Add the sparse count deltas of several partitions (``keys[part_ptr[p] ..
+    part_ptr[p+1]]``: flat indices w K + k, strictly ascending within a partition; their
+    integer ``deltas``) to ``n_wk`` (V, K) and ``n_k``, all or nothing: checked before
+    anything changes (ascending, in range), and taken back if a count would go below zero.
+    Returns the index of the first partition whose keys are bad, -2 for a negative count,
+    -1 when taken. O(entries), in parallel over ranges of words (each range's rows of n_wk
+    written by one thread): integer sums in any order, the same counts on any threads."""
+    V, K = n_wk.shape
+    P = part_ptr.shape[0] - 1
+    bad = np.zeros(P, np.int8)
+    for p in prange(P):
+        prev = -1
+        for j in range(part_ptr[p], part_ptr[p + 1]):
+            if keys[j] <= prev or keys[j] >= V * K:
+                bad[p] = 1
                 break
-            if topics[j] < 0 or topics[j] >= K:
-                bad[c] = 2
-                break
-    for c in range(C):
-        if bad[c] == 1:
-            raise ValueError("adopt_changes: positions must ascend within the block")
-        if bad[c] == 2:
-            raise ValueError("adopt_changes: a topic out of range")
+            prev = keys[j]
+    for p in range(P):
+        if bad[p]:
+            return p
     B = min(ADOPT_BUCKETS, V)
     width = (V + B - 1) // B
-    at = np.zeros((C, B), np.int64)
-    for c in prange(C):
-        for j in range(c * ADOPT_CHUNK, min(n, (c + 1) * ADOPT_CHUNK)):
-            at[c, words[positions[j]] // width] += 1
-    start = np.zeros(B + 1, np.int64)
-    total = 0
-    for b in range(B):   # bucket-major offsets: bucket b's changes, chunk after chunk
-        start[b] = total
-        for c in range(C):
-            count = at[c, b]
-            at[c, b] = total
-            total += count
-    start[B] = total
-    order = np.empty(n, np.int64)
-    for c in prange(C):
-        for j in range(c * ADOPT_CHUNK, min(n, (c + 1) * ADOPT_CHUNK)):
-            b = words[positions[j]] // width
-            order[at[c, b]] = j
-            at[c, b] += 1
+    seg = np.empty((P, B + 1), np.int64)
+    for p in prange(P):
+        a, e = part_ptr[p], part_ptr[p + 1]
+        for b in range(B + 1):
+            seg[p, b] = a + np.searchsorted(keys[a:e], min(b * width, V) * K)
     moved = np.zeros((B, K), np.int64)
-    for b in prange(B):   # the words of bucket b are this thread's alone
-        for t in range(start[b], start[b + 1]):
-            j = order[t]
-            i = positions[j]
-            old = z[i]
-            new = topics[j]
-            w = words[i]
-            n_wk[w, old] -= 1
-            n_wk[w, new] += 1
-            moved[b, old] -= 1
-            moved[b, new] += 1
-    for c in prange(C):
-        for j in range(c * ADOPT_CHUNK, min(n, (c + 1) * ADOPT_CHUNK)):
-            z[positions[j]] = topics[j]
+    negative = np.zeros(B, np.int8)
+    for b in prange(B):   # the words of range b are this thread's alone
+        for p in range(P):
+            for j in range(seg[p, b], seg[p, b + 1]):
+                w, k = keys[j] // K, keys[j] % K
+                n_wk[w, k] += deltas[j]
+                moved[b, k] += deltas[j]
+        for p in range(P):
+            for j in range(seg[p, b], seg[p, b + 1]):
+                if n_wk[keys[j] // K, keys[j] % K] < 0:
+                    negative[b] = 1
+    if negative.any():
+        for b in prange(B):
+            for p in range(P):
+                for j in range(seg[p, b], seg[p, b + 1]):
+                    n_wk[keys[j] // K, keys[j] % K] -= deltas[j]
+        return -2
     for b in range(B):
         for k in range(K):
             n_k[k] += moved[b, k]
-    add_rows(info, rows)
+    return -1
 
 
 @njit(cache=True, nogil=True)

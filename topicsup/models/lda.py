@@ -377,6 +377,11 @@ class LDA(Model):
         self.topic_sampler.validate(problem, state.sampler)
 
     # ------------------------------------------------------------------ learned priors
+    def prior_due(self, sweep: int) -> bool:
+        """Whether ``learn_prior`` updates the learned parameters after sweep ``sweep``."""
+        return bool(self.learned) and sweep > self.optimize_burn_in \
+            and not sweep % self.optimize_every
+
     def learn_prior(self, state: State, problem: Problem[Self], sweep: int
                     ) -> tuple[Problem[Self], list[Row]]:
         """After sweep ``sweep``: when an update is due (``optimize_every``,
@@ -385,7 +390,7 @@ class LDA(Model):
         next sweeps read (the one holder of the current alpha and beta), the sampler's tables
         rebuilt from it (``refresh``), with the history rows ``alpha_sum``/``beta``.
         Otherwise ``problem`` unchanged and no rows. Empirical Bayes, not a posterior draw."""
-        if not self.learned or sweep <= self.optimize_burn_in or sweep % self.optimize_every:
+        if not self.prior_due(sweep):
             return problem, []
         rows: list[Row] = []
         alpha, beta = problem.alpha.copy(), np.array([problem.beta])

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, ClassVar, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, cast
 
 import numpy as np
 
@@ -32,6 +32,9 @@ from ..history import STEP_SECONDS
 from .base import register
 from ..problem import Problem, State
 from .lda import FOLD_IN_BURN, FOLD_IN_KEEP, LDA, LabelFields, _under
+
+if TYPE_CHECKING:
+    from ..backends.base import Backend
 
 SUPERVISED_FACTORS = ("augmented", "marginal")
 MAX_WEIGHT = 1e50                    # |eta| in a saved state (draws stay many orders below)
@@ -396,6 +399,16 @@ class SupervisedLDA(LDA):
         return sup.features
 
     # ------------------------------------------------------------------ sampling
+    def sweep_block(self, state: State, problem: Problem, rng: Rng, d_start: int,
+                    d_end: int, info: F64, backend: Backend | None = None) -> None:
+        """LDA's block; a backend that keeps the topics where it ran (Dask's workers) gives
+        the sweep's features, computed there from them (the rows ``feature_rows`` would
+        compute here, the same bits)."""
+        super().sweep_block(state, problem, rng, d_start, d_end, info, backend)
+        rows = backend.feature_rows() if backend is not None else None
+        if rows is not None:
+            state.supervision.features = FeatureRows(*rows)
+
     @staticmethod
     def initialising(state: State) -> bool:
         """Whether the chain is still in its LDA initialisation (``lda_init_sweeps``)."""

@@ -207,7 +207,8 @@ class PartiallyCollapsed(TopicSampler):
             doc_slot = info.shape[0] - 1 if self.sparse else -1
             w_t = np.ascontiguousarray(term.w[:, 0]) if use_G else np.zeros(0)
             step = DocumentStep(own.phi, own.prob, own.alias, own.mass, problem.alpha,
-                                problem.beta, self.sparse, self.mh_steps, term, own.key, doc_slot, own.G,
-                                use_G, w_t, self.threads)
+                                problem.beta, self.sparse, self.mh_steps, term, own.key,
+                                doc_slot, own.G, use_G, w_t, self.threads,
+                                problem.task is not None, problem.covariates)
             backend.sweep_documents(problem.tokens, counts, step, d_start, d_end, own.z_prev,
                                     info)
