@@ -142,18 +142,32 @@ def test_the_papers_scale_figures_are_the_benchmarks():
     assert quoted
     _shown(quoted.group(1), wiki.plateau_seconds / 60)
     _shown(quoted.group(2), wiki.peak_gb)
-    # the 240-class run's sentence: its minutes, sweeps, seconds a sweep and last rise
+    # the 240-class run's sentence: its plateau, minutes, seconds a sweep, best, last rise
     nyt = summary.set_index("run").loc["nyt240"]
     nyt_curve = pd.read_csv(RESULTS / "paper_scale" / "curves.csv")
     nyt_curve = nyt_curve[nyt_curve["run"] == "nyt240"]
-    quoted = re.search(r"with 240 classes after (\d+) minutes \((\d+) sweeps of (\S+) s\): its "
-                       r"accuracy was still\s+rising, by (\S+) over its last five scorings", text)
-    assert quoted and not nyt.plateau_reached
-    _shown(quoted.group(1), nyt_curve.sampling_seconds.max() / 60)
-    assert int(quoted.group(2)) == nyt_curve.sweep.max()
+    quoted = re.search(r"with 240 classes at sweep (\d+), after (\S+) minutes of sampling "
+                       r"\((\S+) s a sweep\),\s+accuracy (\S+) within 0\.01 of its best, (\S+) "
+                       r"at sweep (\d+) of (\d+) \((\d+) minutes\), within (\S+)\s+GB; its "
+                       r"accuracy still crept up, by (\S+) over its last five scorings", text)
+    assert quoted and nyt.plateau_reached
+    best = nyt_curve.loc[nyt_curve["score"].idxmax()]
+    assert int(quoted.group(1)) == nyt.plateau_sweep
+    _shown(quoted.group(2), nyt.plateau_seconds / 60)
     _shown(quoted.group(3), nyt.sweep_seconds)
+    _shown(quoted.group(4), nyt.plateau_score)
+    _shown(quoted.group(5), nyt.best)
+    assert int(quoted.group(6)) == best.sweep and int(quoted.group(7)) == nyt_curve.sweep.max()
+    _shown(quoted.group(8), nyt.sampled_minutes)
+    _shown(quoted.group(9), nyt.peak_gb)
     scores = nyt_curve.score.to_numpy()
-    _shown(quoted.group(4), scores[-1] - scores[-6])
+    _shown(quoted.group(10), scores[-1] - scores[-6])
+    log = " ".join(changelog.split())
+    quoted = re.search(r"DOLDA reaches it at sweep (\d+), after (\S+) minutes on 2 cores within "
+                       r"(\S+) GB", log)
+    assert quoted and int(quoted.group(1)) == nyt.plateau_sweep
+    _shown(quoted.group(2), nyt.plateau_seconds / 60)
+    _shown(quoted.group(3), nyt.peak_gb)
 
 
 def test_the_scaling_pages_quote_the_dask_benchmark():

@@ -496,3 +496,35 @@ def test_coefficient_heatmap_leaves_the_intercept_out_unless_asked():
     assert rows(coefficient_heatmap(coef, intercept=True).to_dict()) == {"f0", "f1", "f2"}
     with pytest.raises(TypeError, match="intercept must be a bool"):
         coefficient_heatmap(coef, intercept="yes")
+
+
+def test_rhat_chart_spreads_the_last_approach_to_one_on_a_log_axis_of_r_hat_minus_one():
+    """R-hat is drawn as R-hat - 1 on a log axis labelled in R-hat (a tick at 0.01 reads
+    1.01): 10, 1.05 and 1.01 are each a decade or so apart, where a log axis of R-hat itself
+    put 1.00-1.05 in the bottom 2% of the plot. Values at or below 1.0001 (1 or below
+    included) are drawn at that floor; the tooltip keeps R-hat as it is; the threshold is
+    at 1.01."""
+    from topicsup.views import rhat_chart
+    from topicsup.views.convergence import RHAT_FLOOR
+    frame = pd.DataFrame({"sweep": np.arange(7, 12), "quantity": "log_joint",
+                          "r_hat": [10.0, 1.05, 1.01, 1.0, 0.98]})
+    d = rhat_chart(frame).to_dict()
+    line, rule, _ = d["layer"]
+    y = line["encoding"]["y"]
+    assert y["field"] == "above_one" and y["scale"]["type"] == "log"
+    assert "datum.value + 1" in y["axis"]["labelExpr"]
+    # ticks at 1-2-5 steps of R-hat - 1 over the range drawn: 1.0001 .. 10, 1.01 among them
+    assert y["axis"]["values"][0] == pytest.approx(RHAT_FLOOR)
+    assert 0.01 in y["axis"]["values"] and y["axis"]["values"][-1] == 5.0
+    lo, hi = y["scale"]["domain"]
+    assert lo < RHAT_FLOOR and hi > 9.0
+    values = {v["sweep"]: v for v in d["datasets"][line["data"]["name"]]}
+    assert [values[s]["above_one"] for s in range(7, 12)] == pytest.approx(
+        [9.0, 0.05, 0.01, RHAT_FLOOR, RHAT_FLOOR])
+    assert values[11]["r_hat"] == 0.98
+    assert line["encoding"]["tooltip"][2]["field"] == "r_hat"
+    threshold = d["datasets"][rule["data"]["name"]][0]["above_one"]
+    assert threshold == pytest.approx(0.01)
+    # on the old axis (log R-hat) 1.05 and 1.01 were 0.7% of the axis's range apart
+    assert (np.log(1.05) - np.log(1.01)) / (np.log(10) - np.log(1)) < 0.02
+    assert (np.log(0.05) - np.log(0.01)) / (np.log(9) - np.log(RHAT_FLOOR)) > 0.14

@@ -397,7 +397,7 @@ def test_the_documents_state_stays_on_the_workers(client, corpus):
     """Between reads the Session's process holds no topic: after two sweeps (no log joint)
     its z is still the one it placed, while its counts are the threaded chain's, adopted
     from the workers' sparse count changes (at most two a changed token) and never their
-    tokens; the changed tokens went to the replicas. Reading the state fetches the workers'
+    tokens; the changes went to the replicas. Reading the state fetches the workers'
     topics: the threaded chain, features and weights included (DOLDA's end of sweep read the
     features the workers computed)."""
     model = MODELS["dolda"]
@@ -414,7 +414,11 @@ def test_the_documents_state_stays_on_the_workers(client, corpus):
     assert np.array_equal(raw.n_k, ref.state.counts.n_k)
     traffic = backend.traffic_frame()
     assert (traffic["count_changes"] <= 2 * traffic["tokens_changed"]).all()
-    assert (traffic["bytes_to_replicas"] == 6 * traffic["tokens_changed"]).all()
+    # the replicas take the changed tokens (6 bytes each) or, where more than two thirds
+    # changed (the first sweeps), every token's topic (4 bytes)
+    assert (traffic["bytes_to_replicas"] > 0).all()
+    assert (traffic["bytes_to_replicas"] <= np.minimum(6 * traffic["tokens_changed"],
+                                                       4 * traffic["tokens"])).all()
     assert {p.replica for p in backend.placements} == {p.worker for p in backend.placements}
     assert all(p.replica != p.worker for p in backend.placements)
     assert_same_chain(ref, s)

@@ -398,11 +398,15 @@ def _sweep_partition(token: str, j: int, inp: _SweepInput, shards: list[tuple[F6
                   int(np.count_nonzero(old != new)), np.array([t1 - t0, t2 - t1, t3 - t2]))
 
 
-def _reply(swept: _Swept) -> tuple[I64, I32, F64, tuple[I64, I64, F64] | None, int, F64]:
+def _reply(swept: _Swept
+           ) -> tuple[I64, I32, F64, tuple[I64, I64, F64] | None, int, F64, int]:
     """What the driver takes of a partition's sweep: the sparse deltas of n_wk, the info
-    rows, the features when asked, the number of tokens changed, the seconds (not the
-    tokens' topics: they stay here and go to the replica)."""
-    return swept.keys, swept.deltas, swept.rows, swept.features, swept.changed, swept.seconds
+    rows, the features when asked, the number of tokens changed, the seconds, and the bytes
+    of the changes a replica takes (not the tokens' topics: they stay here and go to the
+    replica)."""
+    to_replica = _nbytes(swept.new) + _nbytes(swept.moved)
+    return (swept.keys, swept.deltas, swept.rows, swept.features, swept.changed,
+            swept.seconds, to_replica)
 
 
 def _replica_changes(swept: _Swept) -> tuple[int, Array | None, Array]:
@@ -990,7 +994,7 @@ class DaskBackend(Backend):
                              "bytes_reply": float(reply),
                              "bytes_between_workers": float(phi.between),
                              "bytes_to_replicas": float(sum(
-                                 6 * r[4] for p, r in zip(todo, results) if p.replica)),
+                                 r[6] for p, r in zip(todo, results) if p.replica)),
                              "seconds_place": t_place - t0, "seconds_phi": t_phi - t_place,
                              "seconds_workers": t_work - t_phi,
                              "seconds_assemble_phi": float(on_worker[0]),

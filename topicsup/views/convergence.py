@@ -52,11 +52,17 @@ def loglik_chart(history: pd.DataFrame, per_token: bool = True, width: int = 480
 
 
 RHAT_OK = 1.01   # the usual threshold (Vehtari et al. 2021)
+RHAT_FLOOR = 1e-4   # R-hat - 1 below this (or R-hat below 1) is drawn at it
 
 
 def rhat_chart(convergence: pd.DataFrame, width: int = 480, height: int = 200
                ) -> alt.LayerChart | alt.FacetChart:
     """R-hat against sweep, one line per quantity, with the 1.01 threshold dashed.
+
+    The axis is logarithmic in R-hat - 1, labelled in R-hat: early values of 2 or 10 and
+    the last approach from 1.05 to 1.01 both stay readable (on a log axis of R-hat itself
+    1.00-1.05 is a sliver at the bottom). Values at or below 1.0001 are drawn there; the
+    tooltip gives every value as it is.
 
     Parameters
     ----------
@@ -76,19 +82,32 @@ def rhat_chart(convergence: pd.DataFrame, width: int = 480, height: int = 200
         raise ValueError("no R-hat yet: it needs at least 2 chains and 7 sweeps with a log "
                          "joint (log_joint_every=1)")
     df = thin(df[["sweep", "quantity", "r_hat"]])
+    df = df.assign(above_one=np.maximum(df["r_hat"].to_numpy(np.float64) - 1.0, RHAT_FLOOR))
+    # the axis in R-hat's own numbers: a tick at x (= R-hat - 1) reads 1 + x, at 1-2-5
+    # steps of R-hat - 1 over the range drawn (the threshold's 0.01 included)
+    above = df["above_one"].to_numpy()
+    lo, hi = min(above.min(), RHAT_OK - 1.0), max(above.max(), RHAT_OK - 1.0)
+    steps = [m * 10.0 ** e for e in range(-4, 4) for m in (1, 2, 5)]
+    ticks = [t for t in steps if lo / 1.0001 <= t <= hi * 1.0001] or [RHAT_OK - 1.0]
+    axis = alt.Axis(values=ticks, labelExpr="format(datum.value + 1, '.5~g')")
+    # a little room beyond the data and the threshold, so their ticks' labels show
+    y_scale = alt.Scale(type="log", domain=[lo / 1.3, hi * 1.3], nice=False)
     line = _line(df, width, height, "Convergence of the chains: R-hat").encode(
         x=alt.X("sweep:Q", title="sweep"),
-        y=alt.Y("r_hat:Q", title="R-hat (second half of the draws)",
-                scale=alt.Scale(type="log", zero=False)),
+        y=alt.Y("above_one:Q", title="R-hat (second half of the draws)", scale=y_scale,
+                axis=axis),
         # the legend in words ("log joint"), the data keeps convergence()'s names
         color=alt.Color("quantity:N", title=None,
                         legend=alt.Legend(labelExpr="replace(datum.label, /_/g, ' ')")),
         tooltip=["sweep:Q", "quantity:N", alt.Tooltip("r_hat:Q", format=".3f")])
     # the threshold drawn to be seen in a lecture hall: dark red, labelled
-    ok = alt.Chart(pd.DataFrame({"r_hat": [RHAT_OK], "label": [f"{RHAT_OK} (converged below)"]}))
-    rule = ok.mark_rule(strokeDash=[6, 3], strokeWidth=2, color="#b2182b").encode(y="r_hat:Q")
+    ok = alt.Chart(pd.DataFrame({"above_one": [RHAT_OK - 1.0],
+                                 "label": [f"{RHAT_OK} (converged below)"]}))
+    rule = ok.mark_rule(strokeDash=[6, 3], strokeWidth=2, color="#b2182b").encode(
+        y=alt.Y("above_one:Q", scale=y_scale))
     text = ok.mark_text(align="left", baseline="bottom", dx=3, dy=-2, color="#b2182b",
-                        fontWeight="bold").encode(y="r_hat:Q", x=alt.value(0), text="label:N")
+                        fontWeight="bold").encode(y=alt.Y("above_one:Q", scale=y_scale),
+                                                  x=alt.value(0), text="label:N")
     return alt.layer(line, rule, text)
 
 
