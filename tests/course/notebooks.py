@@ -44,6 +44,39 @@ def feedback(nb):
                                                      or "Not yet." in o["data"]["text/html"])]
 
 
+def no_errors(nb):
+    """The notebook's outputs, asserted free of errors and of anything written to stderr."""
+    outs = outputs(nb)
+    bad = [o for o in outs if o["output_type"] == "error" or o.get("name") == "stderr"]
+    assert not bad, bad
+    return outs
+
+
+def all_right(nb, n: int):
+    """The notebook (no error, nothing on stderr) shows ``n`` feedback boxes, each "Right."
+    and none "Not yet."; returns them."""
+    no_errors(nb)
+    boxes = feedback(nb)
+    assert len(boxes) == n, boxes
+    assert all("Right." in f and "Not yet." not in f for f in boxes), boxes
+    return boxes
+
+
+def all_not_yet(nb, n: int):
+    """The notebook (no error, nothing on stderr) shows ``n`` feedback boxes, each "Not
+    yet."; returns them."""
+    no_errors(nb)
+    boxes = feedback(nb)
+    assert len(boxes) == n, boxes
+    assert all("Not yet." in f for f in boxes), boxes
+    return boxes
+
+
+def text_of(outs) -> str:
+    """What the outputs print (their streams' text), joined."""
+    return "".join(o.get("text", "") for o in outs)
+
+
 def assert_stored_clean(paths, lesson: int) -> None:
     """Stored as the course keeps them: no outputs, the kernelspec, the lesson's title."""
     for path in paths:

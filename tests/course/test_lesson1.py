@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from .notebooks import assert_stored_clean, feedback, outputs, run_side_by_side
+from .notebooks import all_not_yet, all_right, assert_stored_clean, outputs, text_of
 from topicsup.course import lesson1
 from topicsup.testing.exact import lda_log_joint_states
 
@@ -273,38 +273,17 @@ def test_a_missing_or_malformed_number_is_feedback():
 
 # --------------------------------------------------------------------------------- notebooks
 
-@pytest.fixture(scope="module")
-def executed(tmp_path_factory):
-    """Both notebooks run side by side (tests/course/notebooks.py)."""
-    return run_side_by_side(NOTEBOOKS, tmp_path_factory)
-
-
-_outputs = outputs
-
-
-_feedback = feedback
-
-
 def test_notebooks_are_committed_without_outputs():
     assert_stored_clean(NOTEBOOKS.values(), 1)
 
 
 def test_solutions_notebook_every_check_is_right(executed):
     nb = executed["solutions"]
-    feedback = _feedback(nb)
-    assert len(feedback) == 3, feedback
-    assert all("Right." in f and "Not yet." not in f for f in feedback), feedback
-    assert not [o for o in _outputs(nb) if o["output_type"] == "error"
-                or o.get("name") == "stderr"]
-    text = "".join(o.get("text", "") for o in _outputs(nb))
+    all_right(nb, 3)
+    text = text_of(outputs(nb))
     assert "p(z_7 = z_8 | w)" in text and "nan" not in text.lower()
 
 
 def test_student_notebook_runs_with_the_exercises_unanswered(executed):
-    nb = executed["student"]
-    assert not [o for o in _outputs(nb) if o["output_type"] == "error"
-                or o.get("name") == "stderr"]
-    feedback = _feedback(nb)
-    assert len(feedback) == 3, feedback
-    assert all("Not yet." in f for f in feedback), feedback
+    feedback = all_not_yet(executed["student"], 3)
     assert "replace the ..." in feedback[0] and "exercise 1" in feedback[1]

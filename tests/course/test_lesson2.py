@@ -15,7 +15,7 @@ import pytest
 import nbformat
 
 from topicsup import LDA, Session
-from .notebooks import assert_stored_clean, feedback, outputs, run_side_by_side
+from .notebooks import all_not_yet, all_right, assert_stored_clean, outputs
 from topicsup.course import Feedback, lesson2
 from topicsup.datasets import load_demo_corpus
 from topicsup.kernels import light
@@ -324,18 +324,6 @@ def test_token_explorer_draws_every_proposal_and_state():
 
 
 # ------------------------------------------------------------------ the notebooks
-@pytest.fixture(scope="module")
-def executed(tmp_path_factory):
-    """Both notebooks run side by side (tests/course/notebooks.py)."""
-    return run_side_by_side(NOTEBOOKS, tmp_path_factory)
-
-
-_outputs = outputs
-
-
-_feedback = feedback
-
-
 def test_notebooks_are_committed_without_outputs():
     assert_stored_clean(NOTEBOOKS.values(), 2)
     for path in NOTEBOOKS.values():
@@ -345,21 +333,12 @@ def test_notebooks_are_committed_without_outputs():
 
 def test_solutions_notebook_every_check_is_right(executed):
     nb = executed["solutions"]
-    feedback = _feedback(nb)
-    assert len(feedback) == 4, feedback
-    assert all("Right." in f and "Not yet." not in f for f in feedback), feedback
-    assert not [o for o in _outputs(nb) if o["output_type"] == "error"
-                or o.get("name") == "stderr"]
-    text = json.dumps(_outputs(nb))
+    all_right(nb, 4)
+    text = json.dumps(outputs(nb))
     assert "NaN" not in text and "Infinity" not in text
 
 
 def test_student_notebook_runs_with_the_exercises_unanswered(executed):
-    nb = executed["student"]
-    assert not [o for o in _outputs(nb) if o["output_type"] == "error"
-                or o.get("name") == "stderr"]
-    feedback = _feedback(nb)
     # the four checks and the invariance table (which uses the student's mh_matrix)
-    assert len(feedback) == 5, feedback
-    assert all("Not yet." in f for f in feedback), feedback
+    feedback = all_not_yet(executed["student"], 5)
     assert all("replace the ..." in f for f in feedback), feedback

@@ -10,12 +10,11 @@ import json
 import math
 from pathlib import Path
 
-import nbformat
 import numpy as np
 import pytest
 
 from topicsup import GSLDA, MedLDA, Session
-from .notebooks import outputs, run_side_by_side
+from .notebooks import all_not_yet, all_right, assert_stored_clean, outputs
 from topicsup.course import lesson5
 from topicsup.datasets import load_demo_corpus
 from topicsup.testing.exact import tiny_corpus
@@ -248,41 +247,18 @@ def test_pg_mean_chart_is_finite_for_any_answer(fn):
 
 # ---------------------------------------------------------------------- the notebooks
 
-@pytest.fixture(scope="module")
-def executed(tmp_path_factory):
-    """Both notebooks run side by side (tests/course/notebooks.py)."""
-    return run_side_by_side(NOTEBOOKS, tmp_path_factory)
-
-
-_outputs = outputs
-
-
 def test_notebooks_are_committed_without_outputs():
-    for path in NOTEBOOKS.values():
-        nb = nbformat.read(path, as_version=4)
-        assert nb.metadata["kernelspec"] == {"name": "python3", "display_name": "Python 3",
-                                             "language": "python"}
-        assert not _outputs(nb), path
-        assert nb.cells[0].source.startswith("# Lesson 5: ")
+    assert_stored_clean(NOTEBOOKS.values(), 5)
 
 
 def test_solutions_notebook_every_check_is_right(executed):
     nb = executed["solutions"]
-    html = [o.get("data", {}).get("text/html", "") for o in _outputs(nb)]
-    feedback = [h for h in html if "Right." in h or "Not yet" in h]
     checks = [c for c in nb.cells if c.cell_type == "code" and "lesson5.check_" in c.source]
-    assert len(checks) == 3 and len(feedback) == 3
-    assert all("Right." in h and "Not yet" not in h for h in feedback)
-    assert not [o for o in _outputs(nb) if o["output_type"] == "error"
-                or o["output_type"] == "stream" and o["name"] == "stderr"]
+    assert len(checks) == 3
+    all_right(nb, 3)
 
 
 def test_student_notebook_runs_without_errors(executed):
     nb = executed["student"]
-    outs = _outputs(nb)
-    assert not [o for o in outs if o["output_type"] == "error"]
-    assert not [o for o in outs if o["output_type"] == "stream" and o["name"] == "stderr"]
-    not_yet = [o for o in outs if "Not yet" in o.get("data", {}).get("text/html", "")]
-    assert len(not_yet) == 3 and all("replace the ..." in o["data"]["text/html"]
-                                     for o in not_yet)
-    assert not any("NaN" in json.dumps(o) for o in outs)
+    assert all("replace the ..." in h for h in all_not_yet(nb, 3))
+    assert not any("NaN" in json.dumps(o) for o in outputs(nb))

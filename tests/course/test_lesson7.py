@@ -10,13 +10,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import nbformat
 import numpy as np
 import pytest
 from scipy.optimize import linear_sum_assignment
 
 from topicsup import DMR, Session
-from .notebooks import outputs, run_side_by_side
+from .notebooks import all_not_yet, all_right, assert_stored_clean, outputs
 from topicsup.course import lesson7
 from topicsup.datasets import make_synthetic
 from topicsup.prevalence import run_keeping_prevalence
@@ -253,46 +252,25 @@ def test_interval_meaning():
 
 
 # ---------------------------------------------------------------------- the notebooks
-@pytest.fixture(scope="module")
-def executed(tmp_path_factory):
-    """Both notebooks run side by side (tests/course/notebooks.py)."""
-    return run_side_by_side(NOTEBOOKS, tmp_path_factory)
-
-
-_outputs = outputs
-
-
-def _clean(outs):
-    assert not [o for o in outs if o["output_type"] == "error"]
-    assert not [o for o in outs if o["output_type"] == "stream" and o["name"] == "stderr"]
-    assert not any("NaN" in json.dumps(o) for o in outs)
+def _no_nan(nb):
+    assert not any("NaN" in json.dumps(o) for o in outputs(nb))
 
 
 def test_notebooks_are_committed_without_outputs():
-    for path in NOTEBOOKS.values():
-        nb = nbformat.read(path, as_version=4)
-        assert nb.metadata["kernelspec"] == {"name": "python3", "display_name": "Python 3",
-                                             "language": "python"}
-        assert not _outputs(nb), path
-        assert nb.cells[0].source.startswith("# Lesson 7: ")
+    assert_stored_clean(NOTEBOOKS.values(), 7)
 
 
 def test_solutions_notebook_every_check_is_right(executed):
-    outs = _outputs(executed["solutions"])
-    _clean(outs)
-    html = [o.get("data", {}).get("text/html", "") for o in outs]
-    feedback = [h for h in html if "Right." in h or "Not yet" in h]
-    checks = [c for c in executed["solutions"].cells
-              if c.cell_type == "code" and "lesson7.check_" in c.source]
-    assert len(checks) == 4 and len(feedback) == 4
-    assert all("Right." in h and "Not yet" not in h for h in feedback)
+    nb = executed["solutions"]
+    checks = [c for c in nb.cells if c.cell_type == "code" and "lesson7.check_" in c.source]
+    assert len(checks) == 4
+    all_right(nb, 4)
+    _no_nan(nb)
 
 
 def test_student_notebook_runs_without_errors(executed):
-    outs = _outputs(executed["student"])
-    _clean(outs)
-    not_yet = [o["data"]["text/html"] for o in outs
-               if "Not yet" in o.get("data", {}).get("text/html", "")]
-    assert len(not_yet) == 4
+    nb = executed["student"]
+    not_yet = all_not_yet(nb, 4)
+    _no_nan(nb)
     assert sum("replace the ..." in h for h in not_yet) == 3
     assert any("set answer to one letter" in h for h in not_yet)
