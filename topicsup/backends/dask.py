@@ -394,8 +394,10 @@ def _sweep_partition(token: str, j: int, inp: _SweepInput, shards: list[tuple[F6
     moved, topics = _changes(old, new, K)
     keys, deltas = pc.count_deltas(part.words[lo:hi], old, new, K)
     features = _features(part, K) if inp.feature_rows else None
-    return _Swept(lo, moved, topics, keys, deltas, rows, features,
-                  int(np.count_nonzero(old != new)), np.array([t1 - t0, t2 - t1, t3 - t2]))
+    # the changed tokens counted once: from the reply's positions when it has them
+    changed = moved.size if moved is not None else int(np.count_nonzero(old != new))
+    return _Swept(lo, moved, topics, keys, deltas, rows, features, changed,
+                  np.array([t1 - t0, t2 - t1, t3 - t2]))
 
 
 def _reply(swept: _Swept
