@@ -4,6 +4,7 @@ that changes a number fails until the page says the new one. Nothing is timed he
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -360,18 +361,43 @@ def test_the_prevalence_coverage_figures_are_the_benchmarks():
            for r in measured.itertuples()}
     page = ROOT / "docs" / "prevalence.md"
     rows = _rows(page, "| tokens per document | strength")
-    assert len(rows) * 3 == len(measured)
-    for tokens, strength, generator, lda, dmr, narrow in rows:
+    assert len(rows) * 5 == len(measured)
+    for tokens, strength, generator, lda, dmr, narrow, ln, ln1 in rows:
         key = (tokens, float(strength), generator)
         _shown(lda, cov[(*key, "LDA(alpha=0.5)")])
         _shown(dmr, cov[(*key, "DMR()")])
         _shown(narrow, cov[(*key, "DMR(sigma=1)")])
+        _shown(ln, cov[(*key, "LogisticNormal()")])
+        _shown(ln1, cov[(*key, "LogisticNormal(noise_shape=1)")])
     text = page.read_text(encoding="utf-8")
     by = measured.groupby("model")["coverage"]
     lo, hi = by.min(), by.max()
-    assert (f"DMR's\n90% intervals cover {lo['DMR()']:.3f}-{hi['DMR()']:.3f} of the truth, "
+    LN, LN1 = "LogisticNormal()", "LogisticNormal(noise_shape=1)"
+    assert (f"LogisticNormal's 90% intervals cover {lo[LN]:.3f}-{hi[LN]:.3f} of the truth, "
+            f"DMR's\n90% intervals cover {lo['DMR()']:.3f}-{hi['DMR()']:.3f} of the truth, "
             f"LDA's {lo['LDA(alpha=0.5)']:.3f}-{hi['LDA(alpha=0.5)']:.3f}") in text
     assert f"cover as little as {lo['DMR(sigma=1)']:.3f}" in text
+    # the LogisticNormal bullet: its range, how many rows it beats DMR and LDA in, how many
+    # reach 0.88, its range on the flipped labels, the noise_shape = 1 range
+    by_model = {m: g.set_index(["tokens", "strength", "generator"])["coverage"]
+                for m, g in measured.groupby("model")}
+    ln = by_model[LN]
+    flipped = ln.xs("flipped", level="generator")
+    counts = {w: int(n) for w, n in (("dmr", (ln > by_model["DMR()"]).sum()),
+                                     ("lda", (ln > by_model["LDA(alpha=0.5)"]).sum()),
+                                     ("088", (ln >= 0.88).sum()))}
+    bullet = " ".join(text.split("* **LogisticNormal holds best.**")[1]
+                      .split("* **The prior")[0].split())
+    assert (f"{lo[LN]:.3f} to {hi[LN]:.3f}, above DMR in all {counts['dmr']} rows and above "
+            f"LDA in {counts['lda']}, at 0.88 or more in {counts['088']}") in bullet
+    assert counts["dmr"] == len(ln)
+    assert f"({flipped.min():.3f}-{flipped.max():.3f})" in bullet
+    assert f"`noise_shape=1` (a prior with no mean) {lo[LN1]:.3f}-{hi[LN1]:.3f}" in bullet
+    short = ("10-30", 1.6, "logistic")
+    assert (f"{by_model[LN1][short]:.3f} where the default gives {ln[short]:.3f}") in bullet
+    maths = " ".join((ROOT / "docs/math.md").read_text(encoding="utf-8").split())
+    assert (f"cover {by_model[LN1][short]:.2f} of the truth where a = 2 gives "
+            f"{ln[short]:.2f}") in maths
     changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
     assert (f"cover {lo['DMR()']:.3f}-{hi['DMR()']:.3f} of the class means on corpora no\n"
             f"  topic model drew, where LDA's cover "
@@ -409,6 +435,22 @@ def test_the_dmr_speed_figures_are_the_benchmarks():
     c = dict(zip(first.model, first.coverage))
     assert (f"cover {c['DMR()']:.3f} with 15% wrong labels where LDA's cover "
             f"{c['LDA(alpha=0.5)']:.3f}") in row
+    # LogisticNormal: models.md's speed sentence and README's row
+    ln = "LogisticNormal (eta, gamma, sigma every sweep)"
+    models = " ".join((ROOT / "docs" / "models.md").read_text(encoding="utf-8").split())
+    assert (f"a sweep takes {speed[20, ln].s_per_sweep:.3f} s at K = 20 and "
+            f"{speed[100, ln].s_per_sweep:.3f} s at K = 100, the prior step "
+            f"{100 * speed[20, ln].lambda_share:.0f}% and "
+            f"{100 * speed[100, ln].lambda_share:.0f}% of it, where DMR with lambda drawn every "
+            f"sweep takes {speed[20, every].s_per_sweep:.3f} and "
+            f"{speed[100, every].s_per_sweep:.3f} s") in models
+    ln_row = next(line for line in readme.splitlines()
+                  if line.startswith("| `LogisticNormal` |"))
+    by = cov.groupby("model")["coverage"]
+    assert (f"cover {by.min()['LogisticNormal()']:.3f}-{by.max()['LogisticNormal()']:.3f} "
+            f"where DMR's cover {by.min()['DMR()']:.3f}-{by.max()['DMR()']:.3f}") in ln_row
+    assert (f"{speed[20, ln].s_per_sweep:.3f} s/sweep at K = 20, "
+            f"{speed[100, ln].s_per_sweep:.3f} at K = 100") in ln_row
 
 
 def test_the_choosing_k_example_is_the_benchmarks():
@@ -487,3 +529,81 @@ def test_the_course_timings_are_the_benchmarks():
         assert int(row[2]) == m.exercises == m.solutions_right and m.errors == 0
         _shown(row[3], m.student_seconds)
         _shown(row[4], m.solutions_seconds)
+
+
+def test_the_crossover_section_quotes_the_scaling_benchmark():
+    """docs/samplers.md's section on where the exact chain on two cores overtakes quotes
+    benchmarks/results/speed/scaling: the seconds to the level per corpus and chain, N / V K,
+    the crossover the benchmark's README states, and the per-sweep seconds and sweeps to the
+    level behind auto's disagreement at 10^8 tokens, K = 100."""
+    src = RESULTS / "speed" / "scaling"
+    runs = pd.read_csv(src / "scaling.csv").set_index(["chain", "N", "K"])
+    corpora = pd.read_csv(src / "corpora.csv").set_index(["N", "K"])
+    page = ROOT / "docs" / "samplers.md"
+    rows = _rows(page, "| N | K | N / V K | pc-sparse-2")
+    assert len(rows) == len(corpora)
+    for row in rows:
+        N, K = int(float(row[0])), int(row[1])
+        _shown(row[2], N / (corpora.loc[(N, K)].n_words * K))
+        for cell, chain in zip(row[3:6], ("pc-sparse-2", "gibbs", "sparse_gibbs")):
+            r = runs.loc[(chain, N, K)]
+            if r.status != "ran":
+                assert cell == "not run", (N, K, chain, cell)
+            elif pd.isna(r.seconds_to_target):
+                assert cell == "-", (N, K, chain, cell)
+            else:
+                _shown(cell, r.seconds_to_target)
+    text = " ".join(page.read_text(encoding="utf-8").split())
+    section = text.split("## Where the exact chain on two cores overtakes")[1].split("## ")[0]
+    budgets = set(json.loads((src / "meta.json").read_text())["budgets"].values())
+    assert budgets == {20.0} and "20 s of sampling per chain" in section
+
+    def to_level(chain: str, N: int, K: int) -> float:
+        return runs.loc[(chain, N, K)].seconds_to_target
+
+    # K = 100: the N it overtakes at, the one the benchmark's README states, and its times
+    quoted = re.search(r"K = 100: it overtakes at N = 10\^(\d) tokens \(N / V K = (\S+)\)\*\*: "
+                       r"(\S+) s, against (\S+) s for `gibbs` and (\S+) s for `sparse_gibbs`\. "
+                       r"At 10\^(\d) and 10\^(\d) tokens it does not", section)
+    assert quoted
+    first = 10 ** int(quoted.group(1))
+    readme = " ".join((src / "README.md").read_text(encoding="utf-8").split())
+    assert (f"K = 100: pc-sparse-2 overtakes sparse_gibbs and gibbs in time to the level at "
+            f"N = 1e{quoted.group(1)} (N / VK = {quoted.group(2)}) and stays ahead") in readme
+    for cell, chain in zip(quoted.groups()[2:5], ("pc-sparse-2", "gibbs", "sparse_gibbs")):
+        _shown(cell, to_level(chain, first, 100))
+    exact = ("gibbs", "sparse_gibbs", "light", "pc-sparse-1", "pc-sparse-2")
+    for n in quoted.groups()[5:]:     # none of topicsup's exact samplers reached the level
+        assert 10 ** int(n) < first
+        assert all(pd.isna(to_level(c, 10 ** int(n), 100)) for c in exact)
+    # K = 1000: at no N; the times of sparse_gibbs where pc-sparse-2 did not reach the level
+    assert "K = 1000: at no measured N does pc-sparse-2 reach the level sooner" in readme
+    quoted = re.search(r"At 10\^(\d) and 10\^(\d) tokens it did not reach the level, which "
+                       r"`sparse_gibbs` reached in (\S+) s and (\S+) s\. At 10\^(\d) neither it "
+                       r"nor the collapsed samplers fit the budget", section)
+    assert quoted
+    for n, cell in zip(quoted.groups()[:2], quoted.groups()[2:4]):
+        assert pd.isna(to_level("pc-sparse-2", 10 ** int(n), 1000))
+        _shown(cell, to_level("sparse_gibbs", 10 ** int(n), 1000))
+    big = 10 ** int(quoted.group(5))
+    assert all(runs.loc[(c, big, 1000)].status != "ran"
+               for c in ("pc-sparse-2", "gibbs", "sparse_gibbs"))
+    # the disagreement: sweeps to the level and seconds per sweep measured at 10^8, K = 100
+    curves = pd.read_csv(src / "curves.csv").dropna(subset=["ll_per_token"])
+    target = runs.loc[("gibbs", first, 100)].target_ll_per_token
+    for chain in ("gibbs", "sparse_gibbs", "pc-sparse-2"):
+        c = curves[(curves.chain == chain) & (curves.N == first) & (curves.K == 100)]
+        assert c[c.ll_per_token >= target].sweep.min() == 3, chain
+    assert "all three chains reached it in their third sweep" in section
+    quoted = re.search(r"to take \S+ s, where it took (\S+) s \(`gibbs` \S+ s against (\S+) s, "
+                       r"pc-sparse-2 \S+ s against (\S+) s\)", section)
+    assert quoted
+    for cell, chain in zip(quoted.groups(), ("sparse_gibbs", "gibbs", "pc-sparse-2")):
+        _shown(cell, runs.loc[(chain, first, 100)].median_sweep_seconds)
+    # light, auto's other candidate, sooner than sparse_gibbs at 10^7, K = 1000
+    quoted = re.search(r"`light` reached the level at 10\^(\d) tokens, K = 1,000 in (\S+) s, "
+                       r"before `sparse_gibbs` \((\S+) s\)", section)
+    assert quoted
+    n = 10 ** int(quoted.group(1))
+    _shown(quoted.group(2), to_level("light", n, 1000))
+    _shown(quoted.group(3), to_level("sparse_gibbs", n, 1000))

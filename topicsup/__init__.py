@@ -8,10 +8,11 @@ from ._version import __version__
 from .corpus import Corpus
 from .labels import Labels
 from .text import tokenize
-from .models import DMR, HDPLDA, LDA, MCMedLDA, PDPLDA, SupervisedLDA, presets
+from .models import (DMR, HDPLDA, LDA, LogisticNormal, MCMedLDA, PDPLDA, SupervisedLDA,
+                     presets)
 from .models.presets import *  # noqa: F403  (every preset: MedLDA, LightMedLDA, ...)
 from .search import search_k, search_k_chart
 from .session import Session
 
-__all__ = ["Corpus", "DMR", "HDPLDA", "LDA", "Labels", "MCMedLDA", "PDPLDA", "Session", "SupervisedLDA",
+__all__ = ["Corpus", "DMR", "HDPLDA", "LDA", "Labels", "LogisticNormal", "MCMedLDA", "PDPLDA", "Session", "SupervisedLDA",
            "search_k", "search_k_chart", "tokenize", "__version__", *presets.__all__]

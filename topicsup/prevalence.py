@@ -9,7 +9,9 @@ are multinomial draws from it; a supervised model's labels depend on z, through 
 theta, so they change nothing). So after a kept sweep s one draw of every theta_d from that
 conditional is a draw of theta from its posterior, and any function of theta computed from it
 is a posterior draw of that function: no delta method, no normal approximation (stm's
-``estimateEffect`` uses a global approximation to the posterior of theta instead). What is
+``estimateEffect`` uses a global approximation to the posterior of theta instead). A model
+whose chain holds theta itself (``LogisticNormal``: theta_d = softmax(eta_d)) gives the
+sweep's theta, a posterior draw already (``LDA.theta_draw``). What is
 kept per draw is only the functionals, never theta itself:
 
 * ``classes`` (C, K): each class's mean theta_d over its documents (multi-label: the
@@ -107,6 +109,8 @@ def _chain_of(fit: ModelFit) -> tuple[int, F64, int, Corpus]:
     z is one Dirichlet per document (refused, naming why, otherwise)."""
     model, problem, state = fit.problem.model, fit.problem, fit.state
     K = int(model.K)
+    if model.theta_draw(state, problem) is not None:   # the chain holds theta itself
+        return K, np.zeros(0), int(fit.n_sweeps), problem.corpus
     alpha = np.asarray(problem.alpha, dtype=np.float64)
     if alpha.shape != (K,):
         raise ValueError(f"session: {type(model).__name__} has no fixed alpha (its "
@@ -120,11 +124,17 @@ def _chain_of(fit: ModelFit) -> tuple[int, F64, int, Corpus]:
     return K, alpha, int(fit.n_sweeps), problem.corpus
 
 
-def _counts(fit: ModelFit) -> tuple[int, Array, F64 | None]:
-    """The sweeps so far, n_dk (a copy) and the documents' own Dirichlet parameters (D, K)
-    where they differ by document (DMR's, a copy; else None: the problem's alpha)."""
-    rows = fit.problem.model.doc_alpha_rows(fit.state, fit.problem)
-    return int(fit.n_sweeps), doc_topic_counts(fit), rows
+def _counts(fit: ModelFit) -> tuple[int, Array | None, F64 | None, F64 | None]:
+    """The sweeps so far, then either the chain's own theta (D, K) (a model that samples it,
+    such as ``LogisticNormal``: None, None, theta) or n_dk (a copy) and the documents' own
+    Dirichlet parameters (D, K) where they differ by document (DMR's, a copy; else None: the
+    problem's alpha), None."""
+    model = fit.problem.model
+    theta = model.theta_draw(fit.state, fit.problem)
+    if theta is not None:
+        return int(fit.n_sweeps), None, None, theta
+    rows = model.doc_alpha_rows(fit.state, fit.problem)
+    return int(fit.n_sweeps), doc_topic_counts(fit), rows, None
 
 
 def _interval(interval: Any) -> float:
@@ -147,8 +157,9 @@ class PrevalenceDraws:
     Parameters
     ----------
     session : topicsup.Session
-        A chain over topic assignments z with a fixed alpha: LDA, PDP-LDA or any supervised
-        model. HDP-LDA (no fixed alpha: its documents' prior is part of the state) and the
+        A chain over topic assignments z with a fixed alpha (LDA, PDP-LDA or any supervised
+        model), DMR (each document's own alpha), or a chain that holds theta itself
+        (LogisticNormal, the recipe: docs/prevalence.md). HDP-LDA (no fixed alpha: its documents' prior is part of the state) and the
         importance sampler (point estimates, no chain over z) are refused (``ValueError``).
     burn : int
         Sweeps of this session, counted from when the recorder is made, that are not kept:
@@ -166,7 +177,8 @@ class PrevalenceDraws:
     ``collect`` is the run callback: ``session.run(n, callback=draws.collect)`` (or
     ``run_keeping_prevalence``). Each kept sweep draws every theta_d ~ Dirichlet(n_dk +
     alpha_k), exactly theta's posterior given z, from the draws' own stream (never the
-    chain's), and keeps only its class means, regression coefficients and overall mean.
+    chain's), or takes the chain's own theta (LogisticNormal: ``LDA.theta_draw``), and keeps
+    only its class means, regression coefficients and overall mean.
 
     Topic proportions sum to one: in every draw a class's prevalences sum to 1 over topics,
     the intercepts sum to 1 and a covariate's effects sum to 0 over topics. An effect on one
@@ -291,11 +303,12 @@ class PrevalenceDraws:
                 raise ValueError("session is part-way through a sweep (a stopped run): "
                                  "prevalence draws are made after whole sweeps; finish the "
                                  "sweep with session.run(1) first")
-            sweep, n_dk, rows = s.readout(_counts)
+            sweep, n_dk, rows, theta = s.readout(_counts)
             if sweep == self._last_sweep or not self.wanted(sweep):
                 return
-        rng = np.random.default_rng([int(s.seed), PREVALENCE_STREAM, sweep])
-        theta = self.theta_draw(n_dk, self.alpha if rows is None else rows, rng)
+        if theta is None:   # theta collapsed: drawn from its Dirichlet given z
+            rng = np.random.default_rng([int(s.seed), PREVALENCE_STREAM, sweep])
+            theta = self.theta_draw(n_dk, self.alpha if rows is None else rows, rng)
         draw = self.functionals(sweep, theta)
         with self._lock:
             if len(self._draws) == self.max_draws:

@@ -545,13 +545,14 @@ def shrinkage(fit: ModelFit, top: int = 3, interval: float = 0.9, scale: str = "
 
 
 def document_prior(fit: ModelFit) -> pd.DataFrame:
-    """DMR's prior on the documents' topics at this sweep, tidy: one row per (feature,
-    topic) with ``feature`` (``class=...``, ``intercept`` or a covariate), ``kind``
+    """DMR's (or LogisticNormal's) prior on the documents' topics at this sweep, tidy: one
+    row per (feature, topic) with ``feature`` (``class=...``, ``intercept`` or a covariate), ``kind``
     (``"class"``, ``"intercept"``, ``"covariate"``), ``topic``, ``label``, ``lam`` (lambda_fk)
     and ``shift``: for a class, lambda minus the classes' mean for the topic (how much more,
     on the log scale of alpha, the class's documents lean to the topic than the classes on
-    average); for the others lambda itself. A ``ValueError`` for a model without such a
-    prior."""
+    average); for the others lambda itself (LogisticNormal: its gamma, the mean of eta, on
+    the same columns; ``attrs["scale"]`` says which). A ``ValueError`` for a model without
+    such a prior."""
     prior = getattr(fit.state, "prior", None)
     if prior is None:
         raise ValueError(f"session: {type(fit.problem.model).__name__} has no prior that "
@@ -566,9 +567,12 @@ def document_prior(fit: ModelFit) -> pd.DataFrame:
         shift[is_class] -= lam[is_class].mean(axis=0, keepdims=True)
     F, K = lam.shape
     labels = topic_labels(fit)
-    return pd.DataFrame({"feature": np.repeat(names, K), "kind": np.repeat(kinds, K),
-                         "topic": np.tile(np.arange(K), F), "label": labels * F,
-                         "lam": lam.ravel(), "shift": shift.ravel()})
+    frame = pd.DataFrame({"feature": np.repeat(names, K), "kind": np.repeat(kinds, K),
+                          "topic": np.tile(np.arange(K), F), "label": labels * F,
+                          "lam": lam.ravel(), "shift": shift.ravel()})
+    # what lam is on: DMR's log alpha, or LogisticNormal's mean of eta (the heatmap's legend)
+    frame.attrs["scale"] = getattr(fit.problem.model, "PRIOR_SCALE", "log alpha")
+    return frame
 
 
 def doc_topics(fit: ModelFit, as_frame: bool = True) -> pd.DataFrame | F64:

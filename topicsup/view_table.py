@@ -167,9 +167,10 @@ VIEWS: dict[str, View[ModelFit]] = {
         if len(h) else [],
         read=_coefficients, read_sections=_coefficients_and_traces, sweep_axis=False),
     "prior": View(
-        "documents' prior", (views.prior_heatmap,), _has("mean_alpha_sum"),
+        "documents' prior", (views.prior_heatmap,),
+        lambda h: _has("mean_alpha_sum")(h) or _has("mean_sigma")(h),
         lambda f, h, w, ht: views.prior_heatmap(f["prior"]),
-        lambda f, h: [("The documents' prior by class (DMR)", views.prior_heatmap(f["prior"]))],
+        lambda f, h: [("The documents' prior by class", views.prior_heatmap(f["prior"]))],
         read=_document_prior, sweep_axis=False),
     "topic_map": View(
         "intertopic map", (views.topic_map_chart,), lambda h: True,

@@ -31,6 +31,9 @@ from topicsup.testing.exact import (assert_matches_target, enumerate_assignments
                                     goodness_of_fit, lda_log_joint_states, normalize_log,
                                     sample_final_states, tiny_corpus)
 
+from .prevalence_models import (assert_classes_lean_and_the_chain_moves, counts_pvalue,
+                                labelled)
+
 
 def test_log_gamma_is_lgamma_to_the_last_digits():
     xs = np.concatenate([np.logspace(-10, 8, 4000), np.linspace(0.5, 40, 4000)])
@@ -264,13 +267,7 @@ def _joint_pvalues(model_cls, n_chains=2500, n_steps=3, seed=81):
     ref = _prior_topic_counts(gen, 200_000)
     for name, got, col in (("n_00", n00s, 0), ("n_0", n0s, 1)):
         size = JOINT_LEN + 1 if col == 0 else JOINT_DOCS * JOINT_LEN + 1
-        expected = np.bincount(ref[col], minlength=size) / ref.shape[1]
-        observed = np.bincount(got, minlength=size)
-        keep = expected * n_chains >= 5
-        obs = np.append(observed[keep], observed[~keep].sum())
-        exp = np.append(expected[keep], expected[~keep].sum()) * n_chains
-        obs, exp = obs[exp > 0], exp[exp > 0]
-        p[name] = stats.chisquare(obs, exp * obs.sum() / exp.sum()).pvalue
+        p[name] = counts_pvalue(got, ref[col], size)
     return p
 
 
@@ -289,24 +286,8 @@ def test_dmr_getting_it_right_has_teeth(mutant):
 
 
 # ---------------------------------------------------------------------- the model in use
-def _labelled(n_docs=40, seed=3, covariates=True, multilabel=False):
-    """A small corpus whose documents' topics depend on their class."""
-    gen = np.random.default_rng(seed)
-    cls = np.arange(n_docs) % 2
-    docs = []
-    for d in range(n_docs):
-        p = np.array([0.8, 0.2]) if cls[d] == 0 else np.array([0.2, 0.8])
-        z = gen.choice(2, size=12, p=p)
-        docs.append([f"w{int(gen.integers(0, 4)) + 4 * k}" for k in z])
-    labels = [["a", "b"][c] for c in cls]
-    if multilabel:
-        labels = [["a"] if c == 0 else ["a", "b"] for c in cls]
-    x = pd.DataFrame({"x": gen.standard_normal(n_docs)}) if covariates else None
-    return Corpus.from_tokens(docs, labels=labels, covariates=x)
-
-
 def test_the_design_follows_the_corpus_and_the_prevalence_setting():
-    single, multi = _labelled(), _labelled(multilabel=True, covariates=False)
+    single, multi = labelled(), labelled(multilabel=True, covariates=False)
     names = lambda model, corpus: model.design(corpus).names   # noqa: E731
     assert names(DMR(K=2), single) == ("class=a", "class=b", "x")
     assert names(DMR(K=2, prevalence="classes"), single) == ("class=a", "class=b")
@@ -374,7 +355,7 @@ def test_bad_settings_and_corpora_are_refused_by_name():
 
 
 def test_a_chain_resumes_bit_for_bit_and_refuses_a_forged_lambda(tmp_path):
-    corpus = _labelled()
+    corpus = labelled()
     s = Session(DMR(K=2), corpus, seed=4)
     s.run(5)
     s.save(tmp_path / "c.tsup")
@@ -397,24 +378,17 @@ def test_a_chain_resumes_bit_for_bit_and_refuses_a_forged_lambda(tmp_path):
 
 
 def test_lambda_learns_the_classes_preference_and_the_log_joint_is_finite():
-    s = Session(DMR(K=2, beta=0.1), _labelled(n_docs=80), seed=5)
-    s.run(150)
-    lam = s.state.prior.lam
     # the classes prefer opposite topics: their alpha's log ratios have opposite signs
-    order = np.argsort(s.topic_word()[:, :4].sum(axis=1))   # topic of words w0..w3 last
-    ratio = lam[:2, order[1]] - lam[:2, order[0]]
-    assert ratio[0] > 0 > ratio[1], lam
-    lj = s.history.query("metric == 'log_joint'")["value"]
-    assert np.isfinite(lj).all() and lj.iloc[-1] > lj.iloc[0]
-    rows = s.history.query("metric == 'slice_evaluations'")["value"]
-    assert (rows >= 3).all() and (rows < 40).all()
+    s = Session(DMR(K=2, beta=0.1), labelled(n_docs=80), seed=5)
+    s.run(150)
+    assert_classes_lean_and_the_chain_moves(s)
 
 
 def test_held_out_documents_are_folded_in_with_their_own_alpha():
-    corpus = _labelled()
+    corpus = labelled()
     s = Session(DMR(K=2), corpus, seed=6)
     s.run(30)
-    held = _labelled(n_docs=10, seed=9)
+    held = labelled(n_docs=10, seed=9)
     p = s.perplexity(held)
     assert np.isfinite(p) and 1.0 < p < corpus.n_words
     theta = s.readout(lambda fit: fit.problem.model.fold_in(
@@ -438,7 +412,7 @@ def test_prevalence_draws_read_each_documents_alpha():
             seen.append(alpha)
             return super().theta_draw(n_dk, alpha, rng)
 
-    s = Session(DMR(K=2), _labelled(), seed=7)
+    s = Session(DMR(K=2), labelled(), seed=7)
     draws = Capture(s)
     s.run(3, callback=draws.collect)
     assert len(seen) == 3 and seen[-1].shape == (40, 2)
@@ -470,7 +444,7 @@ def test_document_completion_sums_each_documents_own_alpha():
 
 
 def test_lambda_is_drawn_on_its_schedule():
-    s = Session(DMR(K=2, lambda_every=3), _labelled(), seed=8)
+    s = Session(DMR(K=2, lambda_every=3), labelled(), seed=8)
     seen = []
     s.run(7, callback=lambda sess: seen.append(sess.state.prior.lam.copy()))
     moved = [not np.array_equal(a, b) for a, b in zip(seen, seen[1:])]
@@ -483,7 +457,7 @@ def test_lambda_is_drawn_on_its_schedule():
 
 def test_the_document_prior_read_out_and_its_chart():
     from topicsup import LDA, views
-    s = Session(DMR(K=3), _labelled(), seed=9)
+    s = Session(DMR(K=3), labelled(), seed=9)
     s.run(5)
     frame = s.document_prior()
     lam = s.state.prior.lam
@@ -495,6 +469,6 @@ def test_the_document_prior_read_out_and_its_chart():
     spec = views.prior_heatmap(frame).to_dict()
     assert spec["mark"]["type"] == "rect" and "prior" in s.views
     with pytest.raises(ValueError, match="no prior that depends on the documents"):
-        Session(LDA(K=2), _labelled(), seed=0).document_prior()
+        Session(LDA(K=2), labelled(), seed=0).document_prior()
     with pytest.raises(ValueError, match="document_prior"):
         views.prior_heatmap(frame.drop(columns="shift"))

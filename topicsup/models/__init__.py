@@ -38,6 +38,7 @@ from .mc_medlda import MCMedLDA
 from .pdp import PDPLDA
 from .hdp import HDPLDA
 from .dmr import DMR
+from .logistic_normal import LogisticNormal
 from .supervised import (MAX_FOLD_IN_SWEEPS, MAX_WEIGHT, SUPERVISED_FACTORS, Supervision,
                          SupervisedLDA, Weights)
 
@@ -55,7 +56,7 @@ def model_from_params(name: str, params: dict[str, Any]) -> Model:
 
 
 __all__ = ["COMPOSITIONS", "DIRICHLET_RANGE", "DMR", "FOLD_IN_BURN", "FOLD_IN_KEEP", "HDPLDA",
-           "LAM_RANGE", "LDA", "LOSSES", "MCMedLDA", "PDPLDA",
+           "LAM_RANGE", "LDA", "LOSSES", "LogisticNormal", "MCMedLDA", "PDPLDA",
            "MAX_FOLD_IN_SWEEPS", "MAX_MH_STEPS", "MAX_PASSES", "MAX_TOPICS", "MAX_WEIGHT",
            "Model", "NU_RANGE", "PRIORS", "SAMPLERS", "SUPERVISED_FACTORS", "State",
            "Supervision", "SupervisedLDA", "WEIGHT_SAMPLERS", "Weights", "micro_f1",

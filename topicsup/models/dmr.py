@@ -20,7 +20,7 @@ from typing import Any, ClassVar, NamedTuple
 import numpy as np
 
 from .. import validation as check
-from ..arrays import F64, I32, I64, Array, Rng, Row
+from ..arrays import F64, I32, I64, Rng, Row
 from ..corpus import Corpus
 from ..history import STEP_SECONDS
 from ..kernels import dmr, fmath
@@ -121,6 +121,7 @@ class DMR(LDA):
     ROLES: ClassVar[dict[str, Registry[Any]]] = {"sampler": SAMPLERS}
     DEFAULTS: ClassVar[dict[str, Any]] = {"sampler": "gibbs"}
     learns_prior: ClassVar[bool] = False   # lambda is part of the chain, not optimised
+    PRIOR_SCALE: ClassVar[str] = "log alpha"   # what lambda is on (the prior's read-out)
 
     def _check_own(self, own: dict[str, Any]) -> dict[str, Any]:
         own = super()._check_own(own)
@@ -293,7 +294,7 @@ class DMR(LDA):
         is not defined, so this is only a summary; per document see ``doc_prior_rows``."""
         return state.prior.alpha.mean(axis=0)
 
-    def doc_alpha_rows(self, state: State, problem: Problem) -> F64:
+    def doc_alpha_rows(self, state: State, problem: Problem) -> F64 | None:
         return np.array(state.prior.alpha)
 
     def doc_topic_rows(self, state: State, problem: Problem, lo: int, hi: int) -> np.ndarray:
@@ -301,15 +302,21 @@ class DMR(LDA):
         n_dk = self.doc_topic_count_rows(state, problem, lo, hi)
         return (n_dk + a) / (n_dk.sum(axis=1, keepdims=True) + a.sum(axis=1, keepdims=True))
 
-    def heldout_alpha(self, state: State, problem: Problem, corpus: Corpus) -> F64:
-        """The alpha rows (D, K) of a held-out ``corpus``'s documents from their features
-        (the training corpus's classes, the same covariates) and the current lambda."""
+    def heldout_design(self, state: State, corpus: Corpus) -> Design:
+        """The features of a held-out ``corpus``'s documents: the training corpus's classes
+        in the same order, the same covariates (refused by name otherwise)."""
         fitted = state.prior.design.names
         classes = tuple(n[len("class="):] for n in fitted if n.startswith("class="))
         design = self.design(corpus, classes)
         if design.names != fitted:
             raise ValueError(f"corpus gives the features {list(design.names)[:8]}, the model "
                              f"was fitted with {list(fitted)[:8]}")
+        return design
+
+    def heldout_alpha(self, state: State, problem: Problem, corpus: Corpus) -> F64:
+        """The alpha rows (D, K) of a held-out ``corpus``'s documents from their features
+        (``heldout_design``) and the current lambda."""
+        design = self.heldout_design(state, corpus)
         return self._alpha_rows(state.prior.lam, design, corpus.n_docs)[0]
 
     def fold_in(self, state: State, problem: Problem, corpus: Corpus, rng: np.ndarray,

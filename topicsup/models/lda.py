@@ -571,6 +571,12 @@ class LDA(Model):
         has the problem's alpha (LDA and the others)."""
         return None
 
+    def theta_draw(self, state: State, problem: Problem) -> F64 | None:
+        """The documents' topic proportions (D, K) as the chain holds them, a posterior draw,
+        for a model that samples theta (``LogisticNormal``); None where theta is collapsed
+        (LDA and the others: ``PrevalenceDraws`` draws it from its Dirichlet given z)."""
+        return None
+
     def shown_topics(self, state: State) -> np.ndarray:
         """The topics the tables and views show: all K (HDP-LDA: the live ones)."""
         return np.arange(self.K)

@@ -355,12 +355,13 @@ PRIOR_COLUMNS = ["feature", "kind", "topic", "label", "lam", "shift"]
 
 def prior_heatmap(prior: pd.DataFrame, width: int | None = None,
                   label_limit: int | None = None) -> alt.Chart:
-    """DMR's prior on the documents' topics (``Session.document_prior()``): one row per
-    topic, one column per feature (class, intercept, covariate), coloured by ``shift`` on a
-    diverging scale centred at 0 and symmetric: for a class, how much more (log alpha) its
-    documents lean to the topic than the classes on average; for a covariate, lambda, the
-    change of log alpha per unit. Tooltips give lambda and, for a class, its alpha =
-    exp(lambda). Rows without a finite value are left out.
+    """DMR's or LogisticNormal's prior on the documents' topics (``Session.document_prior()``):
+    one row per topic, one column per feature (class, intercept, covariate), coloured by
+    ``shift`` on a diverging scale centred at 0 and symmetric: for a class, how much more
+    (on the frame's scale, ``attrs["scale"]``: DMR's log alpha, LogisticNormal's mean of eta)
+    its documents lean to the topic than the classes on average; for a covariate, the change
+    per unit. Tooltips give lambda (gamma) and, for a DMR class, its alpha = exp(lambda). Rows
+    without a finite value are left out.
 
     Parameters
     ----------
@@ -383,7 +384,10 @@ def prior_heatmap(prior: pd.DataFrame, width: int | None = None,
     df = prior[np.isfinite(prior["lam"]) & np.isfinite(prior["shift"])].copy()
     if df.empty:
         raise ValueError("prior has no finite rows")
-    df["alpha"] = np.where(df["kind"] == "class", np.exp(df["lam"].clip(upper=50)), np.nan)
+    scale = str(prior.attrs.get("scale", "log alpha"))
+    dirichlet = scale == "log alpha"   # else LogisticNormal's mean of eta: no alpha to show
+    df["alpha"] = np.where((df["kind"] == "class") & dirichlet,
+                           np.exp(df["lam"].clip(upper=50)), np.nan)
     df["alpha"] = df["alpha"].where(np.isfinite(df["alpha"]), None)
     features = list(dict.fromkeys(df["feature"]))
     order = list(dict.fromkeys(df.sort_values("topic")["label"]))
@@ -395,13 +399,14 @@ def prior_heatmap(prior: pd.DataFrame, width: int | None = None,
         x=alt.X("feature:N", sort=features, title=None,
                 axis=alt.Axis(labelAngle=-45, labelLimit=120)),
         y=alt.Y("label:N", sort=order, title=None, axis=alt.Axis(labelLimit=label_limit)),
-        color=alt.Color("shift:Q", title="log alpha vs classes",
+        color=alt.Color("shift:Q", title=f"{scale} vs classes",
                         scale=alt.Scale(scheme="redblue", domain=[-bound, bound],
                                         reverse=True)),
         tooltip=[alt.Tooltip("feature:N"), alt.Tooltip("label:N", title="topic"),
-                 alt.Tooltip("lam:Q", title="lambda", format=".3f"),
-                 alt.Tooltip("alpha:Q", title="alpha", format=".3g"),
+                 alt.Tooltip("lam:Q", title="lambda" if dirichlet else "gamma", format=".3f"),
+                 *([alt.Tooltip("alpha:Q", title="alpha", format=".3g")] if dirichlet
+                   else []),
                  alt.Tooltip("shift:Q", title="shift", format=".3f")],
     ).properties(width=width if width is not None else alt.Step(step),
                  height=alt.Step(16),
-                 title="Documents' prior by feature (DMR): where each class leans")
+                 title="Documents' prior by feature: where each class leans")
