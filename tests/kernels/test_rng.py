@@ -5,7 +5,8 @@ import pytest
 from numba import njit
 from scipy import stats
 
-from topicsup.kernels.rng import derive, next_u64, randint, seed_state, uniform
+from topicsup.kernels.rng import (derive, fill_uniforms, next_u64, randint, seed_state,
+                                  uniform)
 
 
 @njit
@@ -37,6 +38,26 @@ def test_same_seed_same_stream_and_streams_differ():
     d = _draw_uniform(seed_state(8), 1000)
     assert np.array_equal(a, b)
     assert not np.array_equal(a, c) and not np.array_equal(a, d)
+
+
+@njit
+def _fill_then_draw(s, sizes):
+    out = []
+    for n in sizes:
+        u = np.empty(n)
+        fill_uniforms(u, s)
+        out.append(u)
+    return out, uniform(s)
+
+
+def test_fill_uniforms_draws_what_uniform_draws_in_turn():
+    """The same numbers in the same order as one ``uniform`` call each, and the state left
+    where those calls leave it (the light sweep's chain rests on it), whatever the sizes."""
+    sizes = np.array([0, 1, 6, 3, 12, 1])
+    filled, after = _fill_then_draw(seed_state(5, stream=2), sizes)
+    one_by_one = _draw_uniform(seed_state(5, stream=2), int(sizes.sum()) + 1)
+    np.testing.assert_array_equal(np.concatenate(filled), one_by_one[:-1])
+    assert after == one_by_one[-1]
 
 
 def test_uniform_is_uniform():

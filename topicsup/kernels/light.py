@@ -57,7 +57,7 @@ from .alias import alias_from_uniform
 from .counts import Counts, Dirichlet, Tokens
 from .info import CHANGED, TOKENS, record_mh
 from .prefetch import prefetch
-from .rng import uniform
+from .rng import fill_uniforms
 
 DOC = 0
 WORD = 1  # the word-proposal slot, exact or stale
@@ -131,8 +131,7 @@ def _draw_token(u: F64, kinds: I64, composition: int, cycle_order: I64, kind_cum
     """A token's uniforms, three per MH step (kind, proposal, acceptance), and the kind of
     each step: the kinds of ``cycle_order`` in turn (cycle) or drawn from ``kind_cum`` with
     the step's first uniform (mixture)."""
-    for n in range(u.shape[0]):
-        u[n] = uniform(rng)
+    fill_uniforms(u, rng)
     n_kinds = kind_cum.shape[0]
     for step in range(kinds.shape[0]):
         if composition == CYCLE:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, uint64
 
-from ..arrays import Rng
+from ..arrays import F64, Rng
 
 _U64_MASK = (1 << 64) - 1
 _TWO_M53 = 1.0 / 9007199254740992.0  # 2**-53
@@ -74,6 +74,31 @@ def next_u64(s: Rng) -> np.uint64:
 def uniform(s: Rng) -> float:
     """A double uniform on [0, 1) with 53 random bits."""
     return (next_u64(s) >> uint64(11)) * _TWO_M53
+
+
+@njit(cache=True, nogil=True, inline="always")
+def fill_uniforms(out: F64, s: Rng) -> None:
+    """out[n] = uniform(s) for n = 0, 1, ...: the same numbers, in the same order, as that
+    many calls of ``uniform``, with the state held in four locals and written back once.
+    Why: drawn through ``s`` one at a time, every store to ``out`` made the compiler reload
+    the state from memory (numba does not tell LLVM that two arrays cannot overlap), a chain
+    of loads and stores that made the light sweep, which draws a token's uniforms in one go,
+    1.7x slower (0.153 against 0.092 s a sweep, 20 Newsgroups, K = 100)."""
+    s0, s1, s2, s3 = s[0], s[1], s[2], s[3]
+    for n in range(out.shape[0]):
+        result = _rotl(s1 * uint64(5), uint64(7)) * uint64(9)
+        t = s1 << uint64(17)
+        s2 ^= s0
+        s3 ^= s1
+        s1 ^= s2
+        s0 ^= s3
+        s2 ^= t
+        s3 = _rotl(s3, uint64(45))
+        out[n] = (result >> uint64(11)) * _TWO_M53
+    s[0] = s0
+    s[1] = s1
+    s[2] = s2
+    s[3] = s3
 
 
 @njit(cache=True, nogil=True)
