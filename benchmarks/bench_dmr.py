@@ -41,7 +41,8 @@ from bench_lda import ALPHA, BETA, DEFAULT_OUT, archive_or_skip, cpu_model, vers
 def topicsup_run(train, K: int, sweeps: int, every: int = 1,
                  logistic_normal: bool = False) -> dict:
     """DMR with lambda drawn every ``every`` sweeps, or LogisticNormal (its prior step after
-    every sweep): seconds per sweep and the prior step's share (``seconds_lambda``)."""
+    every sweep): seconds per sweep and the prior step's share (``seconds_lambda``,
+    LogisticNormal's ``seconds_prior``)."""
     from topicsup import DMR, LogisticNormal, Session
     model = (LogisticNormal(K=K, beta=BETA) if logistic_normal
              else DMR(K=K, alpha=ALPHA, beta=BETA, lambda_every=every))
@@ -51,7 +52,8 @@ def topicsup_run(train, K: int, sweeps: int, every: int = 1,
     s.run(sweeps)
     seconds = (time.perf_counter() - t0) / sweeps
     h = s.history[s.history["sweep"] > 1]
-    prior = h[h["metric"] == "seconds_lambda"]["value"].mean()
+    step = "seconds_prior" if logistic_normal else "seconds_lambda"
+    prior = h[h["metric"] == step]["value"].mean()
     when = "every sweep" if every == 1 else f"every {every} sweeps"
     name = ("LogisticNormal (eta, gamma, sigma every sweep)" if logistic_normal
             else f"DMR (lambda sampled {when})")

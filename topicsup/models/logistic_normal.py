@@ -160,7 +160,7 @@ class LogisticNormal(DMR):
     def end_sweep(self, state: State, problem: Problem, rng: Rng, sweep: int) -> list[Row]:
         """The documents' prior given z, in order: eta (slice sampling), gamma given eta,
         sigma^2 given eta and gamma, then theta and the means from them. History rows: its
-        seconds (``seconds_lambda``, the time split's prior step), the mean sigma_k and the
+        seconds (``seconds_prior``, the time split's prior step), the mean sigma_k and the
         eta step's density evaluations per coordinate."""
         p, d = state.prior, state.prior.design
         t0 = time.perf_counter()
@@ -173,7 +173,7 @@ class LogisticNormal(DMR):
         ln.variance_draw(p.eta, p.mean, float(self.noise_shape), float(self.noise_scale),
                          p.var, rng)
         ln.refresh_theta(p.eta, p.theta)
-        return [{"metric": STEP_SECONDS + "lambda", "value": time.perf_counter() - t0,
+        return [{"metric": STEP_SECONDS + "prior", "value": time.perf_counter() - t0,
                  "proposal": None},
                 {"metric": "mean_sigma", "value": float(np.sqrt(p.var).mean()),
                  "proposal": None},
