@@ -114,3 +114,39 @@ def test_a_non_finite_score_is_refused_before_drawing():
     for bad in (np.nan, np.inf):
         with pytest.raises(ValueError, match="score of task 0, document 1 is"):
             loss.augment(y, np.array([[0.5, bad]]), seed_state(0), own)
+
+
+def test_the_augmentation_keeps_to_the_samplers_threads():
+    """DOLDA's probit draws are a parallel kernel: with ``threads=1`` they run on one thread
+    (numba's count while each draw runs, in a fresh process of 2 numba threads), with
+    ``threads=0`` on all of numba's, and the chain is the same either way."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    code = (
+        "import numba\n"
+        "from topicsup import DOLDA, Session\n"
+        "from topicsup.datasets import make_synthetic\n"
+        "from topicsup.losses.do_probit import DOProbit\n"
+        "seen = []\n"
+        "real = DOProbit.augment\n"
+        "def spy(self, *a):\n"
+        "    seen.append(numba.get_num_threads())\n"
+        "    return real(self, *a)\n"
+        "DOProbit.augment = spy\n"
+        "c = make_synthetic(n_docs=60, n_topics=3, doc_length=15, task='multiclass', "
+        "seed=1).corpus\n"
+        "import sys\n"
+        "s = Session(DOLDA(K=3, sampler='partially_collapsed', threads=int(sys.argv[1])), c, "
+        "seed=0)\n"
+        "s.run(3)\n"
+        "print(sorted(set(seen)), numba.get_num_threads(), int(s.state.z.sum()))")
+    root = Path(__file__).resolve().parents[2]
+    outs = [subprocess.run([sys.executable, "-c", code, n], capture_output=True, text=True,
+                           env={**os.environ, "NUMBA_NUM_THREADS": "2"}, cwd=root,
+                           check=True).stdout.strip() for n in ("1", "0")]
+    one, every = (o.rsplit(" ", 2) for o in outs)
+    assert one[0] == "[1]" and every[0] == "[2]", outs   # during the draws
+    assert one[1] == every[1] == "2", outs                # restored after them
+    assert one[2] == every[2], outs                       # the same chain

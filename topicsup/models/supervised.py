@@ -22,6 +22,7 @@ from ..labels import Labels
 from ..kernels.rng import derive
 from ..kernels.linalg import matmul
 from ..kernels.supervised import AUGMENTED, Term, no_term
+from ..kernels.threads import numba_threads
 from ..kernels.weights import compute_scores, row_scores, topic_rows
 from ..losses import REGISTRY as LOSSES, Loss
 from ..parts import LiveSetting, Registry
@@ -323,13 +324,21 @@ class SupervisedLDA(LDA):
             np.zeros(1, np.int64))
         return state
 
+    @property
+    def kernel_threads(self) -> int:
+        """The threads the topic sampler's parallel loops are given (its ``threads``; 0, all
+        of numba's, for a sampler without the setting): the augmentation's parallel draws
+        (DOLDA's probit) keep to them too, so ``threads=1`` means one core."""
+        return int(getattr(self.topic_sampler, "threads", 0) or 0)
+
     def init_state(self, problem: Problem, rng: Rng) -> State:
         """Random topics, eta = 0, and the augmentation drawn given the zero scores."""
         state = super().init_state(problem, rng)
         sup = state.supervision
         self.loss_function.start(sup.loss, rng)
         row_scores(*self.feature_rows(state, problem), sup.weights.eta, sup.weights.scores)
-        self.loss_function.augment(sup.y, sup.weights.scores, rng, sup.loss)
+        with numba_threads(self.kernel_threads):
+            self.loss_function.augment(sup.y, sup.weights.scores, rng, sup.loss)
         sup.lda_init_left[0] = self.lda_init_sweeps
         return state
 
@@ -448,7 +457,8 @@ class SupervisedLDA(LDA):
         if marginal:  # the topics integrated the augmentation out: draw it given them first
             row_scores(*rows, wt.eta, scores)
             clock.lap("weights")
-            loss.augment(y, scores, rng, sup.loss)
+            with numba_threads(self.kernel_threads):
+                loss.augment(y, scores, rng, sup.loss)
             clock.lap("augmentation")
         try:
             self.weight_step.draw(rows, sup.loss.b, sup.loss.w, sup.prior_precision, wt.eta,
@@ -470,7 +480,8 @@ class SupervisedLDA(LDA):
                 "proposal": None}]
         clock.lap("weights")
         if not marginal:
-            loss.augment(y, scores, rng, sup.loss)
+            with numba_threads(self.kernel_threads):
+                loss.augment(y, scores, rng, sup.loss)
             clock.lap("augmentation")
         cols = self.prior_columns(wt.eta.shape[1])
         shrunk = sup.prior_precision[:, cols]
