@@ -595,7 +595,7 @@ class DaskBackend(Backend):
         self.traffic: list[dict[str, float]] = []   # one row per block: bytes and seconds
 
     def __repr__(self) -> str:
-        where = ", ".join(sorted(self.client.scheduler_info().get("workers", {})))
+        where = ", ".join(sorted(self._live_workers()))
         return f"DaskBackend(workers=[{where}], partitions={self.partitions})"
 
     # ------------------------------------------------------------------ life
@@ -656,8 +656,15 @@ class DaskBackend(Backend):
         return list(self._placements)
 
     # ------------------------------------------------------------------ placing documents
+    def _live_workers(self) -> set[str]:
+        """The workers' addresses, asked of the scheduler now (``Client.nthreads``). Not
+        ``Client.scheduler_info``: it returns the client's cached identity, which the
+        client's own periodic refresh (asking for no workers) can overwrite between the
+        fetch and the read, so it now and then listed none (a lost-worker test failed so)."""
+        return set(self.client.nthreads())
+
     def _workers(self) -> list[str]:
-        workers = sorted(self.client.scheduler_info(n_workers=-1).get("workers", {}))
+        workers = sorted(self._live_workers())
         if not workers:
             raise RuntimeError("the Dask cluster has no workers: start some, or use the "
                                "threaded backend")
@@ -848,7 +855,7 @@ class DaskBackend(Backend):
         return step.phi.nbytes, 0
 
     def _workers_lost(self) -> bool:
-        live = set(self.client.scheduler_info(n_workers=-1).get("workers", {}))
+        live = self._live_workers()
         return any(w not in live for p in self._placements for w in (p.worker, p.replica)
                    if w is not None)
 
@@ -1032,7 +1039,7 @@ class DaskBackend(Backend):
                     except (TimeoutError, distributed.TimeoutError, OSError) as exc:
                         raise self._lost(p, what, f"{type(exc).__name__}: {exc}") from exc
                 return out
-            live = set(self.client.scheduler_info(n_workers=-1).get("workers", {}))
+            live = self._live_workers()
             for f, p in zip(futures, placements):
                 if f.status != "finished" and p.worker not in live:
                     raise self._lost(p, what)
