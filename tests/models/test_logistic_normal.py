@@ -415,12 +415,17 @@ def test_a_chain_resumes_bit_for_bit_and_refuses_forged_state(tmp_path):
     np.testing.assert_array_equal(s.state.z, r.state.z)
     from ..test_checkpoint import _rewritten
     good = s.save(tmp_path / "good.npz")
+    # non-finite, negative, and finite values past which the eta step would never end
     for field, value, match in (("ln_eta", np.nan, "finite"), ("ln_gamma", np.inf, "finite"),
-                                ("ln_variance", -1.0, "positive")):
+                                ("ln_variance", -1.0, "positive"),
+                                ("ln_eta", 1e200, "within"), ("ln_gamma", -1e7, "within"),
+                                ("ln_variance", 1e-300, "lie in"),
+                                ("ln_variance", 1e30, "lie in")):
         arr = {"ln_eta": s.state.prior.eta, "ln_gamma": s.state.prior.lam,
                "ln_variance": s.state.prior.var}[field].copy()
         arr.flat[0] = value
-        path = _rewritten(good, tmp_path / f"forged_{field}.npz", **{f"state/{field}": arr})
+        path = _rewritten(good, tmp_path / f"forged_{field}_{value}.npz",
+                          **{f"state/{field}": arr})
         with pytest.raises(ValueError, match=f"{field}.*{match}"):
             Session.load(path)
 

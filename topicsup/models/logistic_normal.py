@@ -30,6 +30,12 @@ from .dmr import DMR, SIGMA_RANGE, Design
 from .lda import FOLD_IN_BURN, FOLD_IN_KEEP, _under
 
 NOISE_RANGE = (1e-3, 1e3)   # the inverse-gamma prior's shape and scale
+# what a saved state may hold: beyond these the slice step's current density underflows to
+# -inf ((eta - mu)^2 / sigma^2 past 1e308) and no point of the slice is ever accepted (a
+# hang); a chain stays far inside them (eta and gamma of order 10, sigma^2 above 1e-10 even
+# at 10^7 documents)
+STATE_BOUND = 1e6            # |eta_dk| and |gamma_fk|
+VARIANCE_RANGE = (1e-12, 1e12)
 
 
 class LogisticNormalPrior(NamedTuple):
@@ -136,14 +142,23 @@ class LogisticNormal(DMR):
                 **_under("sampler", self.topic_sampler.saved_fields())}
 
     def validate_state(self, state: State, problem: Problem) -> None:
-        """Beyond LDA's: eta and gamma finite, every sigma_k^2 finite and positive."""
+        """Beyond LDA's: eta and gamma finite and within +-``STATE_BOUND``, every sigma_k^2
+        finite, positive and within ``VARIANCE_RANGE`` (a saved state is untrusted: outside
+        these the eta step would never end)."""
         super(DMR, self).validate_state(state, problem)
         p = state.prior
         for name, value in (("ln_eta", p.eta), ("ln_gamma", p.lam)):
             if not np.isfinite(value).all():
                 raise ValueError(f"state/{name} must hold finite numbers")
+            if value.size and np.abs(value).max() > STATE_BOUND:
+                raise ValueError(f"state/{name} must lie within +-{STATE_BOUND:g}, got "
+                                 f"{np.abs(value).max():g}")
         if not (np.isfinite(p.var).all() and (p.var > 0).all()):
             raise ValueError("state/ln_variance must hold finite positive variances")
+        low, high = VARIANCE_RANGE
+        if p.var.size and (p.var.min() < low or p.var.max() > high):
+            raise ValueError(f"state/ln_variance must lie in [{low:g}, {high:g}], got "
+                             f"{p.var.min():g} to {p.var.max():g}")
 
     # ------------------------------------------------------------------ sampling
     def coefficient_precision(self) -> float:
