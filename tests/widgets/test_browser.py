@@ -318,9 +318,10 @@ def output_problems(page, kernel: KernelMessages, allowed_stderr: dict[str, str]
                     ) -> list[str]:
     """Everything wrong with the notebook's outputs as drawn: a chart or widget running past
     its output area's right edge or clipped inside it (or with a label cut, or a chart not
-    drawn), any stderr output (a red box to a student; ``allowed_stderr``: a pattern each that
-    a justified one matches, with the reason), an error, an SVG id two charts define, a NaN or
-    Infinity in a message from the kernel; [] when none."""
+    drawn, or not drawn at all because its Vega could not be loaded), any stderr output (a red
+    box to a student; ``allowed_stderr``: a pattern each that a justified one matches, with the
+    reason), an error, an SVG id two charts define, a NaN or Infinity in a message from the
+    kernel; [] when none."""
     wait_for_outputs(page)
     problems = []
     outputs = page.evaluate(OUTPUTS)
@@ -335,6 +336,12 @@ def output_problems(page, kernel: KernelMessages, allowed_stderr: dict[str, str]
                 continue   # the error's own red box: reported above with its traceback
             if not any(re.search(p, o["text"]) for p in (allowed_stderr or {})):
                 problems.append(f"{where}: stderr (a red box): {o['text'][:1500]!r}")
+            continue
+        if "Error loading script" in o["text"]:
+            # Altair's HTML output when Vega cannot be fetched (no internet and no
+            # offline_charts()): no .vega-embed is made, so the checks below never see it
+            problems.append(f"{where}: a chart that did not draw, its Vega not loaded: "
+                            f"{o['text'][:300]!r}")
             continue
         if o["chart"] or o["widget"]:
             what = "chart" if o["chart"] else "widget"
