@@ -11,7 +11,10 @@ compiling the kernels is nearly all of it):
   The demo's own time is reported too.
 
 ``--source DIR`` measures another checkout (an older commit: ``git worktree add DIR REV``)
-with the same code here, for before/after numbers on one machine. Run on an idle machine:
+with the same code here, for before/after numbers on one machine; ``--repeat R`` measures
+each case R times and reports the median (compile times vary by up to 1.7x between runs);
+``--out DIR`` writes the rows to ``DIR/first_run.csv`` (appending to the rows of other models,
+sources and cases already there) with ``meta.json``. Run on an idle machine:
 
     python benchmarks/first_run.py                      # LDA and LightMedLDA
     python benchmarks/first_run.py MedLDA GSLDA DOLDA HDPLDA
@@ -21,8 +24,12 @@ with the same code here, for before/after numbers on one machine. Run on an idle
 from __future__ import annotations
 
 import argparse
+import datetime as _dt
 import json
 import os
+import platform
+import shlex
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -71,6 +78,11 @@ def main(argv: list[str] | None = None) -> list[dict[str, float | str]]:
                         choices=["cold", "after demo"])
     parser.add_argument("--source", type=Path, default=ROOT,
                         help="the checkout whose topicsup is measured (default: this one)")
+    parser.add_argument("--label", default=None,
+                        help="the name of the source in the rows (default: 'this checkout' "
+                             "or --source's folder name)")
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--inner", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     from topicsup.precompile import ALL_MODELS
@@ -80,12 +92,57 @@ def main(argv: list[str] | None = None) -> list[dict[str, float | str]]:
     if args.inner:
         print(first_run(args.inner))
         return []
+    label = args.label or ("this checkout" if args.source.resolve() == ROOT
+                           else args.source.resolve().name)
     rows = []
     for name in args.models:
         for case in args.cases:
-            rows.append(measure(name, case, args.source.resolve()))
+            runs = [measure(name, case, args.source.resolve()) for _ in range(args.repeat)]
+            row = {**runs[0], "source": label, "runs": len(runs),
+                   "first_run_s": round(statistics.median(r["first_run_s"] for r in runs), 2),
+                   "all_s": " ".join(str(r["first_run_s"]) for r in runs)}
+            if "demo_s" in row:
+                row["demo_s"] = round(statistics.median(r["demo_s"] for r in runs), 2)
+            rows.append(row)
             print(json.dumps(rows[-1]), flush=True)
+    if args.out is not None:
+        write(args.out, rows, argv if argv is not None else sys.argv[1:])
     return rows
+
+
+def write(out: Path, rows: list[dict[str, float | str]], argv: list[str]) -> None:
+    """Append ``rows`` to ``out/first_run.csv`` (a row of the same model, case and source is
+    replaced) and the command to ``out/meta.json``."""
+    import pandas as pd
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "first_run.csv"
+    new = pd.DataFrame(rows)
+    if path.exists():
+        old = pd.read_csv(path)
+        keys = ["model", "case", "source"]
+        old = old[~old.set_index(keys).index.isin(new.set_index(keys).index)]
+        new = pd.concat([old, new], ignore_index=True)
+    new.to_csv(path, index=False)
+    meta_path = out / "meta.json"
+    meta = json.loads(meta_path.read_text()) if meta_path.exists() else {"commands": []}
+    # another checkout's path is this machine's: written as SOURCE (--label names its commit)
+    command = "python " + shlex.join(["benchmarks/first_run.py",
+                                      *("SOURCE" if os.path.isabs(a) else a for a in argv)])
+    meta["commands"] = [c for c in meta["commands"] if c != command] + [command]
+    meta.update(date=_dt.datetime.now().isoformat(timespec="seconds"),
+                machine=f"{_cpu()}, {os.cpu_count()} cores", python=platform.python_version())
+    meta_path.write_text(json.dumps(meta, indent=1) + "\n")
+
+
+def _cpu() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.lower().startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
 
 
 if __name__ == "__main__":

@@ -121,10 +121,11 @@ class Threads(Backend):
 
     def sweep_documents(self, tokens: Tokens, counts: Counts, step: DocumentStep, d_start: int,
                         d_end: int, z_prev: I32, info: F64) -> None:
-        pc.sweep_documents(tokens, counts, step.alpha, step.phi, step.prob, step.alias,
-                           step.mass, step.sparse, step.mh_steps, step.term, step.key,
+        prob, term, G = pc.kernel_args(step.sparse, step.prob, step.term, step.G, step.use_G)
+        pc.sweep_documents(tokens, counts, step.alpha, step.phi, prob, step.alias, step.mass,
+                           step.mh_steps, term, step.key,
                            pc.chunks(tokens.doc_ptr, d_start, d_end, CHUNK_TOKENS), z_prev,
-                           info, step.doc_slot, step.G, step.use_G)
+                           info, step.doc_slot, G)
 
 
 THREADS = Threads()

@@ -385,10 +385,11 @@ def _sweep_partition(token: str, j: int, inp: _SweepInput, shards: list[tuple[F6
                     np.zeros((4, T)), np.zeros(T), exp_prob, exp_alias)
         rows = np.zeros((e - a, inp.width))
         z_prev = np.empty_like(part.z)
+        prob, kterm, G = pc.kernel_args(inp.sparse, prob, term, G, inp.use_G)
         pc.sweep_chunks(part.words, part.doc_ptr, part.z, z_prev, inp.alpha, phi, prob,
-                        alias, mass, inp.sparse, inp.mh_steps, term, inp.key,
+                        alias, mass, inp.mh_steps, kterm, inp.key,
                         pc.chunks(part.doc_ptr, a, e, CHUNK_TOKENS), part.d0, rows,
-                        inp.doc_slot, G, inp.use_G)
+                        inp.doc_slot, G)
         t3 = time.perf_counter()
     new = part.z[lo:hi]
     moved, topics = _changes(old, new, K)

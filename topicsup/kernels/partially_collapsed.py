@@ -206,19 +206,38 @@ def sparse_draw(phi: F64, ndk: I32, nz: I32, n_nz: int, p_dw: F64, prob_w: F64, 
     return alias_from_uniform(prob_w, alias_w, uniform(rng)), 0
 
 
+# The kernel's variant is chosen by its arguments' types, so that a model compiles only the
+# draws it runs (issue 50, item 6: the partially collapsed kernel compiled every variant, 5 s
+# of a cold first sweep): the dense kernel passes ``prob`` 1-d (no word tables), a model
+# without tasks ``term`` None, a term without the label matrix ``G`` 1-d (``kernel_args``).
+# numba reads ``x.ndim`` and ``x is None`` of an argument as constants and drops the branches
+# they rule out before typing them, so the tests stand written out at each branch.
+NO_TABLES = np.zeros(1)     # ``prob`` of the dense kernel
+NO_MATRIX = np.zeros(1)     # ``G`` when the label term goes through its O(T) sums
+
+
+def kernel_args(sparse: bool, prob: F64, term: Term, G: F64,
+                use_G: bool) -> tuple[F64, Term | None, F64]:
+    """``prob``, ``term`` and ``G`` as ``sweep_documents`` and ``sweep_chunks`` take them:
+    the variant in their types (the comment above)."""
+    return (prob if sparse else NO_TABLES, term if term.eta_kt.shape[1] > 0 else None,
+            G if use_G else NO_MATRIX)
+
+
 @njit(cache=True, nogil=True)
 def _document(d: int, doc_id: int | np.int64, words: I32, doc_ptr: I64, z: I32, z_prev: I32,
-              ndk: I32, alpha: F64, phi_wk: F64, prob: F64, alias: I32, mass: F64, sparse: bool,
-              mh_steps: int, term: Term, T: int, cum: F64, g: F64, nz: I32, pos: I32, p_dw: F64,
-              key: Rng, rng: Rng, row: F64, doc_slot: int, G: F64, use_G: bool,
+              ndk: I32, alpha: F64, phi_wk: F64, prob: F64, alias: I32, mass: F64,
+              mh_steps: int, term: Term | None, cum: F64, g: F64, nz: I32, pos: I32,
+              p_dw: F64, key: Rng, rng: Rng, row: F64, doc_slot: int, G: F64,
               qq: F64) -> None:
     """Resample document d's tokens once given Phi (module docstring), ``ndk`` (K,) zeroed
     int32 scratch for its topic counts (zeroed again on return), from the stream of
     its corpus-wide index ``doc_id`` (d itself unless the arrays hold a slice of the corpus,
     as a distributed partition's do); ``row`` its info
     record (tokens, changed, the label kind's triple when used), the sparse kernel's draws
-    from the document part added at ``doc_slot`` (-1: not recorded). ``use_G``: the
-    label coupling from the K x K matrix ``G`` (module docstring), ``qq`` (K) its q_k."""
+    from the document part added at ``doc_slot`` (-1: not recorded). The variant: the
+    sparse kernel when ``prob`` is 2-d, the label term when ``term`` is not None, through
+    the K x K matrix ``G`` (module docstring) when it is 2-d, ``qq`` (K) its q_k."""
     p0, p1 = doc_ptr[d], doc_ptr[d + 1]
     if p1 == p0:
         return
@@ -226,15 +245,13 @@ def _document(d: int, doc_id: int | np.int64, words: I32, doc_ptr: I64, z: I32, 
     K = ndk.shape[0]
     for i in range(p0, p1):   # the document's n_kd, from its topics (cleared at the end)
         ndk[z[i]] += 1
-    factor, loss_params, eta_kt = term.factor, term.loss_params, term.eta_kt
-    A, c, v = term.A, term.c, term.v
     inv_n2 = 1.0 / ((p1 - p0) * (p1 - p0))
-    if T > 0:
+    if term is not None:
         supervised.load_doc(term, d, z, p0, p1, False)
-        if use_G:
-            supervised.matrix_load(eta_kt, c, qq)
+        if G.ndim == 2:
+            supervised.matrix_load(term.eta_kt, term.c, qq)
     n_nz = 0
-    if sparse:
+    if prob.ndim == 2:
         for i in range(p0, p1):
             if pos[z[i]] < 0:
                 n_nz = _add_topic(z[i], nz, pos, n_nz)
@@ -246,28 +263,30 @@ def _document(d: int, doc_id: int | np.int64, words: I32, doc_ptr: I64, z: I32, 
         old = z[i]
         z_prev[i] = old
         ndk[old] -= 1
-        if sparse and ndk[old] == 0:
-            n_nz = _remove_topic(old, nz, pos, n_nz)
-        if not sparse:
+        if prob.ndim == 2:
+            if ndk[old] == 0:
+                n_nz = _remove_topic(old, nz, pos, n_nz)
+        if prob.ndim == 1:
             total = 0.0
-            if T == 0:
+            if term is None:
                 # p(z_i = k | Phi, rest) ∝ phi_kw (n_kd^-i + alpha_k)   (DOLDA eq. 4.1)
                 for k in range(K):
                     total += phi[k] * (ndk[k] + alpha[k])
                     cum[k] = total
             else:
                 # ... times exp(g_d(k))   (DOLDA eq. 4.1; Zheng 2015 eq. 15-17)
-                if use_G:
+                if G.ndim == 2:
                     # g_d(k) = A_d(k) - q_k + G[s, k] / N^2: token i (at s) out of the coupling
-                    top = supervised.matrix_g_all(A, qq, G[old], inv_n2, g)
+                    top = supervised.matrix_g_all(term.A, qq, G[old], inv_n2, g)
                 else:
-                    supervised.token_coupling(factor, eta_kt, c, old, v)
-                    top = supervised.g_all(factor, loss_params, A, eta_kt, c, v, g)
+                    supervised.token_coupling(term.factor, term.eta_kt, term.c, old, term.v)
+                    top = supervised.g_all(term.factor, term.loss_params, term.A, term.eta_kt,
+                                           term.c, term.v, g)
                 for k in range(K):
                     total += phi[k] * (ndk[k] + alpha[k]) * fmath.exp(g[k] - top)
                     cum[k] = total
             new = search_cumulative(cum, K, uniform(rng) * total)
-        elif T == 0:
+        elif term is None:
             new, from_doc = sparse_draw(phi, ndk, nz, n_nz, p_dw, prob[w], alias[w], mass[w],
                                         rng)
             doc_part += from_doc
@@ -275,12 +294,12 @@ def _document(d: int, doc_id: int | np.int64, words: I32, doc_ptr: I64, z: I32, 
             # independence MH: q(k) ∝ phi_kw (n_kd + alpha_k), target q(k) exp(g_d(k)):
             # the acceptance ratio is exp(g_d(t) - g_d(s))
             s = old
-            if use_G:
-                Gs = G[old]
-                g_s = supervised.matrix_g(A, qq, Gs, inv_n2, s)
+            if G.ndim == 2:
+                g_s = supervised.matrix_g(term.A, qq, G[old], inv_n2, s)
             else:
-                supervised.token_coupling(factor, eta_kt, c, old, v)
-                g_s = supervised.g_value(factor, loss_params, A, eta_kt, c, v, s)
+                supervised.token_coupling(term.factor, term.eta_kt, term.c, old, term.v)
+                g_s = supervised.g_value(term.factor, term.loss_params, term.A, term.eta_kt,
+                                         term.c, term.v, s)
             for step in range(mh_steps):
                 t, from_doc = sparse_draw(phi, ndk, nz, n_nz, p_dw, prob[w], alias[w],
                                           mass[w], rng)
@@ -288,10 +307,11 @@ def _document(d: int, doc_id: int | np.int64, words: I32, doc_ptr: I64, z: I32, 
                 if t == s:
                     record_mh(row, 0, 1.0, True)
                     continue
-                if use_G:
-                    g_t = supervised.matrix_g(A, qq, Gs, inv_n2, t)
+                if G.ndim == 2:
+                    g_t = supervised.matrix_g(term.A, qq, G[old], inv_n2, t)
                 else:
-                    g_t = supervised.g_value(factor, loss_params, A, eta_kt, c, v, t)
+                    g_t = supervised.g_value(term.factor, term.loss_params, term.A,
+                                             term.eta_kt, term.c, term.v, t)
                 a = fmath.exp(min(g_t - g_s, 0.0))
                 if a >= 1.0 or uniform(rng) < a:
                     record_mh(row, 0, a, True)
@@ -302,14 +322,16 @@ def _document(d: int, doc_id: int | np.int64, words: I32, doc_ptr: I64, z: I32, 
             new = s
         z[i] = new
         ndk[new] += 1
-        if sparse and ndk[new] == 1:
-            n_nz = _add_topic(new, nz, pos, n_nz)
+        if prob.ndim == 2:
+            if ndk[new] == 1:
+                n_nz = _add_topic(new, nz, pos, n_nz)
         if new != old:
             changed += 1
-            if use_G and T > 0:
-                supervised.matrix_move(G, qq, old, new, inv_n2)
-            elif T > 0:
-                supervised.move(eta_kt, c, old, new)
+            if term is not None:
+                if G.ndim == 2:
+                    supervised.matrix_move(G, qq, old, new, inv_n2)
+                else:
+                    supervised.move(term.eta_kt, term.c, old, new)
     for j in range(n_nz):
         pos[nz[j]] = -1
     for i in range(p0, p1):
@@ -322,39 +344,38 @@ def _document(d: int, doc_id: int | np.int64, words: I32, doc_ptr: I64, z: I32, 
 
 @njit(cache=True, nogil=True)
 def sweep_documents(tokens: Tokens, counts: Counts, alpha: F64, phi_wk: F64, prob: F64,
-                    alias: I32, mass: F64, sparse: bool, mh_steps: int, term: Term, key: Rng,
-                    chunk_ptr: I64, z_prev: I32, info: F64, doc_slot: int, G: F64,
-                    use_G: bool) -> None:
+                    alias: I32, mass: F64, mh_steps: int, term: Term | None, key: Rng,
+                    chunk_ptr: I64, z_prev: I32, info: F64, doc_slot: int, G: F64) -> None:
     """Resample every token of the documents ``chunk_ptr[0] .. chunk_ptr[-1]-1`` once given
     Phi, the chunks of documents ``chunk_ptr[j] .. chunk_ptr[j+1]-1`` in parallel
     (``sweep_chunks``), then bring ``n_wk`` and ``n_k`` up to date and add the documents'
     info rows to ``info`` in document order (``commit_counts``). ``counts.n_dk`` (D, K) is
     kept per document; ``z_prev`` (N,) int32 scratch. ``info``: tokens, changed, the label
     kind's triple (supervised sparse only), and at ``doc_slot`` (-1: none) the draws from
-    the sparse kernel's document part. ``use_G``: the label coupling from the K x K matrix
-    ``G`` (``label_matrix``)."""
+    the sparse kernel's document part. The variant (dense or sparse, the label term, its
+    matrix ``G``) is in the types of ``prob``, ``term`` and ``G`` (``kernel_args``)."""
     d0, d1 = chunk_ptr[0], chunk_ptr[chunk_ptr.shape[0] - 1]
     rows = np.zeros((d1 - d0, info.shape[0]))
     # the offset typed int64, not as the literal 0: a distributed partition's call then
     # finds this compiled sweep_chunks in the cache instead of compiling its own
     sweep_chunks(tokens.words, tokens.doc_ptr, counts.z, z_prev, alpha, phi_wk, prob, alias,
-                 mass, sparse, mh_steps, term, key, chunk_ptr, np.int64(0), rows, doc_slot, G,
-                 use_G)
+                 mass, mh_steps, term, key, chunk_ptr, np.int64(0), rows, doc_slot, G)
     commit_counts(tokens.words, tokens.doc_ptr, d0, d1, z_prev, counts.z, counts.n_wk,
                   counts.n_k, rows, info)
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def sweep_chunks(words: I32, doc_ptr: I64, z: I32, z_prev: I32, alpha: F64, phi_wk: F64, prob: F64, alias: I32, mass: F64, sparse: bool, mh_steps: int,
-                 term: Term, key: Rng, chunk_ptr: I64, doc_offset: int | np.int64, rows: F64,
-                 doc_slot: int, G: F64, use_G: bool) -> None:
+def sweep_chunks(words: I32, doc_ptr: I64, z: I32, z_prev: I32, alpha: F64, phi_wk: F64,
+                 prob: F64, alias: I32, mass: F64, mh_steps: int, term: Term | None, key: Rng,
+                 chunk_ptr: I64, doc_offset: int | np.int64, rows: F64, doc_slot: int,
+                 G: F64) -> None:
     """The parallel part of ``sweep_documents``: documents ``chunk_ptr[0] ..
     chunk_ptr[-1]-1`` of these arrays, document d drawing from the stream of d +
     ``doc_offset`` (its index in the whole corpus) and writing its info row to
-    ``rows[d - chunk_ptr[0]]``; ``z`` is updated, ``z_prev`` gets the old topics. Nothing shared is written: a distributed partition runs it on its own slice of
-    the corpus (``topicsup.backends.dask``)."""
+    ``rows[d - chunk_ptr[0]]``; ``z`` is updated, ``z_prev`` gets the old topics. Nothing
+    shared is written: a distributed partition runs it on its own slice of the corpus
+    (``topicsup.backends.dask``)."""
     K = phi_wk.shape[1]
-    T = term.eta_kt.shape[1]
     d0 = chunk_ptr[0]
     for j in prange(chunk_ptr.shape[0] - 1):
         rng = np.empty(4, np.uint64)
@@ -366,12 +387,16 @@ def sweep_chunks(words: I32, doc_ptr: I64, z: I32, z_prev: I32, alpha: F64, phi_
         p_dw = np.empty(K)
         qq = np.empty(K)
         # the label term's per-document scratch, one per chunk (the rest is shared, read-only)
-        local = Term(term.factor, term.loss_params, term.eta_kt, term.b, term.w, term.y, term.r,
-                     np.empty(K), np.empty((4, T)), np.empty(T), term.exp_prob, term.exp_alias)
+        local = term
+        if term is not None:
+            T = term.eta_kt.shape[1]
+            local = Term(term.factor, term.loss_params, term.eta_kt, term.b, term.w, term.y,
+                         term.r, np.empty(K), np.empty((4, T)), np.empty(T), term.exp_prob,
+                         term.exp_alias)
         for d in range(chunk_ptr[j], chunk_ptr[j + 1]):
             _document(d, d + doc_offset, words, doc_ptr, z, z_prev, ndk, alpha, phi_wk,
-                      prob, alias, mass, sparse, mh_steps, local, T, cum, g, nz, pos, p_dw,
-                      key, rng, rows[d - d0], doc_slot, G, use_G, qq)
+                      prob, alias, mass, mh_steps, local, cum, g, nz, pos, p_dw, key, rng,
+                      rows[d - d0], doc_slot, G, qq)
 
 
 @njit(cache=True, nogil=True)
