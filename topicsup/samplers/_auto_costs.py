@@ -10,29 +10,35 @@ not edit by hand, rerun the script.
 
 from typing import Any
 
-from .measured import Measured, MeasuredAs, Provenance
+from .measured import Measured, MeasuredAs, Provenance, SweepsFactor
 
 # chain -> (sampler, settings)
 CANDIDATES: dict[str, tuple[str, dict[str, Any]]] = {'gibbs': ('gibbs', {}), 'sparse_gibbs': ('sparse_gibbs', {}), 'light': ('light', {'mh_steps': 2}), 'pc-sparse-2': ('partially_collapsed', {'kernel': 'sparse', 'threads': 0}), 'pc-dense-2': ('partially_collapsed', {'kernel': 'dense', 'threads': 0})}
 # the seconds per sweep COSTS is fitted to
 COSTS_MEASURED = Provenance(
-    commands=('python benchmarks/bench_auto.py --curves benchmarks/results/speed/race/curves.csv',),
-    when='2026-11-27T08:01:16',
+    commands=('python benchmarks/bench_auto.py --curves benchmarks/results/speed/race/curves.csv', 'python benchmarks/bench_auto.py --synthetic'),
+    when='2026-11-30T00:15:00',
     machine='AMD EPYC, 2 cores, NUMBA_NUM_THREADS=2',
     versions={'python': '3.11.7', 'numpy': '2.4.6', 'numba': '0.68.1', 'scipy': '1.17.1', 'tomotopy': '0.14.0', 'lda': '3.0.2', 'topicsup': '0.1.0'},
     sources=('benchmarks/results/auto/measurements.csv',),
 )
 # the fewest and the most tokens of the corpora measured (beyond them the cost
 # model extrapolates, and the reason says so)
-COSTS_TOKENS: tuple[int, int] = (539963, 5440084)
+COSTS_TOKENS: tuple[int, int] = (539963, 100000000)
+# the fewest and the most topics measured (below half the fewest, as below half
+# the fewest tokens, auto picks among the collapsed samplers)
+COSTS_KS: tuple[int, int] = (20, 1000)
+# N, D, V of the smallest corpus measured: a corpus below the sizes measured is
+# costed as this one (at K raised to the fewest measured)
+COSTS_SMALLEST: tuple[int, int, int] = (539963, 5645, 20363)
 # chain -> term -> seconds per unit of the term (N, NK = N K, NsqrtK = N sqrt(K),
-# DK = D K, VK = V K) per sweep
+# NKfill = N K (1 - exp(-N / VK)), DK = D K, VK = V K) per sweep
 COSTS: dict[str, dict[str, float]] = {
-    'gibbs': {'N': 3.38245e-08, 'NK': 8.2689e-10, 'DK': 0},
-    'light': {'N': 1.19701e-07, 'NsqrtK': 0, 'DK': 1.13641e-09, 'VK': 0},
-    'pc-dense-2': {'N': 2.52582e-08, 'NK': 4.3734e-10, 'DK': 3.67886e-09, 'VK': 1.68948e-08},
-    'pc-sparse-2': {'N': 1.81598e-09, 'NsqrtK': 7.42994e-09, 'DK': 4.09153e-09, 'VK': 2.16135e-08},
-    'sparse_gibbs': {'N': 2.76592e-08, 'NsqrtK': 7.69706e-09, 'DK': 0},
+    'gibbs': {'N': 3.36798e-08, 'NK': 8.30642e-10, 'DK': 0},
+    'light': {'N': 1.14e-07, 'NsqrtK': 0, 'DK': 7.75733e-10, 'VK': 2.18679e-10},
+    'pc-dense-2': {'N': 2.57345e-08, 'NK': 4.81512e-10, 'DK': 1.16435e-09, 'VK': 1.56416e-08},
+    'pc-sparse-2': {'N': 4.08311e-10, 'NsqrtK': 7.7202e-09, 'DK': 4.08148e-09, 'VK': 2.12663e-08},
+    'sparse_gibbs': {'N': 1.34933e-08, 'NsqrtK': 5.98589e-09, 'NKfill': 9.42714e-10, 'DK': 4.18322e-10},
 }
 # the races' log-joint traces SWEEPS is fitted on, each chain from the first that
 # ran it (--check refits from them)
@@ -52,13 +58,24 @@ SWEEPS_MEASURED: tuple[Provenance, ...] = (
         sources=('benchmarks/results/parallel/curves.csv',),
     ),
 )
-# chain -> sweeps to a level relative to collapsed Gibbs
-SWEEPS: dict[str, float] = {
-    'gibbs': 1,
-    'sparse_gibbs': 1,
-    'light': 4.43,
-    'pc-sparse-2': 2.09,
-    'pc-dense-2': 2.37,
+# bench_mixing.py's sweeps to a late level on corpora drawn from LDA, N / VK up
+# to 100: the partially collapsed chains' factor as the table fills
+MIXING_MEASURED: tuple[Provenance, ...] = (
+    Provenance(
+        commands=('python benchmarks/bench_mixing.py', 'python benchmarks/bench_mixing.py --corpora 1e7:12000:100 --append', 'python benchmarks/bench_mixing.py --corpora 1e7:4000:100 --seed 1 --append'),
+        when='2026-11-30T00:31:55',
+        machine='AMD EPYC, 2 cores, NUMBA_NUM_THREADS=2',
+        versions={'python': '3.11.7', 'numpy': '2.4.6', 'numba': '0.68.1', 'scipy': '1.17.1', 'tomotopy': '0.14.0', 'lda': '3.0.2', 'topicsup': '0.1.0'},
+        sources=('benchmarks/results/mixing/factors.csv',),
+    ),
+)
+# chain -> sweeps to a level relative to collapsed Gibbs, by N / VK (inf: constant)
+SWEEPS: dict[str, SweepsFactor] = {
+    'gibbs': SweepsFactor(1.0, 1.0, float('inf')),
+    'sparse_gibbs': SweepsFactor(1.0, 1.0, float('inf')),
+    'light': SweepsFactor(4.4264, 4.4264, float('inf')),
+    'pc-sparse-2': SweepsFactor(small=2.2396, large=1.2878, halves_at=9.4099),
+    'pc-dense-2': SweepsFactor(small=2.2396, large=1.2878, halves_at=9.4099),
 }
 # the runs of benchmarks/bench_supervised_time.py (one per seed) SUPERVISED is
 # chosen from

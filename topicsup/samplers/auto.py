@@ -8,17 +8,21 @@ joint is
 
     sweeps to the level (relative to collapsed Gibbs)  x  seconds per sweep(N, D, V, K),
 
-the second a sum of the terms the sampler's kernel has (per token, per token x K or sqrt K, per
-document x K, per sweep x V K), each coefficient fitted on three corpora at six K; the
-candidate with the least expected time is chosen; beyond the sizes measured (more than twice
-the largest corpus, less than half the smallest) the reason says it extrapolates, from what to
-what. Supervised, by the measured accuracy at
-equal wall-clock time of each sampler on 20 Newsgroups' 20 classes (``SUPERVISED``, from the
-runs of benchmarks/bench_supervised_time.py that ``SUPERVISED_MEASURED`` names), looked up by
-the key the model's class declares (``MEASURED_AS``, ``samplers.measured``: never by a class's
-name), the model's published sampler where nothing was measured; on a corpus more than twice
-the measured one's tokens the reason says the choice is extrapolated, and how far. A model with samplers of its
-own (the PDP and HDP topic models), none in the cost model: its exact sampler.
+the first 1 for the collapsed samplers (one chain law) and for the partially collapsed one a
+curve that falls from about 2.2 toward a limit as the tokens per entry of the topic-word table
+N / VK grow (``measured.SweepsFactor``; benchmarks/bench_mixing.py), the second a sum of the
+terms the sampler's kernel has (per token, per token x K or sqrt K or the topics its word's
+tokens occupy, per document x K, per sweep x V K), each coefficient fitted on 20 Newsgroups'
+shapes at six K and on corpora of 10^7 and 10^8 tokens drawn from LDA; the candidate with the
+least expected time is chosen; beyond the sizes measured (more than twice the largest corpus,
+less than half the smallest) the reason says it extrapolates, from what to what. Supervised, by
+the measured accuracy at equal wall-clock time of each sampler on 20 Newsgroups' 20 classes
+(``SUPERVISED``, from the runs of benchmarks/bench_supervised_time.py that
+``SUPERVISED_MEASURED`` names), looked up by the key the model's class declares
+(``MEASURED_AS``, ``samplers.measured``: never by a class's name), the model's published
+sampler where nothing was measured; on a corpus more than twice the measured one's tokens the
+reason says the choice is extrapolated, and how far. A model with
+samplers of its own (the PDP and HDP topic models), none in the cost model: its exact sampler.
 
 Only exact samplers are candidates (never an approximate one such as ``partitioned``), and the
 choice is a function of the model's parameters and the corpus's shape alone, never of the
@@ -40,8 +44,8 @@ from ..kernels.counts import Counts
 from ..kernels.supervised import Term
 from ..problem import Problem
 from . import REGISTRY, TopicSampler
-from ._auto_costs import (CANDIDATES, COSTS, COSTS_TOKENS, SUPERVISED, SUPERVISED_MEASURED,
-                          SWEEPS)
+from ._auto_costs import (CANDIDATES, COSTS, COSTS_KS, COSTS_SMALLEST, COSTS_TOKENS,
+                          SUPERVISED, SUPERVISED_MEASURED, SWEEPS)
 from .measured import cite, measured_as
 
 # SUPERVISED: per model key (``MEASURED_AS``), K measured -> ``Measured``: the best test
@@ -112,14 +116,46 @@ class Auto(TopicSampler):
 
 def features(N: float, D: float, V: float, K: float) -> dict[str, float]:
     """The cost model's terms (benchmarks/bench_auto.py)."""
-    return {"N": N, "NK": N * K, "NsqrtK": N * math.sqrt(K), "DK": D * K, "VK": V * K}
+    return {"N": N, "NK": N * K, "NsqrtK": N * math.sqrt(K),
+            "NKfill": N * K * -math.expm1(-N / (V * K)), "DK": D * K, "VK": V * K}
+
+
+def sweeps_factor(chain: str, N: float, V: float, K: float) -> float:
+    """The sweeps ``chain`` needs to a level relative to collapsed Gibbs on a corpus of N
+    tokens and V words at K topics (``SweepsFactor``: by the tokens per entry N / VK)."""
+    return SWEEPS[chain].at(N / (V * K))
 
 
 def expected_seconds(chain: str, N: float, D: float, V: float, K: float) -> float:
     """Expected seconds to the level, in units of collapsed Gibbs's sweeps to it: seconds
     per sweep times the chain's sweeps factor."""
     f = features(N, D, V, K)
-    return SWEEPS[chain] * sum(c * f[t] for t, c in COSTS[chain].items())
+    return sweeps_factor(chain, N, V, K) * sum(c * f[t] for t, c in COSTS[chain].items())
+
+
+# The one-thread collapsed samplers: on corpora or at K below those the costs were measured on
+# (by more than BEYOND), auto picks among them, costed at the nearest shape measured
+# (``clamped``). There the fit's per-token terms would be extrapolated past what they were
+# fitted to (a thread pool's start and a Phi draw per sweep weigh more in a sweep of a few
+# thousand tokens, or at K = 4), and the other candidates' case rests on fewer, cheaper sweeps
+# not measured there. Settings given that name another sampler (mh_steps=, kernel=) still
+# choose among those.
+COLLAPSED = ("gibbs", "sparse_gibbs")
+
+
+def below_measured(N: float, K: float) -> bool:
+    """Whether a corpus of N tokens at K topics is below the sizes or the K the cost model was
+    measured on, by more than ``BEYOND`` times."""
+    return N * BEYOND < COSTS_TOKENS[0] or K * BEYOND < COSTS_KS[0]
+
+
+def clamped(N: float, D: float, V: float, K: float) -> tuple[float, float, float, float]:
+    """The nearest shape the costs were measured at: a corpus below the sizes measured (by
+    more than ``BEYOND``) costed as the smallest one measured (``COSTS_SMALLEST``), K below
+    the fewest measured raised to it; a shape within them unchanged."""
+    if N * BEYOND < COSTS_TOKENS[0]:
+        N, D, V = COSTS_SMALLEST
+    return N, D, V, max(K, COSTS_KS[0])
 
 
 # settings that make a candidate what it is (the parallel sampler's kernel); the others
@@ -147,9 +183,13 @@ def choose(model: Any, problem: Problem, given: dict[str, Any],
     if not cands:
         return _published(model, given, "no measured sampler reads the settings given",
                           accepts)
+    small = below_measured(N, K) and any(c in COLLAPSED for c in cands)
+    if small:
+        cands = {c: v for c, v in cands.items() if c in COLLAPSED}
     # a candidate the fit could not cost (a sweeps factor never measured: nan) is no
     # candidate, rather than one that wins or loses every comparison by accident
-    t = {c: expected_seconds(c, N, D, V, K) for c in cands}
+    shape = clamped(N, D, V, K) if small else (N, D, V, K)
+    t = {c: expected_seconds(c, *shape) for c in cands}
     t = {c: v for c, v in t.items() if math.isfinite(v) and v > 0}
     if not t:
         return _published(model, given, "the cost model could not cost any sampler that "
@@ -158,8 +198,10 @@ def choose(model: Any, problem: Problem, given: dict[str, Any],
     sampler, settings = cands[best]
     ranked = sorted(t, key=t.__getitem__)
     runner = (f"; next {ranked[1]} x{t[ranked[1]] / t[best]:.2f}" if len(ranked) > 1 else "")
+    among = ("; below the sizes measured, among the collapsed samplers, costed at the "
+             "nearest shape measured" if small else "")
     reason = (f"expected first to the fit by the cost model (K = {K}, {N:,} tokens, {D:,} "
-              f"documents, {V:,} words{runner}){extrapolation(N, *COSTS_TOKENS)}")
+              f"documents, {V:,} words{runner}{among}){extrapolation(N, *COSTS_TOKENS)}")
     return Choice(sampler, {**settings, **given}, reason,
                   {c: t[c] / t[best] for c in ranked})
 

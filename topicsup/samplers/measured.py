@@ -56,3 +56,23 @@ def cite(runs: Sequence[Provenance]) -> str:
     dates = dict.fromkeys(r.when[:10] for r in runs)
     folders = dict.fromkeys(s.rsplit("/", 1)[0] for r in runs for s in r.sources)
     return f"{'; '.join(machines)}, {', '.join(dates)}: {', '.join(folders)}"
+
+
+class SweepsFactor(NamedTuple):
+    """The sweeps a chain needs to reach a level of the log joint, relative to collapsed
+    Gibbs, as a function of the corpus's tokens per entry of its V x K topic-word table,
+    x = N / (V K): ``large + (small - large) / (1 + x / halves_at)``. ``small`` is the factor
+    on corpora whose table is thinly filled (x -> 0), ``large`` its limit as the table fills,
+    ``halves_at`` the x at which it is half way (inf: a constant, ``small``, measured not to
+    change or not measured to). The partially collapsed chain's extra sweeps come from its
+    draw of Phi | Z, whose spread shrinks as the counts per entry grow
+    (benchmarks/bench_mixing.py)."""
+
+    small: float
+    large: float
+    halves_at: float
+
+    def at(self, tokens_per_entry: float) -> float:
+        """The factor at x = ``tokens_per_entry``."""
+        return self.large + (self.small - self.large) / (1.0 + tokens_per_entry
+                                                          / self.halves_at)
