@@ -129,21 +129,10 @@ def write(out: Path, rows: list[dict[str, float | str]], argv: list[str]) -> Non
     command = "python " + shlex.join(["benchmarks/first_run.py",
                                       *("SOURCE" if os.path.isabs(a) else a for a in argv)])
     meta["commands"] = [c for c in meta["commands"] if c != command] + [command]
+    # imported here, after the children ran: bench_lda sets NUMBA_NUM_THREADS on import
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from bench_lda import cpu_model
     meta.update(date=_dt.datetime.now().isoformat(timespec="seconds"),
-                machine=f"{_cpu()}, {os.cpu_count()} cores", python=platform.python_version())
+                machine=f"{cpu_model()}, {os.cpu_count()} cores",
+                python=platform.python_version())
     meta_path.write_text(json.dumps(meta, indent=1) + "\n")
-
-
-def _cpu() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.lower().startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
-if __name__ == "__main__":
-    main()

@@ -423,3 +423,22 @@ def test_bad_count_deltas_change_nothing():
         assert pc.adopt_deltas(bad_keys.astype(np.int64), bad_deltas.astype(np.int32),
                                part_ptr, *c) == want
         assert np.array_equal(c[0], n_wk) and np.array_equal(c[1], n_k)
+
+
+def test_the_kernels_variant_is_in_the_types_of_its_arguments():
+    """``kernel_args`` puts the variant where numba reads it as a constant (``prob.ndim``,
+    ``term is None``, ``G.ndim``), so that each model compiles only its own: the sparse
+    kernel keeps its 2-d word tables and the dense gets none; a term without tasks is None;
+    the label matrix is passed only when it is used. A wrong mapping would still sample
+    exactly, by another variant, so the mapping itself is pinned here."""
+    from topicsup.kernels import supervised as sup
+    K, V, D = 3, 5, 4
+    prob, G = np.zeros((V, K)), np.zeros((K, K))
+    lda = sup.no_term(K, D)
+    labelled = lda._replace(eta_kt=np.zeros((K, 2)))
+    got = pc.kernel_args(True, prob, labelled, G, True)
+    assert got[0] is prob and got[1] is labelled and got[2] is G
+    got = pc.kernel_args(False, prob, labelled, G, False)
+    assert got[0].ndim == 1 and got[1] is labelled and got[2].ndim == 1
+    got = pc.kernel_args(True, prob, lda, G, False)
+    assert got[0] is prob and got[1] is None and got[2].ndim == 1
